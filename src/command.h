@@ -1,0 +1,30 @@
+/*
+ * command.h - the sqlkcm command line: subcommands, their help, and dispatch.
+ */
+#ifndef SQLKCM_COMMAND_H
+#define SQLKCM_COMMAND_H
+
+#include <stdio.h>
+
+/* Exit statuses every subcommand uses. */
+enum {
+	EXIT_OK = 0,		/* done */
+	EXIT_FAILURE_RUN = 1,	/* the work failed: cluster, file or database error */
+	EXIT_USAGE = 2,		/* bad command line, or a subcommand not built yet */
+};
+
+struct command {
+	const char *name;
+	const char *summary;	/* one line, for the command list */
+	const char *usage;	/* the whole --help text */
+	/* Runs the subcommand; NULL when it is not built yet. */
+	int (*run)(int argc, char **argv, FILE *out, FILE *err);
+};
+
+/* Returns the subcommand called name, or NULL. */
+const struct command *command_find(const char *name);
+
+/* Runs the command line argv (argv[0] is the program) and returns the exit status. */
+int command_main(int argc, char **argv, FILE *out, FILE *err);
+
+#endif
