@@ -1,0 +1,59 @@
+# lib.sh - helpers shared by contrib/cluster/up, down and the end-to-end tests.
+# Sourced, not run.
+
+# cluster_log MESSAGE: progress on stderr, so stdout stays for what callers capture.
+cluster_log() {
+	printf '%s: %s\n' "${0##*/}" "$*" >&2
+}
+
+# cluster_free_port: prints a TCP port on 127.0.0.1 that nothing listens on now.
+# The kernel picks it (bind to port 0), so two clusters started at once do not collide
+# the way fixed or counted ports would.
+cluster_free_port() {
+	python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])'
+}
+
+# cluster_wait_until SECONDS WHAT COMMAND...: runs COMMAND every half second until it
+# succeeds; fails with a message naming WHAT after SECONDS.
+cluster_wait_until() {
+	local seconds=$1 what=$2 deadline
+	shift 2
+	deadline=$(($(date +%s) + seconds))
+	until "$@" >/dev/null 2>&1; do
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			cluster_log "timed out after ${seconds}s waiting for $what"
+			return 1
+		fi
+		sleep 0.5
+	done
+}
+
+# cluster_pid_alive DIR NAME: true when the process recorded as NAME in DIR still runs
+# and is ours (its command line names DIR, so a reused pid is never taken for it).
+cluster_pid_alive() {
+	local dir=$1 name=$2 pid
+	[ -f "$dir/pids/$name.pid" ] || return 1
+	pid=$(cat "$dir/pids/$name.pid")
+	[ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
+	tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$dir/"
+}
+
+# cluster_processes DIR: prints the pids of the control plane processes (etcd,
+# kube-apiserver, kube-scheduler, kwok, kube-controller-manager) whose command line
+# names DIR/: what `down` must leave none of.
+cluster_processes() {
+	local dir=$1 p exe
+	for p in /proc/[0-9]*; do
+		exe=$(readlink "$p/exe" 2>/dev/null) || continue
+		case "${exe##*/}" in
+		etcd | kube-apiserver | kube-scheduler | kwok | kube-controller-manager) ;;
+		*) continue ;;
+		esac
+		if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$dir/"; then
+			echo "${p#/proc/}"
+		fi
+	done
+}
