@@ -1,0 +1,188 @@
+/*
+ * util.c - allocation, error messages and a growable byte buffer.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* Out of memory: nothing sensible can follow, so say so and stop. */
+static void __attribute__((noreturn))
+out_of_memory(size_t size)
+{
+	fprintf(stderr, "sqlkcm: out of memory (allocating %zu bytes)\n", size);
+	abort();
+}
+
+void *
+xmalloc(size_t size)
+{
+	void *p = malloc(size == 0 ? 1 : size);
+
+	if (p == NULL)
+		out_of_memory(size);
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n == 0 ? 1 : n, size == 0 ? 1 : size);
+
+	if (p == NULL)
+		out_of_memory(n * size);
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t size)
+{
+	void *q = realloc(p, size == 0 ? 1 : size);
+
+	if (q == NULL)
+		out_of_memory(size);
+	return q;
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *
+xvasprintf(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		out_of_memory(strlen(fmt));
+	return s;
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+int
+error_set(char **error, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (error == NULL || *error != NULL)
+		return -1;
+	va_start(ap, fmt);
+	*error = xvasprintf(fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void
+buf_init(struct buf *b)
+{
+	b->data = NULL;
+	b->len = 0;
+	b->cap = 0;
+}
+
+void
+buf_free(struct buf *b)
+{
+	free(b->data);
+	buf_init(b);
+}
+
+void
+buf_reset(struct buf *b)
+{
+	b->len = 0;
+	if (b->data != NULL)
+		b->data[0] = '\0';
+}
+
+/* Makes room for n more bytes and the terminating NUL. */
+static void
+buf_reserve(struct buf *b, size_t n)
+{
+	if (n >= SIZE_MAX / 2 - b->len)
+		out_of_memory(n);
+	if (b->len + n + 1 <= b->cap)
+		return;
+	size_t cap = b->cap == 0 ? 64 : b->cap;
+	while (cap < b->len + n + 1)
+		cap *= 2;
+	b->data = xrealloc(b->data, cap);
+	b->cap = cap;
+}
+
+void
+buf_append(struct buf *b, const void *data, size_t len)
+{
+	buf_reserve(b, len);
+	if (len > 0)
+		memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+}
+
+void
+buf_append_str(struct buf *b, const char *s)
+{
+	buf_append(b, s, strlen(s));
+}
+
+void
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = xvasprintf(fmt, ap);
+	va_end(ap);
+	buf_append_str(b, s);
+	free(s);
+}
+
+void
+buf_consume(struct buf *b, size_t n)
+{
+	if (n >= b->len) {
+		buf_reset(b);
+		return;
+	}
+	memmove(b->data, b->data + n, b->len - n);
+	b->len -= n;
+	b->data[b->len] = '\0';
+}
+
+char *
+buf_detach(struct buf *b)
+{
+	char *s = b->data != NULL ? b->data : xstrdup("");
+
+	buf_init(b);
+	return s;
+}

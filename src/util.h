@@ -1,0 +1,46 @@
+/*
+ * util.h - allocation, error messages and a growable byte buffer, shared by every file.
+ *
+ * Conventions (see also ../shared/STYLE.md):
+ * - Allocation failure is not recoverable: x* functions abort with a message, as tmux's do.
+ * - A function that can fail returns 0 on success or -1, and, when its caller passed a
+ *   non-NULL `char **error`, sets *error to a malloc'd message the caller frees. The
+ *   message names what is wrong (file, field, value) and never contains a secret.
+ */
+#ifndef SQLKCM_UTIL_H
+#define SQLKCM_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+/* Sets *error (if error is not NULL and *error is NULL) to a formatted message; returns -1
+ * so that `return error_set(error, ...)` reads as a failure. */
+int error_set(char **error, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A growable byte buffer; always NUL-terminated after its len bytes. */
+struct buf {
+	char *data;
+	size_t len;
+	size_t cap;
+};
+
+void buf_init(struct buf *b);
+void buf_free(struct buf *b);
+void buf_reset(struct buf *b);
+void buf_append(struct buf *b, const void *data, size_t len);
+void buf_append_str(struct buf *b, const char *s);
+void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Removes the first n bytes. */
+void buf_consume(struct buf *b, size_t n);
+/* Returns the contents as a malloc'd string and leaves the buffer empty. */
+char *buf_detach(struct buf *b);
+
+#endif
