@@ -1,0 +1,232 @@
+/*
+ * resource.c - the resources sqlkcm caches: their API paths, tables and typed columns.
+ *
+ * Adding a resource is one entry here plus its table in a schema file: the store builds
+ * its INSERT from the column list, the informer its URLs from the path. Typed columns are
+ * copies of fields the controllers query; most are a dotted path into the object, the few
+ * that need a rule (the Ready condition, the largest restart count, the deletion-cost
+ * annotation) are computed by a function that says which rule it follows.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "resource.h"
+
+const cJSON *
+resource_json_path(const cJSON *object, const char *path)
+{
+	const cJSON *node = object;
+	const char *p = path;
+	char key[64];
+
+	while (node != NULL && *p != '\0') {
+		const char *dot = strchr(p, '.');
+		size_t len = dot != NULL ? (size_t)(dot - p) : strlen(p);
+
+		if (!cJSON_IsObject(node) || len >= sizeof key)
+			return NULL;
+		memcpy(key, p, len);
+		key[len] = '\0';
+		node = cJSON_GetObjectItemCaseSensitive(node, key);
+		p += len;
+		if (*p == '.')
+			p++;
+	}
+	return node;
+}
+
+/* Binds a JSON string, or NULL when the value is absent or not a string. */
+static int
+bind_string(sqlite3_stmt *stmt, int index, const cJSON *value)
+{
+	if (cJSON_IsString(value) && value->valuestring != NULL)
+		return sqlite3_bind_text(stmt, index, value->valuestring, -1, SQLITE_TRANSIENT);
+	return sqlite3_bind_null(stmt, index);
+}
+
+int
+resource_column_bind(const struct resource_column *c, sqlite3_stmt *stmt, int index,
+    const cJSON *object)
+{
+	const cJSON *value = c->path != NULL ? resource_json_path(object, c->path) : NULL;
+	char *text;
+	int rc;
+
+	switch (c->type) {
+	case COLUMN_TEXT:
+		return bind_string(stmt, index, value);
+	case COLUMN_INTEGER:
+		if (cJSON_IsNumber(value))
+			return sqlite3_bind_int64(stmt, index, (sqlite3_int64)value->valuedouble);
+		return sqlite3_bind_int64(stmt, index, c->default_value);
+	case COLUMN_BOOLEAN:
+		if (cJSON_IsBool(value))
+			return sqlite3_bind_int(stmt, index, cJSON_IsTrue(value));
+		return sqlite3_bind_int64(stmt, index, c->default_value);
+	case COLUMN_JSON:
+		if (value == NULL || cJSON_IsNull(value))
+			return sqlite3_bind_null(stmt, index);
+		text = cJSON_PrintUnformatted(value);
+		if (text == NULL)
+			return SQLITE_NOMEM;
+		rc = sqlite3_bind_text(stmt, index, text, -1, SQLITE_TRANSIENT);
+		cJSON_free(text);
+		return rc;
+	case COLUMN_CUSTOM:
+		return c->bind(stmt, index, object);
+	}
+	return SQLITE_MISUSE;
+}
+
+/* --- pods ---------------------------------------------------------------------------- */
+
+/* Returns the pod's condition of the given type, or NULL. */
+static const cJSON *
+pod_condition(const cJSON *pod, const char *type)
+{
+	const cJSON *conditions = resource_json_path(pod, "status.conditions");
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, conditions) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, "type");
+		if (cJSON_IsString(t) && strcmp(t->valuestring, type) == 0)
+			return c;
+	}
+	return NULL;
+}
+
+/* ready: 1 when the Ready condition's status is "True", 0 for any other status, NULL
+ * when the pod has no Ready condition (kcm's IsPodReady treats that as not ready). */
+static int
+pod_bind_ready(sqlite3_stmt *stmt, int index, const cJSON *pod)
+{
+	const cJSON *ready = pod_condition(pod, "Ready");
+	const cJSON *status = cJSON_GetObjectItemCaseSensitive(ready, "status");
+
+	if (ready == NULL)
+		return sqlite3_bind_null(stmt, index);
+	return sqlite3_bind_int(stmt, index,
+	    cJSON_IsString(status) && strcmp(status->valuestring, "True") == 0);
+}
+
+/* ready_since: the Ready condition's lastTransitionTime. */
+static int
+pod_bind_ready_since(sqlite3_stmt *stmt, int index, const cJSON *pod)
+{
+	const cJSON *ready = pod_condition(pod, "Ready");
+
+	return bind_string(stmt, index,
+	    cJSON_GetObjectItemCaseSensitive(ready, "lastTransitionTime"));
+}
+
+/* restarts: the largest restartCount among the pod's containers, the figure kcm's pod
+ * ranking compares (init containers are not counted, as there). */
+static int
+pod_bind_restarts(sqlite3_stmt *stmt, int index, const cJSON *pod)
+{
+	const cJSON *statuses = resource_json_path(pod, "status.containerStatuses");
+	const cJSON *cs;
+	long long max = 0;
+
+	cJSON_ArrayForEach(cs, statuses) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(cs, "restartCount");
+		if (cJSON_IsNumber(n) && n->valuedouble > max)
+			max = (long long)n->valuedouble;
+	}
+	return sqlite3_bind_int64(stmt, index, max);
+}
+
+/* deletion_cost: the controller.kubernetes.io/pod-deletion-cost annotation when it is a
+ * base-10 int32 (an optional sign, digits, nothing else); NULL when absent or invalid,
+ * which pod ranking treats as cost 0, as kcm does. */
+static int
+pod_bind_deletion_cost(sqlite3_stmt *stmt, int index, const cJSON *pod)
+{
+	const cJSON *annotations = resource_json_path(pod, "metadata.annotations");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(annotations,
+	    "controller.kubernetes.io/pod-deletion-cost");
+	const char *s, *digits;
+	char *end;
+	long long n;
+
+	if (!cJSON_IsString(v) || v->valuestring == NULL)
+		return sqlite3_bind_null(stmt, index);
+	s = v->valuestring;
+	digits = (*s == '+' || *s == '-') ? s + 1 : s;
+	if (*digits < '0' || *digits > '9')
+		return sqlite3_bind_null(stmt, index);
+	errno = 0;
+	n = strtoll(s, &end, 10);
+	if (errno != 0 || *end != '\0' || n < INT32_MIN || n > INT32_MAX)
+		return sqlite3_bind_null(stmt, index);
+	return sqlite3_bind_int64(stmt, index, n);
+}
+
+static const struct resource_column pod_columns[] = {
+	{ "phase", COLUMN_TEXT, "status.phase", 0, NULL },
+	{ "node_name", COLUMN_TEXT, "spec.nodeName", 0, NULL },
+	{ "ready", COLUMN_CUSTOM, NULL, 0, pod_bind_ready },
+	{ "ready_since", COLUMN_CUSTOM, NULL, 0, pod_bind_ready_since },
+	{ "restarts", COLUMN_CUSTOM, NULL, 0, pod_bind_restarts },
+	{ "deletion_cost", COLUMN_CUSTOM, NULL, 0, pod_bind_deletion_cost },
+	{ NULL, 0, NULL, 0, NULL },
+};
+
+/* --- replicasets and deployments ------------------------------------------------------ */
+
+static const struct resource_column replicaset_columns[] = {
+	{ "replicas", COLUMN_INTEGER, "spec.replicas", 1, NULL },
+	{ "min_ready_seconds", COLUMN_INTEGER, "spec.minReadySeconds", 0, NULL },
+	{ "selector", COLUMN_JSON, "spec.selector", 0, NULL },
+	{ "status_replicas", COLUMN_INTEGER, "status.replicas", 0, NULL },
+	{ "status_fully_labeled_replicas", COLUMN_INTEGER, "status.fullyLabeledReplicas", 0, NULL },
+	{ "status_ready_replicas", COLUMN_INTEGER, "status.readyReplicas", 0, NULL },
+	{ "status_available_replicas", COLUMN_INTEGER, "status.availableReplicas", 0, NULL },
+	{ "observed_generation", COLUMN_INTEGER, "status.observedGeneration", 0, NULL },
+	{ NULL, 0, NULL, 0, NULL },
+};
+
+static const struct resource_column deployment_columns[] = {
+	{ "replicas", COLUMN_INTEGER, "spec.replicas", 1, NULL },
+	{ "min_ready_seconds", COLUMN_INTEGER, "spec.minReadySeconds", 0, NULL },
+	{ "selector", COLUMN_JSON, "spec.selector", 0, NULL },
+	{ "paused", COLUMN_BOOLEAN, "spec.paused", 0, NULL },
+	{ "status_replicas", COLUMN_INTEGER, "status.replicas", 0, NULL },
+	{ "status_updated_replicas", COLUMN_INTEGER, "status.updatedReplicas", 0, NULL },
+	{ "status_ready_replicas", COLUMN_INTEGER, "status.readyReplicas", 0, NULL },
+	{ "status_available_replicas", COLUMN_INTEGER, "status.availableReplicas", 0, NULL },
+	{ "observed_generation", COLUMN_INTEGER, "status.observedGeneration", 0, NULL },
+	{ NULL, 0, NULL, 0, NULL },
+};
+
+static const struct resource resource_pods = {
+	"pods", "Pod", "v1", "/api/v1/pods", "cache_pods", pod_columns, 0,
+};
+static const struct resource resource_replicasets = {
+	"replicasets", "ReplicaSet", "apps/v1", "/apis/apps/v1/replicasets",
+	"cache_replicasets", replicaset_columns, 1,
+};
+static const struct resource resource_deployments = {
+	"deployments", "Deployment", "apps/v1", "/apis/apps/v1/deployments",
+	"cache_deployments", deployment_columns, 2,
+};
+
+const struct resource *const resource_all[] = {
+	&resource_pods, &resource_replicasets, &resource_deployments,
+};
+const int resource_count = sizeof resource_all / sizeof resource_all[0];
+
+const struct resource *
+resource_find(const char *name)
+{
+	for (int i = 0; i < resource_count; i++) {
+		if (strcmp(resource_all[i]->name, name) == 0)
+			return resource_all[i];
+	}
+	return NULL;
+}

@@ -1,0 +1,696 @@
+/*
+ * store.c - the SQLite cache: opening it, migrating its schema, writing objects.
+ *
+ * One connection, used from the loop thread only. The file is in WAL mode so that any
+ * number of sqlite3 shells can read it while sqlkcm writes; synchronous=NORMAL, which in
+ * WAL mode loses no committed transaction when the process dies (only on power loss may
+ * the last ones be rolled back, never corrupting the file).
+ *
+ * Schema: the files in schema/ are embedded at build time (src/schema.h). A database at
+ * PRAGMA user_version N gets every file numbered above N applied, each in its own
+ * transaction. The application_id marks the file as sqlkcm's, so that --db pointed at some
+ * other SQLite file is refused instead of altered.
+ *
+ * Writes: an object is one row in its resource's table (see resource.c for the typed
+ * columns) plus rows in labels and owner_refs. Those index rows are rewritten only when
+ * the labels or ownerReferences changed (index_hash), since most updates are status
+ * updates. Deleting a row deletes its index rows by trigger, whoever deletes it. Every
+ * statement is prepared once and kept; every value is bound.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "schema.h"
+#include "store.h"
+#include "util.h"
+
+/* PRAGMA application_id of an sqlkcm database: "sqkc". */
+#define STORE_APPLICATION_ID 0x73716b63
+
+/* The statements kept for one resource's table. */
+struct store_table {
+	sqlite3_stmt *select_row;	/* resource_version, index_hash, body by uid */
+	sqlite3_stmt *upsert;
+	sqlite3_stmt *touch_epoch;
+	sqlite3_stmt *delete_renamed;	/* same namespace/name, another uid */
+	sqlite3_stmt *delete_row;
+	sqlite3_stmt *delete_unlisted;
+	sqlite3_stmt *count;
+};
+
+struct store {
+	sqlite3 *db;
+	struct store_table *tables;	/* one per resource, by resource->index */
+	sqlite3_stmt *labels_delete;
+	sqlite3_stmt *labels_insert;
+	sqlite3_stmt *owners_delete;
+	sqlite3_stmt *owners_insert;
+	sqlite3_stmt *informer_get;
+	sqlite3_stmt *informer_set_rv;
+	sqlite3_stmt *informer_begin_list;
+	sqlite3_stmt *informer_finish_list;
+};
+
+/* Sets *error to what SQLite said about the last call, prefixed by what was being done. */
+static int
+store_error(struct store *s, char **error, const char *what)
+{
+	return error_set(error, "store: %s: %s", what, sqlite3_errmsg(s->db));
+}
+
+/* Prepares sql once, for the life of the store. */
+static int
+store_prepare(struct store *s, const char *sql, sqlite3_stmt **stmt, char **error)
+{
+	if (*stmt != NULL)
+		return 0;
+	if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, stmt, NULL) !=
+	    SQLITE_OK)
+		return error_set(error, "store: preparing \"%.60s...\": %s", sql,
+		    sqlite3_errmsg(s->db));
+	return 0;
+}
+
+/* Runs a statement that returns no rows to its end, and resets it. */
+static int
+store_step_done(struct store *s, sqlite3_stmt *stmt, char **error, const char *what)
+{
+	int rc = sqlite3_step(stmt);
+
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return store_error(s, error, what);
+	return 0;
+}
+
+/* Runs SQL text with no parameters (pragmas, migrations). */
+static int
+store_exec(struct store *s, const char *sql, char **error, const char *what)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		error_set(error, "store: %s: %s", what, msg != NULL ? msg : "unknown error");
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Returns the integer a one-value pragma reports. */
+static int
+store_pragma_int(struct store *s, const char *pragma, long long *value, char **error)
+{
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, pragma, -1, &stmt, NULL) != SQLITE_OK)
+		return store_error(s, error, pragma);
+	rc = sqlite3_step(stmt);
+	*value = rc == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : 0;
+	sqlite3_finalize(stmt);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_error(s, error, pragma);
+	return 0;
+}
+
+/* Brings the schema to the newest version, refusing a database that is not sqlkcm's or
+ * that a newer sqlkcm wrote. */
+static int
+store_migrate(struct store *s, const char *path, int read_only, char **error)
+{
+	long long version, app_id, tables;
+	int newest = schema_migrations[schema_migrations_count - 1].version;
+
+	if (store_pragma_int(s, "PRAGMA user_version", &version, error) != 0 ||
+	    store_pragma_int(s, "PRAGMA application_id", &app_id, error) != 0 ||
+	    store_pragma_int(s, "SELECT count(*) FROM sqlite_schema", &tables, error) != 0)
+		return -1;
+	if (app_id != STORE_APPLICATION_ID && (app_id != 0 || tables != 0))
+		return error_set(error, "%s is not an sqlkcm database (application_id %lld, %lld "
+		    "schema objects): refusing to change it", path, app_id, tables);
+	if (version > newest)
+		return error_set(error, "%s has schema version %lld, newer than this sqlkcm "
+		    "knows (%d): use a newer sqlkcm or a new database", path, version, newest);
+	if (read_only) {
+		if (version < newest)
+			return error_set(error, "%s has schema version %lld, older than %d; "
+			    "open it once read-write to migrate it", path, version, newest);
+		return 0;
+	}
+	for (size_t i = 0; i < schema_migrations_count; i++) {
+		const struct schema_migration *m = &schema_migrations[i];
+		char *pragmas;
+		int rc;
+
+		if (m->version <= version)
+			continue;
+		if (store_exec(s, "BEGIN IMMEDIATE", error, "starting a migration") != 0)
+			return -1;
+		pragmas = xasprintf("PRAGMA user_version = %d; PRAGMA application_id = %d;",
+		    m->version, STORE_APPLICATION_ID);
+		rc = store_exec(s, m->sql, error, m->name);
+		if (rc == 0)
+			rc = store_exec(s, pragmas, error, m->name);
+		free(pragmas);
+		if (rc == 0)
+			rc = store_exec(s, "COMMIT", error, m->name);
+		if (rc != 0) {
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Creates the file 0600 before SQLite opens it, so the cache (which holds every object,
+ * Secrets' neighbours included) is never readable by others, whatever the umask. The
+ * -wal and -shm files take the database file's mode. */
+static int
+store_create_file(const char *path, char **error)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return error_set(error, "cannot open database %s: %s", path, strerror(errno));
+	close(fd);
+	return 0;
+}
+
+/* Builds and prepares the statements of one resource's table. */
+static int
+store_prepare_table(struct store *s, const struct resource *r, char **error)
+{
+	struct store_table *t = &s->tables[r->index];
+	struct buf cols, params, updates;
+	char *sql;
+	int rc = 0, n = 0;
+
+	buf_init(&cols);
+	buf_init(&params);
+	buf_init(&updates);
+	buf_append_str(&cols, "uid, namespace, name, resource_version, generation, "
+	    "creation_timestamp, deletion_timestamp, list_epoch, index_hash, body");
+	buf_append_str(&params, "?, ?, ?, ?, ?, ?, ?, ?, ?, ?");
+	buf_append_str(&updates, "namespace = excluded.namespace, name = excluded.name, "
+	    "resource_version = excluded.resource_version, generation = excluded.generation, "
+	    "creation_timestamp = excluded.creation_timestamp, "
+	    "deletion_timestamp = excluded.deletion_timestamp, list_epoch = excluded.list_epoch, "
+	    "index_hash = excluded.index_hash, body = excluded.body");
+	/* Column names are constants of resource.c, never data. */
+	for (const struct resource_column *c = r->columns; c->name != NULL; c++, n++) {
+		buf_printf(&cols, ", %s", c->name);
+		buf_append_str(&params, ", ?");
+		buf_printf(&updates, ", %s = excluded.%s", c->name, c->name);
+	}
+	sql = xasprintf("INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (uid) DO UPDATE SET %s",
+	    r->table, cols.data, params.data, updates.data);
+	rc = store_prepare(s, sql, &t->upsert, error);
+	free(sql);
+	buf_free(&cols);
+	buf_free(&params);
+	buf_free(&updates);
+	if (rc != 0)
+		return -1;
+
+	/* Each format names the table as %1$s. */
+#define PREPARE(field, fmt) do {					\
+	sql = xasprintf(fmt, r->table);					\
+	rc = store_prepare(s, sql, &t->field, error);			\
+	free(sql);							\
+	if (rc != 0)							\
+		return -1;						\
+} while (0)
+	PREPARE(select_row, "SELECT resource_version, index_hash, body FROM %1$s WHERE uid = ?");
+	PREPARE(touch_epoch, "UPDATE %1$s SET list_epoch = ? WHERE uid = ?");
+	PREPARE(delete_renamed, "DELETE FROM %1$s WHERE namespace = ? AND name = ? AND uid <> ?");
+	PREPARE(delete_row, "DELETE FROM %1$s WHERE uid = ? RETURNING body");
+	PREPARE(delete_unlisted, "DELETE FROM %1$s WHERE uid IN "
+	    "(SELECT uid FROM %1$s WHERE list_epoch < ? LIMIT ?) RETURNING uid, body");
+	PREPARE(count, "SELECT count(*) FROM %1$s");
+#undef PREPARE
+	return 0;
+}
+
+/* Prepares the statements every resource shares. */
+static int
+store_prepare_shared(struct store *s, char **error)
+{
+	if (store_prepare(s, "DELETE FROM labels WHERE uid = ?", &s->labels_delete, error) != 0 ||
+	    store_prepare(s, "INSERT OR REPLACE INTO labels (uid, key, value) VALUES (?, ?, ?)",
+		&s->labels_insert, error) != 0 ||
+	    store_prepare(s, "DELETE FROM owner_refs WHERE uid = ?", &s->owners_delete, error) != 0 ||
+	    store_prepare(s, "INSERT OR REPLACE INTO owner_refs (uid, owner_uid, controller, kind, "
+		"name, api_version, block_owner_deletion) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		&s->owners_insert, error) != 0 ||
+	    store_prepare(s, "SELECT resource_version, list_epoch, synced FROM informers "
+		"WHERE resource = ?", &s->informer_get, error) != 0 ||
+	    store_prepare(s, "INSERT INTO informers (resource, resource_version, updated_at) "
+		"VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) ON CONFLICT (resource) DO "
+		"UPDATE SET resource_version = ?2, updated_at = excluded.updated_at",
+		&s->informer_set_rv, error) != 0 ||
+	    store_prepare(s, "INSERT INTO informers (resource, list_epoch) VALUES (?1, 1) "
+		"ON CONFLICT (resource) DO UPDATE SET list_epoch = list_epoch + 1 "
+		"RETURNING list_epoch", &s->informer_begin_list, error) != 0 ||
+	    store_prepare(s, "UPDATE informers SET resource_version = ?2, synced = 1, "
+		"updated_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE resource = ?1",
+		&s->informer_finish_list, error) != 0)
+		return -1;
+	return 0;
+}
+
+int
+store_open(const char *path, const struct store_options *options, struct store **out,
+    char **error)
+{
+	struct store_options defaults = { 0, 0 };
+	struct store *s;
+	int memory = strcmp(path, ":memory:") == 0;
+	int flags;
+	char *pragmas;
+
+	*out = NULL;
+	if (options == NULL)
+		options = &defaults;
+	if (!memory && !options->read_only && store_create_file(path, error) != 0)
+		return -1;
+	flags = options->read_only ? SQLITE_OPEN_READONLY :
+	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	s = xcalloc(1, sizeof *s);
+	s->tables = xcalloc((size_t)resource_count, sizeof *s->tables);
+	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		error_set(error, "cannot open database %s: %s", path,
+		    s->db != NULL ? sqlite3_errmsg(s->db) : "out of memory");
+		store_close(s);
+		return -1;
+	}
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_timeout(s->db, 5000);
+	pragmas = xasprintf("PRAGMA cache_size = -%d; PRAGMA temp_store = MEMORY; "
+	    "PRAGMA foreign_keys = OFF;%s",
+	    options->cache_size_kib > 0 ? options->cache_size_kib : 8192,
+	    options->read_only ? "" : " PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+	if (store_exec(s, pragmas, error, path) != 0 ||
+	    store_migrate(s, path, options->read_only, error) != 0) {
+		free(pragmas);
+		store_close(s);
+		return -1;
+	}
+	free(pragmas);
+	if (!options->read_only) {
+		if (store_prepare_shared(s, error) != 0) {
+			store_close(s);
+			return -1;
+		}
+		for (int i = 0; i < resource_count; i++) {
+			if (store_prepare_table(s, resource_all[i], error) != 0) {
+				store_close(s);
+				return -1;
+			}
+		}
+	}
+	*out = s;
+	return 0;
+}
+
+void
+store_close(struct store *s)
+{
+	if (s == NULL)
+		return;
+	if (s->db != NULL) {
+		/* Finalizes every statement, the tables' and the shared ones alike. */
+		sqlite3_stmt *stmt;
+		while ((stmt = sqlite3_next_stmt(s->db, NULL)) != NULL)
+			sqlite3_finalize(stmt);
+		sqlite3_close(s->db);
+	}
+	free(s->tables);
+	free(s);
+}
+
+sqlite3 *
+store_db(struct store *s)
+{
+	return s->db;
+}
+
+int
+store_begin(struct store *s, char **error)
+{
+	return store_exec(s, "BEGIN IMMEDIATE", error, "begin");
+}
+
+int
+store_commit(struct store *s, char **error)
+{
+	return store_exec(s, "COMMIT", error, "commit");
+}
+
+void
+store_rollback(struct store *s)
+{
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* --- objects ------------------------------------------------------------------------- */
+
+/* FNV-1a, 64 bits, continued from h over len bytes. */
+static uint64_t
+hash_bytes(uint64_t h, const char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/* Adds a string (or a marker for "absent") and a separator to the hash. */
+static uint64_t
+hash_string(uint64_t h, const cJSON *v)
+{
+	if (cJSON_IsString(v) && v->valuestring != NULL)
+		h = hash_bytes(h, v->valuestring, strlen(v->valuestring) + 1);
+	else
+		h = hash_bytes(h, "\x01", 2);
+	return h;
+}
+
+/* The hash of everything the labels and owner_refs rows are made from. */
+static sqlite3_int64
+store_index_hash(const cJSON *labels, const cJSON *owners)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const cJSON *item;
+
+	if (!cJSON_IsObject(labels))
+		labels = NULL;
+	if (!cJSON_IsArray(owners))
+		owners = NULL;
+	cJSON_ArrayForEach(item, labels) {
+		h = hash_bytes(h, item->string, strlen(item->string) + 1);
+		h = hash_string(h, item);
+	}
+	h = hash_bytes(h, "\x02", 1);
+	cJSON_ArrayForEach(item, owners) {
+		h = hash_string(h, cJSON_GetObjectItemCaseSensitive(item, "uid"));
+		h = hash_string(h, cJSON_GetObjectItemCaseSensitive(item, "kind"));
+		h = hash_string(h, cJSON_GetObjectItemCaseSensitive(item, "name"));
+		h = hash_string(h, cJSON_GetObjectItemCaseSensitive(item, "apiVersion"));
+		h = hash_bytes(h, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item,
+		    "controller")) ? "c" : "-", 1);
+		h = hash_bytes(h, cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item,
+		    "blockOwnerDeletion")) ? "b" : "-", 1);
+	}
+	return (sqlite3_int64)h;
+}
+
+/* Replaces the labels and owner_refs rows of uid. Labels that are not strings and owner
+ * references without a uid cannot be indexed and are left out (the body keeps them). */
+static int
+store_write_index(struct store *s, const char *uid, const cJSON *labels, const cJSON *owners,
+    char **error)
+{
+	const cJSON *item;
+
+	sqlite3_bind_text(s->labels_delete, 1, uid, -1, SQLITE_STATIC);
+	if (store_step_done(s, s->labels_delete, error, "deleting labels") != 0)
+		return -1;
+	sqlite3_bind_text(s->owners_delete, 1, uid, -1, SQLITE_STATIC);
+	if (store_step_done(s, s->owners_delete, error, "deleting owner references") != 0)
+		return -1;
+	if (!cJSON_IsObject(labels))
+		labels = NULL;
+	if (!cJSON_IsArray(owners))
+		owners = NULL;
+	cJSON_ArrayForEach(item, labels) {
+		if (!cJSON_IsString(item) || item->valuestring == NULL)
+			continue;
+		sqlite3_bind_text(s->labels_insert, 1, uid, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s->labels_insert, 2, item->string, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s->labels_insert, 3, item->valuestring, -1, SQLITE_STATIC);
+		if (store_step_done(s, s->labels_insert, error, "inserting a label") != 0)
+			return -1;
+	}
+	cJSON_ArrayForEach(item, owners) {
+		const cJSON *owner_uid = cJSON_GetObjectItemCaseSensitive(item, "uid");
+		const char *fields[] = { "kind", "name", "apiVersion" };
+
+		if (!cJSON_IsString(owner_uid) || owner_uid->valuestring == NULL)
+			continue;
+		sqlite3_bind_text(s->owners_insert, 1, uid, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s->owners_insert, 2, owner_uid->valuestring, -1, SQLITE_STATIC);
+		sqlite3_bind_int(s->owners_insert, 3,
+		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "controller")));
+		for (int i = 0; i < 3; i++) {
+			const cJSON *f = cJSON_GetObjectItemCaseSensitive(item, fields[i]);
+			sqlite3_bind_text(s->owners_insert, 4 + i,
+			    cJSON_IsString(f) ? f->valuestring : "", -1, SQLITE_STATIC);
+		}
+		sqlite3_bind_int(s->owners_insert, 7,
+		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "blockOwnerDeletion")));
+		if (store_step_done(s, s->owners_insert, error, "inserting an owner reference") != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Returns metadata's string field, or NULL. */
+static const char *
+meta_string(const cJSON *metadata, const char *field)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(metadata, field);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int
+store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
+    long long epoch, enum store_change *change, char **old_body, char **error)
+{
+	struct store_table *t = &s->tables[r->index];
+	cJSON *metadata = cJSON_GetObjectItemCaseSensitive(object, "metadata");
+	const char *uid = meta_string(metadata, "uid");
+	const char *name = meta_string(metadata, "name");
+	const char *rv = meta_string(metadata, "resourceVersion");
+	const char *ns = meta_string(metadata, "namespace");
+	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(metadata, "labels");
+	const cJSON *owners = cJSON_GetObjectItemCaseSensitive(metadata, "ownerReferences");
+	const cJSON *generation = cJSON_GetObjectItemCaseSensitive(metadata, "generation");
+	sqlite3_int64 hash, old_hash = 0;
+	int exists, same_rv = 0, idx, rc;
+	char *body;
+
+	if (change != NULL)
+		*change = STORE_UNCHANGED;
+	if (old_body != NULL)
+		*old_body = NULL;
+	if (!cJSON_IsObject(metadata))
+		return error_set(error, "%s object has no metadata", r->kind);
+	if (uid == NULL || *uid == '\0' || name == NULL || *name == '\0' || rv == NULL)
+		return error_set(error, "%s %s/%s lacks metadata.%s", r->kind, ns != NULL ? ns : "",
+		    name != NULL ? name : "?", uid == NULL || *uid == '\0' ? "uid" :
+		    name == NULL || *name == '\0' ? "name" : "resourceVersion");
+
+	sqlite3_bind_text(t->select_row, 1, uid, -1, SQLITE_STATIC);
+	rc = sqlite3_step(t->select_row);
+	exists = rc == SQLITE_ROW;
+	if (exists) {
+		const char *stored_rv = (const char *)sqlite3_column_text(t->select_row, 0);
+		same_rv = stored_rv != NULL && strcmp(stored_rv, rv) == 0;
+		old_hash = sqlite3_column_int64(t->select_row, 1);
+		if (old_body != NULL && !same_rv)
+			*old_body = xstrdup((const char *)sqlite3_column_text(t->select_row, 2));
+	}
+	sqlite3_reset(t->select_row);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_error(s, error, "reading a cached object");
+
+	if (same_rv) {
+		/* Already cached at this version (a relist, a replayed event): only the list
+		 * epoch moves, so the relist does not take it for gone. */
+		sqlite3_bind_int64(t->touch_epoch, 1, epoch);
+		sqlite3_bind_text(t->touch_epoch, 2, uid, -1, SQLITE_STATIC);
+		return store_step_done(s, t->touch_epoch, error, "marking an object listed");
+	}
+	if (!exists) {
+		sqlite3_bind_text(t->delete_renamed, 1, ns != NULL ? ns : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(t->delete_renamed, 2, name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(t->delete_renamed, 3, uid, -1, SQLITE_STATIC);
+		if (store_step_done(s, t->delete_renamed, error, "replacing a re-created object") != 0)
+			return -1;
+	}
+
+	cJSON_DeleteItemFromObjectCaseSensitive(metadata, "managedFields");
+	body = cJSON_PrintUnformatted(object);
+	if (body == NULL)
+		return error_set(error, "%s %s/%s: cannot serialise the object", r->kind,
+		    ns != NULL ? ns : "", name);
+	hash = store_index_hash(labels, owners);
+
+	sqlite3_bind_text(t->upsert, 1, uid, -1, SQLITE_STATIC);
+	sqlite3_bind_text(t->upsert, 2, ns != NULL ? ns : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(t->upsert, 3, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(t->upsert, 4, rv, -1, SQLITE_STATIC);
+	if (cJSON_IsNumber(generation))
+		sqlite3_bind_int64(t->upsert, 5, (sqlite3_int64)generation->valuedouble);
+	sqlite3_bind_text(t->upsert, 6, meta_string(metadata, "creationTimestamp"), -1,
+	    SQLITE_STATIC);
+	sqlite3_bind_text(t->upsert, 7, meta_string(metadata, "deletionTimestamp"), -1,
+	    SQLITE_STATIC);
+	sqlite3_bind_int64(t->upsert, 8, epoch);
+	sqlite3_bind_int64(t->upsert, 9, hash);
+	sqlite3_bind_text(t->upsert, 10, body, -1, SQLITE_STATIC);
+	idx = 11;
+	for (const struct resource_column *c = r->columns; c->name != NULL; c++, idx++) {
+		if (resource_column_bind(c, t->upsert, idx, object) != SQLITE_OK) {
+			sqlite3_reset(t->upsert);
+			sqlite3_clear_bindings(t->upsert);
+			cJSON_free(body);
+			return store_error(s, error, "binding a column");
+		}
+	}
+	rc = store_step_done(s, t->upsert, error, "writing an object");
+	cJSON_free(body);
+	if (rc != 0)
+		return -1;
+	if ((!exists || hash != old_hash) &&
+	    store_write_index(s, uid, labels, owners, error) != 0)
+		return -1;
+	if (change != NULL)
+		*change = exists ? STORE_UPDATED : STORE_ADDED;
+	return 0;
+}
+
+int
+store_delete_object(struct store *s, const struct resource *r, const char *uid,
+    enum store_change *change, char **old_body, char **error)
+{
+	struct store_table *t = &s->tables[r->index];
+	int rc;
+
+	if (change != NULL)
+		*change = STORE_UNCHANGED;
+	if (old_body != NULL)
+		*old_body = NULL;
+	sqlite3_bind_text(t->delete_row, 1, uid, -1, SQLITE_STATIC);
+	rc = sqlite3_step(t->delete_row);
+	if (rc == SQLITE_ROW) {
+		if (old_body != NULL)
+			*old_body = xstrdup((const char *)sqlite3_column_text(t->delete_row, 0));
+		if (change != NULL)
+			*change = STORE_DELETED;
+		rc = sqlite3_step(t->delete_row);
+	}
+	sqlite3_reset(t->delete_row);
+	if (rc != SQLITE_DONE)
+		return store_error(s, error, "deleting an object");
+	return 0;
+}
+
+/* --- informer state ------------------------------------------------------------------- */
+
+int
+store_get_informer(struct store *s, const struct resource *r,
+    struct store_informer_state *out, char **error)
+{
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	sqlite3_bind_text(s->informer_get, 1, r->name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s->informer_get);
+	if (rc == SQLITE_ROW) {
+		const char *rv = (const char *)sqlite3_column_text(s->informer_get, 0);
+		out->resource_version = rv != NULL ? xstrdup(rv) : NULL;
+		out->list_epoch = sqlite3_column_int64(s->informer_get, 1);
+		out->synced = sqlite3_column_int(s->informer_get, 2);
+	}
+	sqlite3_reset(s->informer_get);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_error(s, error, "reading informer state");
+	return 0;
+}
+
+void
+store_informer_state_clear(struct store_informer_state *st)
+{
+	free(st->resource_version);
+	memset(st, 0, sizeof *st);
+}
+
+int
+store_set_resource_version(struct store *s, const struct resource *r, const char *rv,
+    char **error)
+{
+	sqlite3_bind_text(s->informer_set_rv, 1, r->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s->informer_set_rv, 2, rv, -1, SQLITE_STATIC);
+	return store_step_done(s, s->informer_set_rv, error, "recording a resourceVersion");
+}
+
+int
+store_begin_list(struct store *s, const struct resource *r, long long *epoch, char **error)
+{
+	int rc;
+
+	sqlite3_bind_text(s->informer_begin_list, 1, r->name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s->informer_begin_list);
+	if (rc == SQLITE_ROW)
+		*epoch = sqlite3_column_int64(s->informer_begin_list, 0);
+	sqlite3_reset(s->informer_begin_list);
+	if (rc != SQLITE_ROW)
+		return store_error(s, error, "starting a list");
+	return 0;
+}
+
+int
+store_finish_list(struct store *s, const struct resource *r, const char *rv, char **error)
+{
+	sqlite3_bind_text(s->informer_finish_list, 1, r->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s->informer_finish_list, 2, rv, -1, SQLITE_STATIC);
+	return store_step_done(s, s->informer_finish_list, error, "finishing a list");
+}
+
+int
+store_delete_unlisted(struct store *s, const struct resource *r, long long epoch, int limit,
+    store_removed_cb removed, void *arg, int *deleted, char **error)
+{
+	struct store_table *t = &s->tables[r->index];
+	int rc;
+
+	*deleted = 0;
+	sqlite3_bind_int64(t->delete_unlisted, 1, epoch);
+	sqlite3_bind_int(t->delete_unlisted, 2, limit);
+	while ((rc = sqlite3_step(t->delete_unlisted)) == SQLITE_ROW) {
+		(*deleted)++;
+		if (removed != NULL)
+			removed((const char *)sqlite3_column_text(t->delete_unlisted, 0),
+			    (const char *)sqlite3_column_text(t->delete_unlisted, 1), arg);
+	}
+	sqlite3_reset(t->delete_unlisted);
+	if (rc != SQLITE_DONE)
+		return store_error(s, error, "deleting objects the list no longer has");
+	return 0;
+}
+
+long long
+store_count(struct store *s, const struct resource *r)
+{
+	struct store_table *t = &s->tables[r->index];
+	long long n = -1;
+
+	if (t->count != NULL && sqlite3_step(t->count) == SQLITE_ROW)
+		n = sqlite3_column_int64(t->count, 0);
+	if (t->count != NULL)
+		sqlite3_reset(t->count);
+	return n;
+}

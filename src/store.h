@@ -1,0 +1,90 @@
+/*
+ * store.h - the SQLite cache: opening it, migrating its schema, writing objects.
+ */
+#ifndef SQLKCM_STORE_H
+#define SQLKCM_STORE_H
+
+#include <cjson/cJSON.h>
+#include <sqlite3.h>
+
+#include "resource.h"
+
+struct store;
+
+struct store_options {
+	int cache_size_kib;	/* SQLite page cache bound in KiB; 0: the default (8 MiB) */
+	int read_only;		/* open an existing database without writing to it */
+};
+
+/* What a write did to the cache. */
+enum store_change {
+	STORE_UNCHANGED,	/* the row already had this resourceVersion (or was absent, on delete) */
+	STORE_ADDED,
+	STORE_UPDATED,
+	STORE_DELETED,
+};
+
+/* An informer's stored position. */
+struct store_informer_state {
+	char *resource_version;	/* NULL when never listed */
+	long long list_epoch;
+	int synced;
+};
+
+/* Opens (creating it 0600 if needed) the database at path, or an in-memory one for
+ * ":memory:", in WAL mode, and migrates it to the newest schema. */
+int store_open(const char *path, const struct store_options *options, struct store **out,
+    char **error);
+void store_close(struct store *s);
+
+/* The connection, for listers and tests. Use it from the loop thread only. */
+sqlite3 *store_db(struct store *s);
+
+/* Transactions: all writes of one loop turn go in one. */
+int store_begin(struct store *s, char **error);
+int store_commit(struct store *s, char **error);
+void store_rollback(struct store *s);
+
+/* Writes object (a full API object; its metadata.managedFields is removed in place) into
+ * r's table with list epoch `epoch`, replacing its label and owner reference rows when they
+ * changed. *change (if not NULL) says what happened; *old_body (if not NULL) receives the
+ * previous body on an update (malloc'd), NULL otherwise. A row with the same namespace and
+ * name but another uid is an object that was deleted and re-created: it is replaced. */
+int store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
+    long long epoch, enum store_change *change, char **old_body, char **error);
+
+/* Deletes the object with uid from r's table. *change is STORE_DELETED or, when there was
+ * no such row, STORE_UNCHANGED; *old_body (if not NULL) receives the deleted body. */
+int store_delete_object(struct store *s, const struct resource *r, const char *uid,
+    enum store_change *change, char **old_body, char **error);
+
+/* Reads r's informer state; free it with store_informer_state_clear. */
+int store_get_informer(struct store *s, const struct resource *r,
+    struct store_informer_state *out, char **error);
+void store_informer_state_clear(struct store_informer_state *st);
+
+/* Records the resourceVersion the informer has applied up to. */
+int store_set_resource_version(struct store *s, const struct resource *r, const char *rv,
+    char **error);
+
+/* A (re)list begins: returns the new list epoch every listed object is written with. */
+int store_begin_list(struct store *s, const struct resource *r, long long *epoch,
+    char **error);
+
+/* A list has been applied whole: records its resourceVersion and marks r synced. */
+int store_finish_list(struct store *s, const struct resource *r, const char *rv,
+    char **error);
+
+/* Called for each row a relist removes, with its uid and body. */
+typedef void (*store_removed_cb)(const char *uid, const char *body, void *arg);
+
+/* Deletes at most limit rows of r older than epoch (not seen by the list of that epoch),
+ * calling removed for each; *deleted gets how many. Call until it deletes fewer than
+ * limit, one transaction at a time, so a relist never deletes everything at once. */
+int store_delete_unlisted(struct store *s, const struct resource *r, long long epoch,
+    int limit, store_removed_cb removed, void *arg, int *deleted, char **error);
+
+/* Counts r's rows (for tests, metrics and messages). */
+long long store_count(struct store *s, const struct resource *r);
+
+#endif

@@ -1,0 +1,621 @@
+/*
+ * test_store.c - the SQLite cache: schema, object rows, index rows, informer state.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "resource.h"
+#include "schema.h"
+#include "store.h"
+#include "util.h"
+
+static const struct resource *pods;
+static const struct resource *replicasets;
+
+/* A pod object with the given uid, name, resourceVersion and extra metadata/spec/status
+ * JSON members (each a fragment like "\"labels\":{...}" or empty). */
+static cJSON *
+make_pod(const char *uid, const char *name, const char *rv, const char *meta,
+    const char *rest)
+{
+	char *text = xasprintf("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+	    "\"uid\":\"%s\",\"namespace\":\"ns\",\"name\":\"%s\",\"resourceVersion\":\"%s\","
+	    "\"creationTimestamp\":\"2026-01-01T00:00:00Z\"%s%s}%s%s}",
+	    uid, name, rv, *meta ? "," : "", meta, *rest ? "," : "", rest);
+	cJSON *obj = cJSON_Parse(text);
+
+	assert_non_null(obj);
+	free(text);
+	return obj;
+}
+
+static struct store *
+open_memory(void)
+{
+	struct store *s = NULL;
+	char *error = NULL;
+
+	assert_int_equal(store_open(":memory:", NULL, &s, &error), 0);
+	assert_null(error);
+	return s;
+}
+
+/* Upserts and returns what changed; fails the test on error. */
+static enum store_change
+upsert(struct store *s, const struct resource *r, cJSON *obj, long long epoch)
+{
+	enum store_change change;
+	char *error = NULL;
+
+	assert_int_equal(store_upsert_object(s, r, obj, epoch, &change, NULL, &error), 0);
+	assert_null(error);
+	cJSON_Delete(obj);
+	return change;
+}
+
+/* The first column of the first row of sql (with one optional text parameter), as a
+ * malloc'd string; NULL for SQL NULL or no row. */
+static char *
+query_text(struct store *s, const char *sql, const char *param)
+{
+	sqlite3_stmt *stmt;
+	char *out = NULL;
+
+	assert_int_equal(sqlite3_prepare_v2(store_db(s), sql, -1, &stmt, NULL), SQLITE_OK);
+	if (param != NULL)
+		sqlite3_bind_text(stmt, 1, param, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_type(stmt, 0) != SQLITE_NULL)
+		out = xstrdup((const char *)sqlite3_column_text(stmt, 0));
+	sqlite3_finalize(stmt);
+	return out;
+}
+
+static long long
+query_int(struct store *s, const char *sql, const char *param)
+{
+	char *text = query_text(s, sql, param);
+	long long n = text != NULL ? atoll(text) : -1;
+
+	free(text);
+	return n;
+}
+
+static void
+assert_query(struct store *s, const char *sql, const char *param, const char *want)
+{
+	char *got = query_text(s, sql, param);
+
+	if (want == NULL)
+		assert_null(got);
+	else
+		assert_string_equal(got, want);
+	free(got);
+}
+
+static void
+new_database_is_migrated_to_the_newest_schema(void **state)
+{
+	(void)state;
+	struct store *s = open_memory();
+
+	assert_int_equal(query_int(s, "PRAGMA user_version", NULL),
+	    schema_migrations[schema_migrations_count - 1].version);
+	assert_int_equal(query_int(s, "PRAGMA application_id", NULL), 0x73716b63);
+	assert_int_equal(query_int(s, "SELECT count(*) FROM sqlite_schema WHERE name IN "
+	    "('pods', 'replicasets', 'deployments', 'labels', 'owner_refs', 'informers')", NULL), 6);
+	store_close(s);
+}
+
+static void
+database_file_is_created_0600_in_wal_mode(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/sqlkcm-test-XXXXXX";
+	struct store *s = NULL;
+	char *error = NULL, *path, *wal;
+	struct stat st;
+	mode_t old = umask(022);
+
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/cache.db", dir);
+	wal = xasprintf("%s-wal", path);
+	assert_int_equal(store_open(path, NULL, &s, &error), 0);
+	umask(old);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_query(s, "PRAGMA journal_mode", NULL, "wal");
+	upsert(s, pods, make_pod("u1", "p1", "1", "", ""), 1);
+	assert_int_equal(stat(wal, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	store_close(s);
+
+	/* Reopened: the data and the informer state are still there, nothing re-applied. */
+	assert_int_equal(store_open(path, NULL, &s, &error), 0);
+	assert_int_equal(store_count(s, pods), 1);
+	store_close(s);
+	unlink(wal);
+	free(wal);
+	wal = xasprintf("%s-shm", path);
+	unlink(wal);
+	unlink(path);
+	rmdir(dir);
+	free(wal);
+	free(path);
+}
+
+static void
+foreign_database_is_refused_and_left_alone(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/sqlkcm-test-XXXXXX";
+	sqlite3 *db;
+	struct store *s = NULL;
+	char *error = NULL, *path;
+
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/other.db", dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE notes (x); INSERT INTO notes VALUES (42)",
+	    NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(store_open(path, NULL, &s, &error), -1);
+	assert_null(s);
+	assert_non_null(strstr(error, "is not an sqlkcm database"));
+	assert_non_null(strstr(error, path));
+	free(error);
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_stmt *stmt;
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_schema", -1, &stmt,
+	    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(stmt, 0), 1);
+	sqlite3_finalize(stmt);
+	sqlite3_close(db);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
+static void
+newer_schema_version_is_refused(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/sqlkcm-test-XXXXXX";
+	struct store *s = NULL;
+	char *error = NULL, *path;
+
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/cache.db", dir);
+	assert_int_equal(store_open(path, NULL, &s, &error), 0);
+	assert_int_equal(sqlite3_exec(store_db(s), "PRAGMA user_version = 999", NULL, NULL,
+	    NULL), SQLITE_OK);
+	store_close(s);
+	assert_int_equal(store_open(path, NULL, &s, &error), -1);
+	assert_non_null(strstr(error, "schema version 999, newer than"));
+	free(error);
+	char *f = xasprintf("%s-wal", path); unlink(f); free(f);
+	f = xasprintf("%s-shm", path); unlink(f); free(f);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
+static void
+pod_columns_are_copied_and_managed_fields_dropped(void **state)
+{
+	(void)state;
+	struct store *s = open_memory();
+	cJSON *pod = make_pod("u1", "web-1", "7",
+	    "\"generation\":3,\"managedFields\":[{\"manager\":\"kubectl\"}],"
+	    "\"annotations\":{\"controller.kubernetes.io/pod-deletion-cost\":\"-25\"}",
+	    "\"spec\":{\"nodeName\":\"node-a\"},\"status\":{\"phase\":\"Running\","
+	    "\"conditions\":[{\"type\":\"PodScheduled\",\"status\":\"True\"},"
+	    "{\"type\":\"Ready\",\"status\":\"True\",\"lastTransitionTime\":\"2026-01-01T00:01:00Z\"}],"
+	    "\"containerStatuses\":[{\"name\":\"a\",\"restartCount\":2},{\"name\":\"b\",\"restartCount\":5}]}");
+
+	assert_int_equal(upsert(s, pods, pod, 1), STORE_ADDED);
+	assert_query(s, "SELECT namespace || '/' || name || ' rv=' || resource_version || ' gen=' || "
+	    "generation || ' ' || phase || ' ' || node_name || ' ready=' || ready || ' since=' || "
+	    "ready_since || ' restarts=' || restarts || ' cost=' || deletion_cost || ' created=' || "
+	    "creation_timestamp FROM cache_pods WHERE uid = ?", "u1",
+	    "ns/web-1 rv=7 gen=3 Running node-a ready=1 since=2026-01-01T00:01:00Z restarts=5 "
+	    "cost=-25 created=2026-01-01T00:00:00Z");
+	assert_query(s, "SELECT json_type(body, '$.metadata.managedFields') FROM cache_pods", NULL,
+	    NULL);
+	assert_query(s, "SELECT json_extract(body, '$.status.phase') FROM cache_pods", NULL,
+	    "Running");
+	store_close(s);
+}
+
+/* The Ready column: the condition's status, not its presence. */
+static void
+ready_column_follows_the_ready_condition(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *status;
+		const char *want;
+	} cases[] = {
+		{ "\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}", "1" },
+		{ "\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"False\"}]}", "0" },
+		{ "\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"Unknown\"}]}", "0" },
+		{ "\"status\":{\"conditions\":[{\"type\":\"ContainersReady\",\"status\":\"True\"}]}", NULL },
+		{ "\"status\":{\"phase\":\"Pending\"}", NULL },
+		{ "", NULL },
+	};
+	struct store *s = open_memory();
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char uid[16];
+		snprintf(uid, sizeof uid, "u%zu", i);
+		upsert(s, pods, make_pod(uid, uid, "1", "", cases[i].status), 1);
+		assert_query(s, "SELECT ready FROM cache_pods WHERE uid = ?", uid, cases[i].want);
+	}
+	store_close(s);
+}
+
+/* The deletion-cost annotation is a base-10 int32 or nothing. */
+static void
+deletion_cost_accepts_only_int32(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *value;
+		const char *want;
+	} cases[] = {
+		{ "100", "100" }, { "-5", "-5" }, { "+7", "7" }, { "0", "0" },
+		{ "2147483647", "2147483647" }, { "-2147483648", "-2147483648" },
+		{ "2147483648", NULL }, { "-2147483649", NULL }, { "abc", NULL }, { "", NULL },
+		{ " 5", NULL }, { "5 ", NULL }, { "1.5", NULL }, { "0x10", NULL }, { "+", NULL },
+		{ "99999999999999999999999", NULL },
+	};
+	struct store *s = open_memory();
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char uid[16];
+		char *meta = xasprintf("\"annotations\":{\"controller.kubernetes.io/pod-deletion-cost\":"
+		    "\"%s\"}", cases[i].value);
+		snprintf(uid, sizeof uid, "u%zu", i);
+		upsert(s, pods, make_pod(uid, uid, "1", meta, ""), 1);
+		free(meta);
+		assert_query(s, "SELECT deletion_cost FROM cache_pods WHERE uid = ?", uid,
+		    cases[i].want);
+	}
+	store_close(s);
+}
+
+static void
+replicas_default_to_one_when_unset(void **state)
+{
+	(void)state;
+	struct store *s = open_memory();
+	cJSON *rs = cJSON_Parse("{\"metadata\":{\"uid\":\"r1\",\"namespace\":\"ns\",\"name\":\"a\","
+	    "\"resourceVersion\":\"1\"},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":\"a\"}}}}");
+	cJSON *zero = cJSON_Parse("{\"metadata\":{\"uid\":\"r2\",\"namespace\":\"ns\",\"name\":\"b\","
+	    "\"resourceVersion\":\"1\"},\"spec\":{\"replicas\":0,\"minReadySeconds\":10},"
+	    "\"status\":{\"replicas\":3,\"readyReplicas\":2,\"availableReplicas\":1,"
+	    "\"observedGeneration\":4}}");
+
+	upsert(s, replicasets, rs, 1);
+	upsert(s, replicasets, zero, 1);
+	assert_query(s, "SELECT replicas || ' ' || selector FROM cache_replicasets WHERE uid = ?",
+	    "r1", "1 {\"matchLabels\":{\"app\":\"a\"}}");
+	assert_query(s, "SELECT desired || ' ' || current || ' ' || ready || ' ' || available || ' ' "
+	    "|| min_ready_seconds || ' ' || observed_generation FROM replicasets WHERE uid = ?", "r2",
+	    "0 3 2 1 10 4");
+	store_close(s);
+}
+
+static void
+labels_and_owner_references_are_indexed(void **state)
+{
+	(void)state;
+	struct store *s = open_memory();
+
+	upsert(s, pods, make_pod("u1", "p1", "1",
+	    "\"labels\":{\"app\":\"web\",\"tier\":\"front\"},\"ownerReferences\":["
+	    "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"web-abc\",\"uid\":\"rs1\","
+	    "\"controller\":true,\"blockOwnerDeletion\":true},"
+	    "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"cm\",\"uid\":\"cm1\"}]", ""), 1);
+	assert_query(s, "SELECT group_concat(key || '=' || value, ',') FROM "
+	    "(SELECT * FROM labels WHERE uid = ? ORDER BY key)", "u1", "app=web,tier=front");
+	assert_query(s, "SELECT group_concat(owner_uid || ':' || controller || ':' || kind || ':' || "
+	    "name || ':' || api_version || ':' || block_owner_deletion, ',') FROM "
+	    "(SELECT * FROM owner_refs WHERE uid = ? ORDER BY owner_uid)", "u1",
+	    "cm1:0:ConfigMap:cm:v1:0,rs1:1:ReplicaSet:web-abc:apps/v1:1");
+	assert_query(s, "SELECT owner_kind || '/' || owner_name FROM pods WHERE uid = ?", "u1",
+	    "ReplicaSet/web-abc");
+	store_close(s);
+}
+
+static void
+changed_labels_and_owners_replace_the_index_rows(void **state)
+{
+	(void)state;
+	struct store *s = open_memory();
+
+	upsert(s, pods, make_pod("u1", "p1", "1", "\"labels\":{\"app\":\"web\",\"old\":\"x\"},"
+	    "\"ownerReferences\":[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"a\","
+	    "\"uid\":\"rs1\",\"controller\":true}]", ""), 1);
+	assert_int_equal(upsert(s, pods, make_pod("u1", "p1", "2",
+	    "\"labels\":{\"app\":\"db\",\"new\":\"\"}", ""), 1), STORE_UPDATED);
+	assert_query(s, "SELECT group_concat(key || '=' || value, ',') FROM "
+	    "(SELECT * FROM labels WHERE uid = ? ORDER BY key)", "u1", "app=db,new=");
+	assert_int_equal(query_int(s, "SELECT count(*) FROM owner_refs WHERE uid = ?", "u1"), 0);
+
+	/* A status-only update keeps the index rows as they are. */
+	assert_int_equal(upsert(s, pods, make_pod("u1", "p1", "3",
+	    "\"labels\":{\"app\":\"db\",\"new\":\"\"}", "\"status\":{\"phase\":\"Running\"}"), 1),
+	    STORE_UPDATED);
+	assert_query(s, "SELECT group_concat(key || '=' || value, ',') FROM "
+	    "(SELECT * FROM labels WHERE uid = ? ORDER BY key)", "u1", "app=db,new=");
+	assert_query(s, "SELECT phase FROM cache_pods WHERE uid = ?", "u1", "Running");
+	store_close(s);
+}
+
+static void
+hostile_label_keys_and_values_are_stored_verbatim(void **state)
+{
+	(void)state;
+	struct store *s = open_memory();
+
+	upsert(s, pods, make_pod("u1", "p1", "1", "\"labels\":{\"a'b\\\"c\":\"x'); DROP TABLE labels; --\","
+	    "\"\\u00e9t\\u00e9\":\"\\u2603\"}", ""), 1);
+	assert_query(s, "SELECT value FROM labels WHERE key = ?", "a'b\"c",
+	    "x'); DROP TABLE labels; --");
+	assert_query(s, "SELECT value FROM labels WHERE key = ?", "\xc3\xa9t\xc3\xa9", "\xe2\x98\x83");
+	assert_int_equal(query_int(s, "SELECT count(*) FROM labels", NULL), 2);
+	store_close(s);
+}
+
+static void
+same_resource_version_is_unchanged_but_marked_listed(void **state)
+{
+	(void)state;
+	struct store *s = open_memory();
+
+	assert_int_equal(upsert(s, pods, make_pod("u1", "p1", "5", "", ""), 1), STORE_ADDED);
+	assert_int_equal(upsert(s, pods, make_pod("u1", "p1", "5", "", ""), 2), STORE_UNCHANGED);
+	assert_int_equal(query_int(s, "SELECT list_epoch FROM cache_pods WHERE uid = ?", "u1"), 2);
+	store_close(s);
+}
+
+static void
+update_returns_the_previous_body(void **state)
+{
+	(void)state;
+	struct store *s = open_memory();
+	enum store_change change;
+	char *old = NULL, *error = NULL;
+	cJSON *pod;
+
+	upsert(s, pods, make_pod("u1", "p1", "1", "", "\"status\":{\"phase\":\"Pending\"}"), 1);
+	pod = make_pod("u1", "p1", "2", "", "\"status\":{\"phase\":\"Running\"}");
+	assert_int_equal(store_upsert_object(s, pods, pod, 1, &change, &old, &error), 0);
+	assert_int_equal(change, STORE_UPDATED);
+	assert_non_null(old);
+	assert_non_null(strstr(old, "\"Pending\""));
+	free(old);
+	cJSON_Delete(pod);
+	store_close(s);
+}
+
+static void
+delete_removes_the_row_and_its_index_rows(void **state)
+{
+	(void)state;
+	struct store *s = open_memory();
+	enum store_change change;
+	char *old = NULL, *error = NULL;
+
+	upsert(s, pods, make_pod("u1", "p1", "1", "\"labels\":{\"a\":\"b\"},\"ownerReferences\":"
+	    "[{\"apiVersion\":\"v1\",\"kind\":\"X\",\"name\":\"x\",\"uid\":\"o1\"}]", ""), 1);
+	assert_int_equal(store_delete_object(s, pods, "u1", &change, &old, &error), 0);
+	assert_int_equal(change, STORE_DELETED);
+	assert_non_null(strstr(old, "\"p1\""));
+	free(old);
+	assert_int_equal(store_count(s, pods), 0);
+	assert_int_equal(query_int(s, "SELECT count(*) FROM labels", NULL), 0);
+	assert_int_equal(query_int(s, "SELECT count(*) FROM owner_refs", NULL), 0);
+
+	assert_int_equal(store_delete_object(s, pods, "u1", &change, NULL, &error), 0);
+	assert_int_equal(change, STORE_UNCHANGED);
+	store_close(s);
+}
+
+static void
+recreated_object_replaces_the_old_uid(void **state)
+{
+	(void)state;
+	struct store *s = open_memory();
+
+	upsert(s, pods, make_pod("old", "p1", "1", "\"labels\":{\"gen\":\"1\"}", ""), 1);
+	/* The delete of "old" was missed; the same name now has a new uid. */
+	assert_int_equal(upsert(s, pods, make_pod("new", "p1", "9", "\"labels\":{\"gen\":\"2\"}", ""),
+	    1), STORE_ADDED);
+	assert_int_equal(store_count(s, pods), 1);
+	assert_query(s, "SELECT uid FROM cache_pods WHERE name = ?", "p1", "new");
+	assert_int_equal(query_int(s, "SELECT count(*) FROM labels WHERE uid = ?", "old"), 0);
+	store_close(s);
+}
+
+static void
+object_without_uid_is_refused_and_nothing_is_lost(void **state)
+{
+	(void)state;
+	struct store *s = open_memory();
+	static const char *bad[] = {
+		"{\"metadata\":{\"namespace\":\"ns\",\"name\":\"x\",\"resourceVersion\":\"1\"}}",
+		"{\"metadata\":{\"uid\":\"u9\",\"namespace\":\"ns\",\"resourceVersion\":\"1\"}}",
+		"{\"metadata\":{\"uid\":\"u9\",\"namespace\":\"ns\",\"name\":\"x\"}}",
+		"{\"metadata\":\"not an object\"}",
+		"{\"kind\":\"Pod\"}",
+		"{\"metadata\":{\"uid\":7,\"name\":\"x\",\"resourceVersion\":\"1\"}}",
+	};
+	static const char *field[] = { "metadata.uid", "metadata.name",
+		"metadata.resourceVersion", "no metadata", "no metadata", "metadata.uid" };
+
+	upsert(s, pods, make_pod("u1", "keep", "1", "\"labels\":{\"a\":\"b\"}", ""), 1);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cJSON *obj = cJSON_Parse(bad[i]);
+		char *error = NULL;
+		assert_non_null(obj);
+		assert_int_equal(store_upsert_object(s, pods, obj, 1, NULL, NULL, &error), -1);
+		assert_non_null(error);
+		assert_non_null(strstr(error, field[i]));
+		free(error);
+		cJSON_Delete(obj);
+	}
+	assert_int_equal(store_count(s, pods), 1);
+	assert_int_equal(query_int(s, "SELECT count(*) FROM labels", NULL), 1);
+	store_close(s);
+}
+
+static void
+removed_uid(const char *uid, const char *body, void *arg)
+{
+	struct buf *b = arg;
+
+	assert_non_null(strstr(body, uid));
+	buf_printf(b, "%s,", uid);
+}
+
+static void
+relist_removes_unlisted_rows_in_bounded_chunks(void **state)
+{
+	(void)state;
+	struct store *s = open_memory();
+	struct store_informer_state st;
+	struct buf removed;
+	long long epoch;
+	char *error = NULL;
+	int deleted, total = 0;
+
+	buf_init(&removed);
+	assert_int_equal(store_begin_list(s, pods, &epoch, &error), 0);
+	assert_int_equal(epoch, 1);
+	for (int i = 0; i < 7; i++) {
+		char uid[8];
+		snprintf(uid, sizeof uid, "u%d", i);
+		upsert(s, pods, make_pod(uid, uid, "1", "\"labels\":{\"a\":\"b\"}", ""), epoch);
+	}
+	assert_int_equal(store_finish_list(s, pods, "100", &error), 0);
+
+	/* The relist sees u1, u3 and u5 only (u3 at a new version). */
+	assert_int_equal(store_begin_list(s, pods, &epoch, &error), 0);
+	assert_int_equal(epoch, 2);
+	upsert(s, pods, make_pod("u1", "u1", "1", "", ""), epoch);
+	upsert(s, pods, make_pod("u3", "u3", "2", "", ""), epoch);
+	upsert(s, pods, make_pod("u5", "u5", "1", "", ""), epoch);
+	do {
+		assert_int_equal(store_delete_unlisted(s, pods, epoch, 3, removed_uid, &removed,
+		    &deleted, &error), 0);
+		assert_true(deleted <= 3);
+		total += deleted;
+	} while (deleted == 3);
+	assert_int_equal(total, 4);
+	assert_int_equal(store_count(s, pods), 3);
+	assert_int_equal(strlen(removed.data), strlen("u0,u2,u4,u6,"));
+	/* u1 and u5 came back unchanged and keep their label; u3 came back without one. */
+	assert_int_equal(query_int(s, "SELECT count(*) FROM labels", NULL), 2);
+	assert_int_equal(query_int(s, "SELECT count(*) FROM labels WHERE uid = ?", "u3"), 0);
+	assert_int_equal(store_finish_list(s, pods, "200", &error), 0);
+	assert_int_equal(store_get_informer(s, pods, &st, &error), 0);
+	assert_string_equal(st.resource_version, "200");
+	assert_int_equal(st.list_epoch, 2);
+	assert_int_equal(st.synced, 1);
+	store_informer_state_clear(&st);
+	buf_free(&removed);
+	store_close(s);
+}
+
+static void
+resource_version_is_kept_per_informer(void **state)
+{
+	(void)state;
+	struct store *s = open_memory();
+	struct store_informer_state st;
+	char *error = NULL;
+
+	assert_int_equal(store_get_informer(s, pods, &st, &error), 0);
+	assert_null(st.resource_version);
+	assert_int_equal(st.synced, 0);
+	store_informer_state_clear(&st);
+	assert_int_equal(store_set_resource_version(s, pods, "42", &error), 0);
+	assert_int_equal(store_set_resource_version(s, replicasets, "7", &error), 0);
+	assert_int_equal(store_set_resource_version(s, pods, "43", &error), 0);
+	assert_int_equal(store_get_informer(s, pods, &st, &error), 0);
+	assert_string_equal(st.resource_version, "43");
+	store_informer_state_clear(&st);
+	assert_int_equal(store_get_informer(s, replicasets, &st, &error), 0);
+	assert_string_equal(st.resource_version, "7");
+	store_informer_state_clear(&st);
+	store_close(s);
+}
+
+static void
+rolled_back_transaction_leaves_no_trace(void **state)
+{
+	(void)state;
+	struct store *s = open_memory();
+	char *error = NULL;
+
+	assert_int_equal(store_begin(s, &error), 0);
+	upsert(s, pods, make_pod("u1", "p1", "1", "\"labels\":{\"a\":\"b\"}", ""), 1);
+	assert_int_equal(store_set_resource_version(s, pods, "9", &error), 0);
+	store_rollback(s);
+	assert_int_equal(store_count(s, pods), 0);
+	assert_int_equal(query_int(s, "SELECT count(*) FROM labels", NULL), 0);
+	assert_int_equal(query_int(s, "SELECT count(*) FROM informers WHERE resource_version = ?",
+	    "9"), 0);
+	store_close(s);
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	pods = resource_find("pods");
+	replicasets = resource_find("replicasets");
+	return pods == NULL || replicasets == NULL;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(new_database_is_migrated_to_the_newest_schema),
+		cmocka_unit_test(database_file_is_created_0600_in_wal_mode),
+		cmocka_unit_test(foreign_database_is_refused_and_left_alone),
+		cmocka_unit_test(newer_schema_version_is_refused),
+		cmocka_unit_test(pod_columns_are_copied_and_managed_fields_dropped),
+		cmocka_unit_test(ready_column_follows_the_ready_condition),
+		cmocka_unit_test(deletion_cost_accepts_only_int32),
+		cmocka_unit_test(replicas_default_to_one_when_unset),
+		cmocka_unit_test(labels_and_owner_references_are_indexed),
+		cmocka_unit_test(changed_labels_and_owners_replace_the_index_rows),
+		cmocka_unit_test(hostile_label_keys_and_values_are_stored_verbatim),
+		cmocka_unit_test(same_resource_version_is_unchanged_but_marked_listed),
+		cmocka_unit_test(update_returns_the_previous_body),
+		cmocka_unit_test(delete_removes_the_row_and_its_index_rows),
+		cmocka_unit_test(recreated_object_replaces_the_old_uid),
+		cmocka_unit_test(object_without_uid_is_refused_and_nothing_is_lost),
+		cmocka_unit_test(relist_removes_unlisted_rows_in_bounded_chunks),
+		cmocka_unit_test(resource_version_is_kept_per_informer),
+		cmocka_unit_test(rolled_back_transaction_leaves_no_trace),
+	};
+	return cmocka_run_group_tests_name("store", tests, setup, NULL);
+}
