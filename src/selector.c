@@ -1123,18 +1123,17 @@ selector_matches(const struct selector *s, const cJSON *labels)
 /* ---------------------------------------------------------------- SQL */
 
 /*
- * The value of a label, read as Go's strconv.ParseInt reads it, in SQL: an optional sign,
- * then only digits, at least one, and within 64 bits (compared as text once the leading zeros
- * are gone). Only then is CAST (which would accept "12abc" or saturate) used to compare.
+ * The value of a label, read as Go's strconv.ParseInt reads it, in SQL: a digit or a sign
+ * then a digit, then only digits, and within 64 bits (the magnitude without leading zeros,
+ * compared as text). Only then is CAST, which would accept "12abc" or saturate, trusted.
  */
-#define SQL_DIGITS \
-	"substr(" SELECTOR_LABEL ".value, 1 + (substr(" SELECTOR_LABEL ".value, 1, 1) IN ('+', '-')))"
-#define SQL_MAGNITUDE "ltrim(" SQL_DIGITS ", '0')"
+#define SQL_VALUE SELECTOR_LABEL ".value"
+#define SQL_MAGNITUDE "ltrim(ltrim(" SQL_VALUE ", '+-'), '0')"
 #define SQL_IS_INT64 \
-	SQL_DIGITS " <> '' AND " SQL_DIGITS " NOT GLOB '*[^0-9]*' AND (length(" SQL_MAGNITUDE \
-	") < 19 OR (length(" SQL_MAGNITUDE ") = 19 AND " SQL_MAGNITUDE " <= CASE WHEN substr(" \
-	SELECTOR_LABEL ".value, 1, 1) = '-' THEN '9223372036854775808' ELSE " \
-	"'9223372036854775807' END))"
+	"(" SQL_VALUE " GLOB '[0-9]*' OR " SQL_VALUE " GLOB '[+-][0-9]*') AND substr(" \
+	SQL_VALUE ", 2) NOT GLOB '*[^0-9]*' AND (length(" SQL_MAGNITUDE ") < 19 OR (length(" \
+	SQL_MAGNITUDE ") = 19 AND " SQL_MAGNITUDE " <= '9223372036854775807') OR (" SQL_VALUE \
+	" GLOB '-*' AND " SQL_MAGNITUDE " = '9223372036854775808'))"
 
 /* Returns how many parameters r's SQL has: the key, then its values. */
 static int
