@@ -37,6 +37,7 @@ struct selector *selector_parse(const char *text, char **error);
  * naming the field ("matchExpressions[1].values[0]") and the offending value. */
 struct selector *selector_from_json(const cJSON *json, char **error);
 
+/* Frees s and everything it owns; NULL is allowed. */
 void selector_free(struct selector *s);
 
 /* Returns 1 if s has no requirement and so matches every object (kube's Empty()). */
