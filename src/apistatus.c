@@ -78,6 +78,7 @@ static const char *const api_reason_names[] = {
 	[API_UNKNOWN] = "Unknown",
 };
 
+/* Returns the reason's name for logs. */
 const char *
 api_reason_name(enum api_reason r)
 {
@@ -221,6 +222,7 @@ api_status_fill(const cJSON *status, int http_code, struct api_status *out)
 	}
 }
 
+/* Fills *out from a Status object; anything else is API_UNKNOWN. */
 void
 api_status_from_json(const cJSON *status, struct api_status *out)
 {
@@ -265,6 +267,7 @@ api_quote_body(int http_code, const char *body, size_t len)
 	return buf_detach(&b);
 }
 
+/* Fills *out from an HTTP response, falling back to its code. */
 void
 api_status_from_response(int http_code, const char *body, size_t len,
     const char *retry_after, struct api_status *out)
@@ -289,6 +292,7 @@ api_status_from_response(int http_code, const char *body, size_t len,
 		out->retry_after_seconds = header;
 }
 
+/* Frees the strings of a status. */
 void
 api_status_clear(struct api_status *st)
 {
@@ -298,6 +302,7 @@ api_status_clear(struct api_status *st)
 	st->message = NULL;
 }
 
+/* Returns true when the status means the informer must relist. */
 int
 api_status_is_resource_expired(const struct api_status *st)
 {

@@ -66,6 +66,7 @@ struct json_stream {
 	unsigned long long line_start;	/* offset of the first byte of the current line */
 };
 
+/* Returns a new stream that rejects values over max_value bytes. */
 struct json_stream *
 json_stream_new(size_t max_value)
 {
@@ -79,6 +80,7 @@ json_stream_new(size_t max_value)
 	return js;
 }
 
+/* Frees the stream and every byte it holds. */
 void
 json_stream_free(struct json_stream *js)
 {
@@ -299,6 +301,7 @@ stream_keep(struct json_stream *js, const char *data, size_t len)
 	buf_append(&js->pending, data, len);
 }
 
+/* Scans the bytes kept from an earlier feed, then data, reporting each value. */
 int
 json_stream_feed(struct json_stream *js, const char *data, size_t len,
     json_stream_cb cb, void *arg, char **error)
@@ -333,6 +336,7 @@ json_stream_feed(struct json_stream *js, const char *data, size_t len,
 	return r == SCAN_FAILED ? -1 : 0;
 }
 
+/* Declares the end of input; fails on an unfinished value or unscanned bytes. */
 int
 json_stream_finish(struct json_stream *js, char **error)
 {
@@ -349,12 +353,14 @@ json_stream_finish(struct json_stream *js, char **error)
 	return 0;
 }
 
+/* Returns the input bytes held in memory. */
 size_t
 json_stream_held_bytes(const struct json_stream *js)
 {
 	return js->value.len + (js->pending.len - js->pending_off);
 }
 
+/* Drops the value in progress and the rest of the line, clearing an error. */
 void
 json_stream_skip_line(struct json_stream *js)
 {

@@ -70,6 +70,7 @@ watch_quote(const char *s)
 	return q;
 }
 
+/* Returns the wire name of an event type. */
 const char *
 watch_event_type_name(enum watch_event_type type)
 {
@@ -105,6 +106,7 @@ watch_event_parse_type(const cJSON *root, enum watch_event_type *type, char **er
 	return -1;
 }
 
+/* Parses one event and takes its object out of the parsed tree. */
 int
 watch_event_parse(const char *text, size_t len, struct watch_event *out, char **error)
 {
@@ -151,6 +153,7 @@ watch_event_parse(const char *text, size_t len, struct watch_event *out, char **
 	return 0;
 }
 
+/* Frees the event's object. */
 void
 watch_event_clear(struct watch_event *ev)
 {
