@@ -1,0 +1,35 @@
+/*
+ * watch.h - one event of a Kubernetes WATCH stream: {"type": "ADDED", "object": {...}}.
+ */
+#ifndef SQLKCM_WATCH_H
+#define SQLKCM_WATCH_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+enum watch_event_type {
+	WATCH_ADDED,
+	WATCH_MODIFIED,
+	WATCH_DELETED,
+	WATCH_BOOKMARK,		/* object carries only metadata.resourceVersion (and annotations) */
+	WATCH_ERROR,		/* object is a Status; see apistatus.h */
+};
+
+struct watch_event {
+	enum watch_event_type type;
+	cJSON *object;		/* owned; freed by watch_event_clear */
+};
+
+/* Parses one event from len bytes of JSON (not NUL-terminated) into *out. Returns 0, or -1
+ * with *error naming what is wrong: not JSON (and where), not an object, "type" missing,
+ * not a string or unknown, "object" missing or not an object. On error *out is cleared. */
+int watch_event_parse(const char *text, size_t len, struct watch_event *out, char **error);
+
+/* Frees the event's object; the event may be parsed into again. */
+void watch_event_clear(struct watch_event *ev);
+
+/* Returns the wire name of a type: "ADDED", ... */
+const char *watch_event_type_name(enum watch_event_type type);
+
+#endif
