@@ -1642,6 +1642,48 @@ exec_error(const struct kube_config *c, char **error, const char *fmt, ...)
 	return -1;
 }
 
+/* Finds the program to run for command: itself when it has a '/', else the first executable
+ * file of that name in $PATH. Done before spawning so that "not found" is reported the same
+ * way whatever posix_spawn does (some implementations, and valgrind, report a failed exec
+ * only as exit status 127). Returns 0 or an errno value. */
+static int
+exec_command_find(const char *command, char **path)
+{
+	const char *search = getenv("PATH");
+	struct stat st;
+	int found_errno = ENOENT;
+
+	*path = NULL;
+	if (strchr(command, '/') != NULL) {
+		if (stat(command, &st) == -1)
+			return errno;
+		if (!S_ISREG(st.st_mode) || access(command, X_OK) == -1)
+			return EACCES;
+		*path = xstrdup(command);
+		return 0;
+	}
+	if (search == NULL)
+		search = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *p = search;; p++) {
+		size_t len = strcspn(p, ":");
+		char *candidate = len == 0 ? xasprintf("./%s", command) :
+		    xasprintf("%.*s/%s", (int)len, p, command);
+
+		if (stat(candidate, &st) == 0) {
+			if (S_ISREG(st.st_mode) && access(candidate, X_OK) == 0) {
+				*path = candidate;
+				return 0;
+			}
+			found_errno = EACCES;
+		}
+		free(candidate);
+		p += len;
+		if (*p == '\0')
+			break;
+	}
+	return found_errno;
+}
+
 /* Runs the exec plugin and collects its standard output. */
 static int
 exec_run(const struct kube_config *c, struct buf *output, char **error)
@@ -1650,7 +1692,7 @@ exec_run(const struct kube_config *c, struct buf *output, char **error)
 	posix_spawn_file_actions_t actions;
 	posix_spawnattr_t attr;
 	sigset_t mask, defaults;
-	char **argv, **envp, *info = NULL;
+	char **argv, **envp, *info = NULL, *program;
 	int pipefd[2], status, rc, r = -1;
 	int64_t deadline = monotonic_ms() + e->timeout_ms;
 	pid_t pid;
@@ -1658,9 +1700,14 @@ exec_run(const struct kube_config *c, struct buf *output, char **error)
 	if (strcmp(e->interactive_mode, "Always") == 0)
 		return exec_error(c, error, "interactiveMode is Always, but sqlkcm runs plugins "
 		    "without a terminal");
-	if (exec_info_json(c, &info, error) == -1)
+	if ((rc = exec_command_find(e->command, &program)) != 0)
+		return exec_error(c, error, "cannot run it: %s", strerror(rc));
+	if (exec_info_json(c, &info, error) == -1) {
+		free(program);
 		return -1;
+	}
 	if (pipe2(pipefd, O_CLOEXEC) == -1) {
+		free(program);
 		free(info);
 		return exec_error(c, error, "pipe: %s", strerror(errno));
 	}
@@ -1684,10 +1731,8 @@ exec_run(const struct kube_config *c, struct buf *output, char **error)
 	posix_spawnattr_setsigmask(&attr, &mask);
 	posix_spawnattr_setsigdefault(&attr, &defaults);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	if (strchr(e->command, '/') != NULL)
-		rc = posix_spawn(&pid, e->command, &actions, &attr, argv, envp);
-	else
-		rc = posix_spawnp(&pid, e->command, &actions, &attr, argv, envp);
+	rc = posix_spawn(&pid, program, &actions, &attr, argv, envp);
+	free(program);
 	posix_spawn_file_actions_destroy(&actions);
 	posix_spawnattr_destroy(&attr);
 	close(pipefd[1]);
