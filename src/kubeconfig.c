@@ -340,8 +340,10 @@ node_is_null(const yaml_node_t *n)
 
 	if (n->type != YAML_SCALAR_NODE)
 		return 0;
-	if (n->tag != NULL && strcmp((const char *)n->tag, YAML_NULL_TAG) == 0 &&
-	    n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+	/* libyaml does not resolve tags: an untagged plain scalar carries the default str tag. */
+	if (n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && (n->tag == NULL ||
+	    strcmp((const char *)n->tag, YAML_NULL_TAG) == 0 ||
+	    strcmp((const char *)n->tag, YAML_STR_TAG) == 0)) {
 		v = (const char *)n->data.scalar.value;
 		len = n->data.scalar.length;
 		return len == 0 || (len == 1 && v[0] == '~') ||

@@ -205,6 +205,35 @@ parse_accepts_json_and_yaml_booleans_and_wrapped_base64(void **state)
 }
 
 static void
+parse_treats_yaml_nulls_as_unset(void **state)
+{
+	(void)state;
+	struct kube_config *c = parse_ok(
+	    "preferences: ~\nextensions:\n"
+	    "clusters:\n- name: k\n  cluster:\n    server: https://h\n    proxy-url: null\n"
+	    "    certificate-authority-data: \"\"\n    insecure-skip-tls-verify: ~\n"
+	    "- name: empty\n  cluster: ~\n"
+	    "users:\n- name: u\n  user: ~\n"
+	    "contexts:\n- name: c\n  context: {cluster: k, user: u, namespace: Null}\n"
+	    "current-context: c\n", PATH, NULL);
+
+	assert_string_equal(c->server, "https://h");
+	assert_null(c->proxy_url);
+	assert_null(c->ca_pem);
+	assert_int_equal(c->insecure_skip_tls_verify, 0);
+	assert_null(c->namespace);
+	assert_null(c->token);
+	kube_config_free(c);
+
+	/* A quoted "null" is a string, not null. */
+	c = parse_ok(CLUSTER_OK USER_OK
+	    "contexts:\n- name: c\n  context: {cluster: k, user: u, namespace: \"null\"}\n"
+	    "current-context: c\n", PATH, NULL);
+	assert_string_equal(c->namespace, "null");
+	kube_config_free(c);
+}
+
+static void
 parse_reads_the_exec_section(void **state)
 {
 	(void)state;
@@ -1015,6 +1044,37 @@ exec_plugin_that_does_not_exist_shows_the_install_hint(void **state)
 	tmpdir_remove(dir);
 }
 
+static void
+exec_plugin_without_a_slash_is_found_in_path(void **state)
+{
+	(void)state;
+	char *dir = tmpdir_make(), *kc = xasprintf("%s/config", dir);
+	char *old_path = xstrdup(getenv("PATH") != NULL ? getenv("PATH") : "/usr/bin:/bin");
+	char *path = xasprintf("/nonexistent:%s:%s", dir, old_path);
+	struct kube_credentials cred;
+	struct kube_config *c;
+	char *error = NULL;
+
+	free(file_write(dir, "sqlkcm-test-plugin", "#!/bin/sh\necho '" CRED_HEAD
+	    "\"status\":{\"token\":\"from-path\"}}'\n", 1));
+	c = parse_ok(CLUSTER_OK "users:\n- name: u\n  user:\n    exec:\n"
+	    "      command: sqlkcm-test-plugin\n"
+	    "      apiVersion: client.authentication.k8s.io/v1\n      interactiveMode: Never\n"
+	    CONTEXT_OK, kc, NULL);
+	assert_string_equal(c->exec->command, "sqlkcm-test-plugin");
+	setenv("PATH", path, 1);
+	int r = kube_config_credentials(c, 0, &cred, &error);
+	setenv("PATH", old_path, 1);
+	if (r != 0)
+		fail_msg("unexpected error: %s", error);
+	assert_string_equal(cred.token, "from-path");
+	kube_config_free(c);
+	free(path);
+	free(old_path);
+	free(kc);
+	tmpdir_remove(dir);
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* ExecCredential and time parsing */
 
@@ -1229,6 +1289,7 @@ main(void)
 		cmocka_unit_test(parse_reads_cluster_user_and_context),
 		cmocka_unit_test(parse_uses_the_context_argument_over_current_context),
 		cmocka_unit_test(parse_accepts_json_and_yaml_booleans_and_wrapped_base64),
+		cmocka_unit_test(parse_treats_yaml_nulls_as_unset),
 		cmocka_unit_test(parse_reads_the_exec_section),
 		cmocka_unit_test(parse_refuses_each_invalid_kubeconfig_with_its_message),
 		cmocka_unit_test(parse_reports_yaml_syntax_errors_with_their_position),
@@ -1245,6 +1306,7 @@ main(void)
 		cmocka_unit_test(exec_plugin_gets_args_env_and_exec_info),
 		cmocka_unit_test(exec_plugin_failures_name_the_command),
 		cmocka_unit_test(exec_plugin_that_does_not_exist_shows_the_install_hint),
+		cmocka_unit_test(exec_plugin_without_a_slash_is_found_in_path),
 		cmocka_unit_test(exec_credential_parse_reads_token_certificate_and_expiry),
 		cmocka_unit_test(exec_credential_parse_refuses_bad_credentials),
 		cmocka_unit_test(rfc3339_times_parse_as_go_parses_them),
