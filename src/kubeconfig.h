@@ -1,0 +1,163 @@
+/*
+ * kubeconfig.h - how sqlkcm finds the apiserver and authenticates to it: kubeconfig files,
+ * in-cluster service-account configuration, and the credentials for each request
+ * (static token, rotating token file, client certificates, exec plugins).
+ *
+ * The rules are client-go's (clientcmd loader and validation, rest.InClusterConfig, the exec
+ * credential plugin protocol); where sqlkcm differs it is said below.
+ */
+#ifndef SQLKCM_KUBECONFIG_H
+#define SQLKCM_KUBECONFIG_H
+
+#include <stddef.h>
+#include <time.h>
+
+/* The default service-account directory of a pod. */
+#define KUBE_SERVICE_ACCOUNT_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+
+/* Files (kubeconfig, token, certificates, CA) larger than this are refused. */
+#define KUBE_CONFIG_FILE_MAX (1024 * 1024)
+
+/* Exec plugin limits: its stdout is read up to KUBE_EXEC_OUTPUT_MAX bytes, and it is killed
+ * after timeout_ms (KUBE_EXEC_TIMEOUT_MS unless a caller changes it). */
+#define KUBE_EXEC_OUTPUT_MAX (1024 * 1024)
+#define KUBE_EXEC_TIMEOUT_MS 30000
+
+/* users[].user.exec: a credential plugin. */
+struct kube_exec_config {
+	char *api_version;		/* client.authentication.k8s.io/v1 or v1beta1 */
+	char *command;			/* resolved against the kubeconfig's directory if it has a '/' */
+	char **args;
+	size_t nargs;
+	char **env_names;		/* added to (and overriding) sqlkcm's environment */
+	char **env_values;
+	size_t nenv;
+	int provide_cluster_info;	/* pass spec.cluster in KUBERNETES_EXEC_INFO */
+	char *install_hint;		/* or NULL */
+	char *interactive_mode;		/* Never, IfAvailable or Always; sqlkcm is never interactive */
+	int timeout_ms;			/* KUBE_EXEC_TIMEOUT_MS; tests shorten it */
+};
+
+struct kube_config_state;
+
+/*
+ * A connection configuration. Strings are NULL when unset. CA, client certificate and key are
+ * given either as a file (absolute, or relative to the working directory when the kubeconfig
+ * had no path) or as decoded PEM data, never both. The credentials to send are not read from
+ * here directly: call kube_config_credentials before each request.
+ */
+struct kube_config {
+	char *server;			/* e.g. https://127.0.0.1:6443, no trailing slash */
+	char *tls_server_name;
+	int insecure_skip_tls_verify;	/* only when the kubeconfig sets it true */
+	char *proxy_url;		/* clusters[].cluster.proxy-url, or NULL */
+	char *ca_file;
+	char *ca_pem;
+	size_t ca_pem_len;
+	char *cert_file;
+	char *cert_pem;
+	size_t cert_pem_len;
+	char *key_file;
+	char *key_pem;
+	size_t key_pem_len;
+	char *token;
+	char *token_file;		/* re-read when it changes; wins over token, as in client-go */
+	struct kube_exec_config *exec;
+	char *namespace;		/* the context's namespace, or NULL */
+	char *origin;			/* "kubeconfig PATH (context NAME)" or "in-cluster", for messages */
+
+	struct kube_config_state *state;	/* credential caches; private to kubeconfig.c */
+};
+
+/*
+ * Parses kubeconfig YAML from memory. path (may be NULL) names the file in messages and is the
+ * base for relative file paths, which are resolved against its directory as client-go does.
+ * context NULL means current-context. Only the chosen context, its cluster and its user are
+ * validated semantically (as client-go's ConfirmUsable does), but every entry must decode:
+ * wrong types, bad base64 and duplicated names are errors wherever they are.
+ */
+int kube_config_parse(const char *yaml, size_t len, const char *path, const char *context,
+    struct kube_config **out, char **error);
+
+/* Reads and parses one kubeconfig file. */
+int kube_config_load_file(const char *path, const char *context, struct kube_config **out,
+    char **error);
+
+/*
+ * Reads and merges several kubeconfig files, as client-go merges a $KUBECONFIG list: the first
+ * file that sets current-context wins, and a context, cluster or user is taken from the first
+ * file that defines that name (relative paths stay relative to their own file). Files that do
+ * not exist are skipped; at least one must exist.
+ */
+int kube_config_load_files(const char *const *paths, size_t npaths, const char *context,
+    struct kube_config **out, char **error);
+
+/*
+ * The configuration of a pod: https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT (an
+ * IPv6 host is bracketed), the token file sa_dir/token (re-read as the kubelet rotates it),
+ * sa_dir/ca.crt if it exists, and the namespace in sa_dir/namespace. sa_dir NULL means
+ * KUBE_SERVICE_ACCOUNT_DIR.
+ */
+int kube_config_in_cluster(const char *sa_dir, struct kube_config **out, char **error);
+
+/*
+ * Finds the configuration the way sqlkcm run does: the --kubeconfig flag (the file must
+ * exist); else $KUBECONFIG, a colon-separated list merged as kube_config_load_files does
+ * (missing files skipped); else in-cluster when KUBERNETES_SERVICE_HOST is set; else
+ * ~/.kube/config. Then master, when set, replaces the server (with no configuration at all,
+ * master alone is enough for an unauthenticated connection). context as for
+ * kube_config_parse (ignored in-cluster).
+ */
+int kube_config_resolve(const char *kubeconfig_flag, const char *context, const char *master,
+    struct kube_config **out, char **error);
+
+void kube_config_free(struct kube_config *c);
+
+/* What to present on the next request. Pointers are owned by the kube_config and stay valid
+ * until the next kube_config_credentials call or kube_config_free. */
+struct kube_credentials {
+	const char *token;		/* bearer token, or NULL */
+	const char *cert_pem;		/* client certificate and key, or NULL */
+	size_t cert_pem_len;
+	const char *key_pem;
+	size_t key_pem_len;
+};
+
+/*
+ * Returns the credentials for the next request; cheap enough to call before each one.
+ * - token_file: re-read only when its inode, size or mtime changed (a failed re-read keeps the
+ *   last good token, as client-go's cached file token source does);
+ * - else a static token;
+ * - else the exec plugin's result, cached until its expirationTimestamp, re-run when expired
+ *   or when unauthorized_seen says the apiserver answered 401 with the cached credentials.
+ * Client certificate files are re-read when they change, like the token file. A certificate
+ * returned by an exec plugin replaces the configured one.
+ */
+int kube_config_credentials(struct kube_config *c, int unauthorized_seen,
+    struct kube_credentials *out, char **error);
+
+/* The status of an ExecCredential written by an exec plugin. */
+struct kube_exec_credential {
+	char *token;			/* or NULL */
+	char *cert_pem;			/* clientCertificateData and clientKeyData, or NULL */
+	size_t cert_pem_len;
+	char *key_pem;
+	size_t key_pem_len;
+	time_t expiration;		/* 0 when the plugin gave no expirationTimestamp */
+};
+
+/*
+ * Parses an exec plugin's output: an ExecCredential whose apiVersion is api_version, with
+ * status.token and/or status.clientCertificateData with status.clientKeyData (PEM), and an
+ * optional RFC 3339 status.expirationTimestamp.
+ */
+int kube_exec_credential_parse(const char *json, size_t len, const char *api_version,
+    struct kube_exec_credential **out, char **error);
+
+void kube_exec_credential_free(struct kube_exec_credential *cred);
+
+/* Parses an RFC 3339 timestamp (as Go's time.RFC3339 accepts it) into seconds since the
+ * epoch; fractions of a second are dropped. */
+int kube_time_parse_rfc3339(const char *s, time_t *out);
+
+#endif
