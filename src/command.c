@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "command.h"
+#include "run.h"
 #include "version.h"
 
 static int version_run(int, char **, FILE *, FILE *);
@@ -22,12 +23,9 @@ static int version_run(int, char **, FILE *, FILE *);
 static const struct command commands[] = {
 	{
 		"run",
-		"run the controllers against a cluster (daemon mode)",
-		"usage: sqlkcm run [--kubeconfig FILE] [--db FILE] [--controllers LIST] ...\n"
-		"\n"
-		"Mirrors the cluster into the SQLite cache with informers and runs the enabled\n"
-		"controllers against it, in place of kube-controller-manager.\n",
-		NULL,
+		"mirror a cluster into the cache and run the controllers (daemon mode)",
+		run_usage,
+		run_command,
 	},
 	{
 		"plan",

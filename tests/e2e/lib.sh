@@ -39,3 +39,67 @@ tap_done() {
 	echo "1..$tap_n"
 	[ "$tap_failed" = 0 ]
 }
+
+# --- the shared cluster and sqlkcm --------------------------------------------------------
+
+# use_shared_cluster: points kubectl at the run's shared cluster (tests/run-all starts it;
+# run by hand: contrib/cluster/up DIR, then SQLKCM_TEST_CLUSTER=DIR SQLKCM=... bash TEST).
+use_shared_cluster() {
+	: "${SQLKCM_TEST_CLUSTER:?run by tests/run-all, or set SQLKCM_TEST_CLUSTER to a cluster dir}"
+	: "${SQLKCM:?SQLKCM must name the sqlkcm program}"
+	cluster=$SQLKCM_TEST_CLUSTER
+	. "$cluster/env"
+}
+
+# sqlkcm_start NAME ARGS...: runs `sqlkcm run ARGS` in the background against the shared
+# cluster, logging to $work/NAME.log; its pid goes in the cluster's pids/ so that
+# `contrib/cluster/down` stops it even if the test dies.
+sqlkcm_start() {
+	local name=$1
+	shift
+	"$SQLKCM" run --kubeconfig "$cluster/kubeconfig" "$@" </dev/null >>"$work/$name.log" 2>&1 &
+	echo $! >"$cluster/pids/sqlkcm-$name.pid"
+}
+
+# sqlkcm_stop NAME [SIGNAL]: signals it (TERM by default), waits, and returns its exit status.
+sqlkcm_stop() {
+	local pid
+	pid=$(cat "$cluster/pids/sqlkcm-$1.pid")
+	kill -"${2:-TERM}" "$pid" 2>/dev/null
+	wait "$pid"
+	local status=$?
+	rm -f "$cluster/pids/sqlkcm-$1.pid"
+	return $status
+}
+
+# cache_converges DB SECONDS [RESOURCE...]: waits until the cache equals the apiserver.
+cache_converges() {
+	local db=$1 seconds=$2
+	shift 2
+	local deadline=$(($(date +%s) + seconds))
+	until "$top/tests/e2e/cache-diff" "$db" "$@" >"$work/diff.out" 2>&1; do
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			cat "$work/diff.out"
+			return 1
+		fi
+		sleep 1
+	done
+}
+
+# audit_count VERB RESOURCE: how many VERB requests for RESOURCE sqlkcm has made so far,
+# according to the apiserver's audit log.
+audit_count() {
+	cat "$cluster"/logs/audit*.log 2>/dev/null | python3 -c '
+import json, sys
+verb, resource = sys.argv[1], sys.argv[2]
+n = 0
+for line in sys.stdin:
+    try:
+        e = json.loads(line)
+    except ValueError:
+        continue
+    if (e.get("verb") == verb and e.get("userAgent", "").startswith("sqlkcm/")
+            and e.get("objectRef", {}).get("resource") == resource):
+        n += 1
+print(n)' "$1" "$2"
+}

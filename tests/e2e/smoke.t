@@ -2,6 +2,7 @@
 # smoke.t - the local control plane is real and complete: two clusters come up side by
 # side, kube-scheduler binds a pod, kwok runs it to Ready, RBAC is enforced, and `down`
 # leaves no process behind. Brings up its own clusters (it tests up and down).
+# e2e: own-cluster
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -1,0 +1,582 @@
+/*
+ * client.c - the Kubernetes REST client: libcurl's multi interface on the libevent loop.
+ *
+ * One curl multi handle carries every request; curl tells us, through the socket and
+ * timer callbacks, which sockets to watch and when to call it back, and libevent does the
+ * waiting, so hundreds of requests are in flight on one thread. HTTP/2 is used where the
+ * server offers it, with every stream multiplexed on one connection.
+ *
+ * Before a request goes out it takes a token from a bucket that refills at qps tokens a
+ * second up to burst (client-go's default rate limiter, which kube-controller-manager sets
+ * with --kube-api-qps and --kube-api-burst); requests that find the bucket empty wait in
+ * order for a timer.
+ *
+ * Credentials come from the kubeconfig for every request (kube_config_credentials is
+ * cheap: it re-reads a rotated token file, or re-runs an exec plugin, only when needed);
+ * after a 401 the next request asks for fresh ones. curl's verbose mode stays off: it
+ * would print the Authorization header.
+ *
+ * Lifetime: a request belongs to the client until on_done returns or it is cancelled.
+ * A request cancelled from inside its own write callback is only marked, and freed when
+ * curl gives it back.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include "client.h"
+#include "kubeconfig.h"
+#include "log.h"
+#include "util.h"
+#include "version.h"
+
+/* Requests other than streams give up after this long; streams end by the server's
+ * timeoutSeconds and are watched over by their owner. */
+#define CLIENT_REQUEST_TIMEOUT_MS 60000L
+#define CLIENT_CONNECT_TIMEOUT_MS 10000L
+/* An error body larger than this is cut (it is only read for its message). */
+#define CLIENT_MAX_ERROR_BODY (1024 * 1024)
+
+struct client_request {
+	struct client *client;
+	CURL *easy;
+	struct curl_slist *headers;
+	char *method;
+	char *url;
+	char *body;
+	size_t body_len;
+	char *content_type;
+	struct buf response;
+	char *retry_after;
+	client_data_cb on_data;
+	client_done_cb on_done;
+	void *arg;
+	int streaming;
+	int started;		/* handed to curl */
+	int in_write;		/* inside its write callback */
+	int cancelled;
+	char errbuf[CURL_ERROR_SIZE];
+	TAILQ_ENTRY(client_request) link;	/* in client->waiting, then client->active */
+};
+
+TAILQ_HEAD(client_request_queue, client_request);
+
+struct client {
+	struct event_base *base;
+	struct kube_config *config;
+	CURLM *multi;
+	struct event *curl_timer;	/* curl's timeout */
+	struct event *throttle_timer;	/* the next token */
+	struct client_request_queue waiting;	/* for the rate limit */
+	struct client_request_queue active;	/* handed to curl */
+	int nwaiting;
+	double qps;
+	int burst;
+	double tokens;
+	double refilled_at;		/* monotonic seconds */
+	int unauthorized_seen;		/* a 401 came back: ask for fresh credentials */
+	unsigned long sent;
+};
+
+static void client_start_waiting(struct client *c);
+static void client_finish(struct client *c, struct client_request *r, CURLcode result);
+
+/* Monotonic time in seconds. */
+static double
+client_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --- curl on libevent ----------------------------------------------------------------- */
+
+/* Hands every finished transfer to its owner. */
+static void
+client_check_done(struct client *c)
+{
+	CURLMsg *msg;
+	int left;
+
+	while ((msg = curl_multi_info_read(c->multi, &left)) != NULL) {
+		struct client_request *r;
+
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+		client_finish(c, r, msg->data.result);
+	}
+}
+
+/* libevent says a socket curl watches is ready. */
+static void
+client_socket_ready(evutil_socket_t fd, short what, void *arg)
+{
+	struct client *c = arg;
+	int flags = 0, running;
+
+	if (what & EV_READ)
+		flags |= CURL_CSELECT_IN;
+	if (what & EV_WRITE)
+		flags |= CURL_CSELECT_OUT;
+	curl_multi_socket_action(c->multi, fd, flags, &running);
+	client_check_done(c);
+}
+
+/* curl's timer expired. */
+static void
+client_curl_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct client *c = arg;
+	int running;
+
+	(void)fd;
+	(void)what;
+	curl_multi_socket_action(c->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	client_check_done(c);
+}
+
+/* curl asks to watch (or stop watching) a socket. */
+static int
+client_socket_callback(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
+{
+	struct client *c = userp;
+	struct event *ev = socketp;
+	short events = EV_PERSIST;
+
+	(void)easy;
+	if (what == CURL_POLL_REMOVE) {
+		if (ev != NULL)
+			event_free(ev);
+		curl_multi_assign(c->multi, s, NULL);
+		return 0;
+	}
+	if (what & CURL_POLL_IN)
+		events |= EV_READ;
+	if (what & CURL_POLL_OUT)
+		events |= EV_WRITE;
+	if (ev != NULL) {
+		event_del(ev);
+		event_assign(ev, c->base, s, events, client_socket_ready, c);
+	} else {
+		ev = event_new(c->base, s, events, client_socket_ready, c);
+		curl_multi_assign(c->multi, s, ev);
+	}
+	event_add(ev, NULL);
+	return 0;
+}
+
+/* curl asks to be called back after timeout_ms (-1: never). */
+static int
+client_timer_callback(CURLM *multi, long timeout_ms, void *userp)
+{
+	struct client *c = userp;
+	struct timeval tv;
+
+	(void)multi;
+	if (timeout_ms < 0) {
+		evtimer_del(c->curl_timer);
+		return 0;
+	}
+	tv.tv_sec = timeout_ms / 1000;
+	tv.tv_usec = (timeout_ms % 1000) * 1000;
+	evtimer_add(c->curl_timer, &tv);
+	return 0;
+}
+
+/* --- requests ------------------------------------------------------------------------- */
+
+/* Body bytes arrive: streamed to on_data for a successful stream, kept otherwise. */
+static size_t
+client_write(char *data, size_t size, size_t n, void *arg)
+{
+	struct client_request *r = arg;
+	size_t len = size * n;
+	long code = 0;
+
+	if (r->cancelled)
+		return 0;
+	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
+	if (r->streaming && code >= 200 && code < 300) {
+		r->in_write = 1;
+		r->on_data(data, len, r->arg);
+		r->in_write = 0;
+		return r->cancelled ? 0 : len;
+	}
+	if (r->streaming || code >= 300) {
+		if (r->response.len + len > CLIENT_MAX_ERROR_BODY)
+			return len;	/* keep the start; the message is there */
+	}
+	buf_append(&r->response, data, len);
+	return len;
+}
+
+/* Keeps the Retry-After header (429 and 503 responses carry it). */
+static size_t
+client_header(char *data, size_t size, size_t n, void *arg)
+{
+	struct client_request *r = arg;
+	size_t len = size * n;
+	static const char name[] = "retry-after:";
+
+	if (len > sizeof name - 1 && strncasecmp(data, name, sizeof name - 1) == 0) {
+		const char *v = data + sizeof name - 1;
+		size_t vlen = len - (sizeof name - 1);
+		while (vlen > 0 && (*v == ' ' || *v == '\t'))
+			v++, vlen--;
+		while (vlen > 0 && (v[vlen - 1] == '\r' || v[vlen - 1] == '\n' || v[vlen - 1] == ' '))
+			vlen--;
+		free(r->retry_after);
+		r->retry_after = xstrndup(v, vlen);
+	}
+	return len;
+}
+
+static void
+client_request_free(struct client_request *r)
+{
+	if (r->easy != NULL)
+		curl_easy_cleanup(r->easy);
+	curl_slist_free_all(r->headers);
+	free(r->method);
+	free(r->url);
+	free(r->body);
+	free(r->content_type);
+	free(r->retry_after);
+	buf_free(&r->response);
+	free(r);
+}
+
+/* Calls on_done with a failure that happened before any transfer. */
+static void
+client_fail_early(struct client_request *r, const char *why)
+{
+	struct client_response resp = { 0, "", 0, NULL, why };
+
+	if (r->on_done != NULL)
+		r->on_done(&resp, r->arg);
+}
+
+/* Sets up the curl handle: TLS from the kubeconfig, credentials, headers. */
+static int
+client_prepare(struct client *c, struct client_request *r, char **error)
+{
+	struct kube_config *kc = c->config;
+	struct kube_credentials creds;
+	CURL *e;
+
+	if (kube_config_credentials(kc, c->unauthorized_seen, &creds, error) != 0)
+		return -1;
+	c->unauthorized_seen = 0;
+	e = r->easy = curl_easy_init();
+	if (e == NULL)
+		return error_set(error, "cannot create a curl handle");
+	curl_easy_setopt(e, CURLOPT_PRIVATE, r);
+	curl_easy_setopt(e, CURLOPT_URL, r->url);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_USERAGENT, SQLKCM_USER_AGENT);
+	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, CLIENT_CONNECT_TIMEOUT_MS);
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+	if (!r->streaming)
+		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, CLIENT_REQUEST_TIMEOUT_MS);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, client_write);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, client_header);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
+
+	/* TLS: verification stays on unless the kubeconfig turned it off. */
+	if (kc->insecure_skip_tls_verify) {
+		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
+	if (kc->ca_pem != NULL) {
+		struct curl_blob blob = { kc->ca_pem, kc->ca_pem_len, CURL_BLOB_COPY };
+		curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &blob);
+	} else if (kc->ca_file != NULL) {
+		curl_easy_setopt(e, CURLOPT_CAINFO, kc->ca_file);
+	}
+	if (creds.cert_pem != NULL && creds.key_pem != NULL) {
+		struct curl_blob cert = { (void *)creds.cert_pem, creds.cert_pem_len, CURL_BLOB_COPY };
+		struct curl_blob key = { (void *)creds.key_pem, creds.key_pem_len, CURL_BLOB_COPY };
+		curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &cert);
+		curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &key);
+	} else if (kc->cert_file != NULL && kc->key_file != NULL) {
+		curl_easy_setopt(e, CURLOPT_SSLCERT, kc->cert_file);
+		curl_easy_setopt(e, CURLOPT_SSLKEY, kc->key_file);
+	}
+	curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
+	curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
+	if (kc->proxy_url != NULL)
+		curl_easy_setopt(e, CURLOPT_PROXY, kc->proxy_url);
+
+	r->headers = curl_slist_append(r->headers, "Accept: application/json");
+	if (creds.token != NULL) {
+		char *auth = xasprintf("Authorization: Bearer %s", creds.token);
+		r->headers = curl_slist_append(r->headers, auth);
+		explicit_bzero(auth, strlen(auth));
+		free(auth);
+	}
+	if (r->content_type != NULL) {
+		char *ct = xasprintf("Content-Type: %s", r->content_type);
+		r->headers = curl_slist_append(r->headers, ct);
+		free(ct);
+	}
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, r->headers);
+	if (strcmp(r->method, "GET") != 0)
+		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
+	if (r->body != NULL) {
+		curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body);
+		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
+	}
+	return 0;
+}
+
+/* Starts r now; on a setup failure its on_done is told and it is freed. */
+static void
+client_start(struct client *c, struct client_request *r)
+{
+	char *error = NULL;
+
+	if (client_prepare(c, r, &error) != 0 ||
+	    curl_multi_add_handle(c->multi, r->easy) != CURLM_OK) {
+		log_error("request failed before sending method=%s url=%s err=\"%s\"", r->method,
+		    r->url, error != NULL ? error : "curl_multi_add_handle failed");
+		client_fail_early(r, error != NULL ? error : "cannot start the request");
+		free(error);
+		client_request_free(r);
+		return;
+	}
+	r->started = 1;
+	TAILQ_INSERT_TAIL(&c->active, r, link);
+	c->sent++;
+}
+
+/* Refills the bucket for the time passed. */
+static void
+client_refill(struct client *c)
+{
+	double now = client_now();
+
+	c->tokens = fmin((double)c->burst, c->tokens + (now - c->refilled_at) * c->qps);
+	c->refilled_at = now;
+}
+
+/* The throttle timer: a token is due. */
+static void
+client_throttle_expired(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	client_start_waiting(arg);
+}
+
+/* Starts waiting requests while tokens last; arms the timer for the next token. */
+static void
+client_start_waiting(struct client *c)
+{
+	struct client_request *r;
+
+	while ((r = TAILQ_FIRST(&c->waiting)) != NULL) {
+		if (c->qps > 0) {
+			client_refill(c);
+			if (c->tokens < 1.0) {
+				double wait = (1.0 - c->tokens) / c->qps;
+				struct timeval tv = { (time_t)wait,
+				    (suseconds_t)((wait - floor(wait)) * 1e6) + 1 };
+				evtimer_add(c->throttle_timer, &tv);
+				return;
+			}
+			c->tokens -= 1.0;
+		}
+		TAILQ_REMOVE(&c->waiting, r, link);
+		c->nwaiting--;
+		client_start(c, r);
+	}
+}
+
+/* Queues a new request behind the rate limit. */
+static struct client_request *
+client_enqueue(struct client *c, const char *method, const char *path,
+    const char *content_type, const char *body, size_t len, int streaming,
+    client_data_cb on_data, client_done_cb on_done, void *arg)
+{
+	struct client_request *r = xcalloc(1, sizeof *r);
+
+	r->client = c;
+	r->method = xstrdup(method);
+	r->url = xasprintf("%s%s", c->config->server, path);
+	if (body != NULL) {
+		r->body = xmalloc(len + 1);
+		memcpy(r->body, body, len);
+		r->body[len] = '\0';
+		r->body_len = len;
+	}
+	r->content_type = content_type != NULL ? xstrdup(content_type) : NULL;
+	r->streaming = streaming;
+	r->on_data = on_data;
+	r->on_done = on_done;
+	r->arg = arg;
+	buf_init(&r->response);
+	TAILQ_INSERT_TAIL(&c->waiting, r, link);
+	c->nwaiting++;
+	client_start_waiting(c);
+	return r;
+}
+
+struct client_request *
+client_send(struct client *c, const char *method, const char *path,
+    const char *content_type, const char *body, size_t len, client_done_cb on_done, void *arg)
+{
+	return client_enqueue(c, method, path, content_type, body, len, 0, NULL, on_done, arg);
+}
+
+struct client_request *
+client_stream(struct client *c, const char *path, client_data_cb on_data,
+    client_done_cb on_done, void *arg)
+{
+	return client_enqueue(c, "GET", path, NULL, NULL, 0, 1, on_data, on_done, arg);
+}
+
+/* A transfer ended: tell the owner (unless cancelled) and free it. */
+static void
+client_finish(struct client *c, struct client_request *r, CURLcode result)
+{
+	struct client_response resp;
+	long code = 0;
+
+	curl_multi_remove_handle(c->multi, r->easy);
+	TAILQ_REMOVE(&c->active, r, link);
+	if (!r->cancelled && r->on_done != NULL) {
+		curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
+		if (code == 401)
+			c->unauthorized_seen = 1;
+		resp.http_code = result == CURLE_OK ? (int)code : 0;
+		resp.body = r->response.data != NULL ? r->response.data : "";
+		resp.len = r->response.len;
+		resp.retry_after = r->retry_after;
+		resp.transport_error = NULL;
+		if (result != CURLE_OK)
+			resp.transport_error = r->errbuf[0] != '\0' ? r->errbuf :
+			    curl_easy_strerror(result);
+		r->on_done(&resp, r->arg);
+	}
+	client_request_free(r);
+}
+
+void
+client_cancel(struct client_request *r)
+{
+	struct client *c = r->client;
+
+	r->cancelled = 1;
+	r->on_data = NULL;
+	r->on_done = NULL;
+	if (!r->started) {
+		TAILQ_REMOVE(&c->waiting, r, link);
+		c->nwaiting--;
+		client_request_free(r);
+		return;
+	}
+	if (r->in_write)
+		return;		/* curl gets 0 from the write callback and gives it back */
+	curl_multi_remove_handle(c->multi, r->easy);
+	TAILQ_REMOVE(&c->active, r, link);
+	client_request_free(r);
+}
+
+/* --- the client ----------------------------------------------------------------------- */
+
+struct client *
+client_new(struct event_base *base, struct kube_config *config,
+    const struct client_options *options, char **error)
+{
+	static int curl_ready;
+	struct client *c;
+
+	if (!curl_ready) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+			error_set(error, "cannot initialise libcurl");
+			return NULL;
+		}
+		curl_ready = 1;
+	}
+	c = xcalloc(1, sizeof *c);
+	c->base = base;
+	c->config = config;
+	c->qps = options != NULL ? options->qps : 0;
+	c->burst = options != NULL && options->burst > 0 ? options->burst : 1;
+	c->tokens = c->burst;
+	c->refilled_at = client_now();
+	TAILQ_INIT(&c->waiting);
+	TAILQ_INIT(&c->active);
+	c->multi = curl_multi_init();
+	c->curl_timer = evtimer_new(base, client_curl_timeout, c);
+	c->throttle_timer = evtimer_new(base, client_throttle_expired, c);
+	if (c->multi == NULL || c->curl_timer == NULL || c->throttle_timer == NULL) {
+		error_set(error, "cannot create the HTTP client");
+		client_free(c);
+		return NULL;
+	}
+	curl_multi_setopt(c->multi, CURLMOPT_SOCKETFUNCTION, client_socket_callback);
+	curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
+	curl_multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, client_timer_callback);
+	curl_multi_setopt(c->multi, CURLMOPT_TIMERDATA, c);
+	curl_multi_setopt(c->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+	return c;
+}
+
+void
+client_free(struct client *c)
+{
+	struct client_request *r;
+
+	if (c == NULL)
+		return;
+	while ((r = TAILQ_FIRST(&c->waiting)) != NULL) {
+		TAILQ_REMOVE(&c->waiting, r, link);
+		client_request_free(r);
+	}
+	while ((r = TAILQ_FIRST(&c->active)) != NULL) {
+		TAILQ_REMOVE(&c->active, r, link);
+		curl_multi_remove_handle(c->multi, r->easy);
+		client_request_free(r);
+	}
+	if (c->multi != NULL)
+		curl_multi_cleanup(c->multi);
+	if (c->curl_timer != NULL)
+		event_free(c->curl_timer);
+	if (c->throttle_timer != NULL)
+		event_free(c->throttle_timer);
+	free(c);
+}
+
+const char *
+client_server(const struct client *c)
+{
+	return c->config->server;
+}
+
+unsigned long
+client_requests_sent(const struct client *c)
+{
+	return c->sent;
+}
+
+int
+client_requests_waiting(const struct client *c)
+{
+	return c->nwaiting;
+}

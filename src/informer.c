@@ -1,0 +1,809 @@
+/*
+ * informer.c - informers: LIST and WATCH resources into the store.
+ *
+ * Each informer mirrors one resource, cluster-wide:
+ *
+ *   start ──(stored rv)──────────────────────────────▶ WATCH ◀─┐ timeout, end of stream
+ *     │                                                  │  └──┘ or error: backoff, same rv
+ *     └──(none)──▶ LIST pages (limit=500, continue) ─────┘
+ *                      ▲                                 │ 410 Gone / too old rv
+ *                      └─────────────────────────────────┘
+ *
+ * A LIST writes each page's items with a new list epoch; when the last page is in, the
+ * list's resourceVersion is recorded, the informer is synced, the watch starts from that
+ * resourceVersion, and rows of older epochs (objects the list no longer has) are deleted,
+ * a thousand per loop turn. A WATCH applies each event as it is decoded from the stream
+ * (json_stream finds object boundaries across chunks without rescanning) and remembers
+ * the newest resourceVersion, bookmarks included. Only 410 Gone, or an ERROR event that
+ * says the resourceVersion is too old, leads to a relist; every other failure waits out an
+ * exponential backoff with jitter and watches again from where it was.
+ *
+ * Transactions: everything the informers write in one loop turn goes in one transaction,
+ * opened by the first write and committed by the set's flush event, which runs at the
+ * lowest priority, after every other callback of the turn. The resourceVersions are
+ * written in the same transaction as the rows, so after a crash the store and its
+ * recorded position always agree. Handlers are called after the commit, never for a
+ * change that was rolled back.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+
+#include <curl/curl.h>
+
+#include "apistatus.h"
+#include "client.h"
+#include "informer.h"
+#include "jsonstream.h"
+#include "log.h"
+#include "store.h"
+#include "util.h"
+#include "watch.h"
+
+#define INFORMER_PAGE_SIZE 500
+#define INFORMER_PRUNE_CHUNK 1000
+#define INFORMER_BACKOFF_INITIAL_MS 800
+#define INFORMER_BACKOFF_MAX_MS 30000
+#define INFORMER_WATCH_TIMEOUT_MIN 300	/* timeoutSeconds is drawn from [min, 2*min) */
+#define INFORMER_MAX_EVENT (64 * 1024 * 1024)
+
+/* Event priorities: the flush runs after everything else of a loop turn. */
+#define PRIORITY_COUNT 3
+#define PRIORITY_FLUSH 2
+
+enum informer_phase { PHASE_IDLE, PHASE_LISTING, PHASE_WATCHING, PHASE_BACKOFF };
+
+struct informer {
+	struct informer_set *set;
+	const struct resource *resource;
+	enum informer_phase phase;
+	struct client_request *request;
+	struct json_stream *stream;
+	char *resource_version;		/* newest applied */
+	int rv_dirty;			/* to be written with this turn's transaction */
+	long long epoch;		/* list epoch rows are written with */
+	char *continue_token;
+	char *list_rv;
+	int synced;
+	int need_list;			/* no usable resourceVersion: the next start lists */
+	int failures;			/* consecutive, for the backoff */
+	unsigned long watch_events;	/* events in the current watch */
+	struct event *retry_timer;
+	struct event *prune_event;
+	long long prune_epoch;
+	TAILQ_ENTRY(informer) link;
+};
+
+/* A change waiting for the commit before its handlers run. */
+struct pending {
+	enum informer_event_type type;
+	const struct resource *resource;
+	cJSON *object;
+	char *old_body;
+	TAILQ_ENTRY(pending) link;
+};
+
+struct handler {
+	struct informer_handlers h;
+	TAILQ_ENTRY(handler) link;
+};
+
+struct informer_set {
+	struct event_base *base;
+	struct client *client;
+	struct store *store;
+	TAILQ_HEAD(, informer) informers;
+	TAILQ_HEAD(, handler) handlers;
+	TAILQ_HEAD(, pending) pending;
+	struct event *flush_event;
+	int in_transaction;
+	int stopping;
+	struct informer_stats stats;
+};
+
+static void informer_list(struct informer *inf);
+static void informer_watch(struct informer *inf);
+static void informer_retry(struct informer *inf, const char *why);
+
+/* --- the loop turn's transaction ------------------------------------------------------ */
+
+/* Opens this turn's transaction if it is not open yet. */
+static int
+informer_set_begin(struct informer_set *set)
+{
+	char *error = NULL;
+
+	if (set->in_transaction)
+		return 0;
+	if (store_begin(set->store, &error) != 0) {
+		log_error("informers: %s", error);
+		free(error);
+		return -1;
+	}
+	set->in_transaction = 1;
+	event_active(set->flush_event, EV_TIMEOUT, 0);
+	return 0;
+}
+
+static void
+pending_free(struct pending *p)
+{
+	cJSON_Delete(p->object);
+	free(p->old_body);
+	free(p);
+}
+
+/* Commits this turn's writes, then tells the handlers. */
+static void
+informer_set_flush(evutil_socket_t fd, short what, void *arg)
+{
+	struct informer_set *set = arg;
+	struct informer *inf;
+	struct pending *p;
+	struct handler *h;
+	char *error = NULL;
+	int failed = 0;
+
+	(void)fd;
+	(void)what;
+	if (!set->in_transaction)
+		return;
+	TAILQ_FOREACH(inf, &set->informers, link) {
+		if (inf->rv_dirty && !failed && store_set_resource_version(set->store,
+		    inf->resource, inf->resource_version, &error) != 0)
+			failed = 1;
+		inf->rv_dirty = 0;
+	}
+	if (!failed && store_commit(set->store, &error) != 0)
+		failed = 1;
+	set->in_transaction = 0;
+	if (failed) {
+		/* Nothing of this turn is stored: start over from what is. */
+		log_error("informers: the cache write failed, restarting from the stored state: %s",
+		    error);
+		free(error);
+		store_rollback(set->store);
+		while ((p = TAILQ_FIRST(&set->pending)) != NULL) {
+			TAILQ_REMOVE(&set->pending, p, link);
+			pending_free(p);
+		}
+		set->stats.errors++;
+		TAILQ_FOREACH(inf, &set->informers, link)
+			informer_retry(inf, "cache write failed");
+		return;
+	}
+	set->stats.batches++;
+	while ((p = TAILQ_FIRST(&set->pending)) != NULL) {
+		struct informer_event ev = { p->type, p->resource, p->object, p->old_body };
+		TAILQ_REMOVE(&set->pending, p, link);
+		TAILQ_FOREACH(h, &set->handlers, link)
+			h->h.on_event(&ev, h->h.arg);
+		pending_free(p);
+	}
+	TAILQ_FOREACH(h, &set->handlers, link) {
+		if (h->h.on_batch_end != NULL)
+			h->h.on_batch_end(h->h.arg);
+	}
+}
+
+/* Queues a change for the handlers; takes object and old_body. */
+static void
+informer_notify(struct informer *inf, enum informer_event_type type, cJSON *object,
+    char *old_body)
+{
+	struct informer_set *set = inf->set;
+	struct pending *p;
+
+	if (TAILQ_EMPTY(&set->handlers)) {
+		cJSON_Delete(object);
+		free(old_body);
+		return;
+	}
+	p = xcalloc(1, sizeof *p);
+	p->type = type;
+	p->resource = inf->resource;
+	p->object = object;
+	p->old_body = old_body;
+	TAILQ_INSERT_TAIL(&set->pending, p, link);
+}
+
+/* --- applying objects ----------------------------------------------------------------- */
+
+static void
+informer_set_rv(struct informer *inf, const char *rv)
+{
+	if (rv == NULL || *rv == '\0')
+		return;
+	free(inf->resource_version);
+	inf->resource_version = xstrdup(rv);
+	inf->rv_dirty = 1;
+}
+
+/* Returns the object's metadata.resourceVersion, or NULL. */
+static const char *
+object_rv(const cJSON *object)
+{
+	const cJSON *v = resource_json_path(object, "metadata.resourceVersion");
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* Describes an object for a log line: "ns/name" or what is known. */
+static char *
+object_key(const cJSON *object)
+{
+	const cJSON *ns = resource_json_path(object, "metadata.namespace");
+	const cJSON *name = resource_json_path(object, "metadata.name");
+
+	return xasprintf("%s%s%s", cJSON_IsString(ns) ? ns->valuestring : "",
+	    cJSON_IsString(ns) ? "/" : "", cJSON_IsString(name) ? name->valuestring : "?");
+}
+
+/* Checks that an object is of the informer's kind (an absent kind is accepted: list
+ * items carry none). Logs and returns -1 otherwise. */
+static int
+informer_check_kind(struct informer *inf, const cJSON *object)
+{
+	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(object, "kind");
+
+	if (!cJSON_IsObject(object)) {
+		log_error("informer resource=%s: skipping an item that is not an object",
+		    inf->resource->name);
+		return -1;
+	}
+	if (kind != NULL && (!cJSON_IsString(kind) ||
+	    strcmp(kind->valuestring, inf->resource->kind) != 0)) {
+		char *key = object_key(object);
+		log_error("informer resource=%s: skipping %s of unexpected kind %s",
+		    inf->resource->name, key, cJSON_IsString(kind) ? kind->valuestring : "(not a string)");
+		free(key);
+		return -1;
+	}
+	return 0;
+}
+
+/* Upserts one object (taking it); 0 when stored or skipped as bad, -1 when the store
+ * failed (the turn's transaction is then lost). */
+static int
+informer_apply_upsert(struct informer *inf, cJSON *object)
+{
+	struct informer_set *set = inf->set;
+	enum store_change change;
+	char *old_body = NULL, *error = NULL;
+
+	if (informer_check_kind(inf, object) != 0 || informer_set_begin(set) != 0) {
+		set->stats.errors++;
+		cJSON_Delete(object);
+		return 0;
+	}
+	if (store_upsert_object(set->store, inf->resource, object, inf->epoch, &change,
+	    TAILQ_EMPTY(&set->handlers) ? NULL : &old_body, &error) != 0) {
+		char *key = object_key(object);
+		log_error("informer resource=%s object=%s: not stored: %s", inf->resource->name,
+		    key, error);
+		free(key);
+		free(error);
+		set->stats.errors++;
+		cJSON_Delete(object);
+		return 0;
+	}
+	set->stats.events++;
+	if (change == STORE_UNCHANGED) {
+		cJSON_Delete(object);
+		return 0;
+	}
+	informer_notify(inf, change == STORE_ADDED ? INFORMER_ADDED : INFORMER_UPDATED,
+	    object, old_body);
+	return 0;
+}
+
+/* Deletes one object (taking it). */
+static void
+informer_apply_delete(struct informer *inf, cJSON *object)
+{
+	struct informer_set *set = inf->set;
+	const cJSON *uid = resource_json_path(object, "metadata.uid");
+	enum store_change change;
+	char *old_body = NULL, *error = NULL;
+
+	if (informer_check_kind(inf, object) != 0 || !cJSON_IsString(uid) ||
+	    informer_set_begin(set) != 0) {
+		set->stats.errors++;
+		cJSON_Delete(object);
+		return;
+	}
+	if (store_delete_object(set->store, inf->resource, uid->valuestring, &change,
+	    TAILQ_EMPTY(&set->handlers) ? NULL : &old_body, &error) != 0) {
+		log_error("informer resource=%s: delete not stored: %s", inf->resource->name, error);
+		free(error);
+		set->stats.errors++;
+		cJSON_Delete(object);
+		return;
+	}
+	set->stats.events++;
+	if (change == STORE_DELETED)
+		informer_notify(inf, INFORMER_DELETED, object, old_body);
+	else
+		cJSON_Delete(object);
+}
+
+/* --- backoff -------------------------------------------------------------------------- */
+
+static void
+informer_retry_expired(evutil_socket_t fd, short what, void *arg)
+{
+	struct informer *inf = arg;
+
+	(void)fd;
+	(void)what;
+	inf->phase = PHASE_IDLE;
+	if (inf->need_list)
+		informer_list(inf);
+	else
+		informer_watch(inf);
+}
+
+/* Stops what the informer is doing and tries again after the backoff: the list it was
+ * doing (from its continue token, if any), or a watch from its resourceVersion. */
+static void
+informer_retry(struct informer *inf, const char *why)
+{
+	long ms = INFORMER_BACKOFF_INITIAL_MS;
+	struct timeval tv;
+
+	if (inf->request != NULL) {
+		client_cancel(inf->request);
+		inf->request = NULL;
+	}
+	if (inf->set->stopping)
+		return;
+	for (int i = 0; i < inf->failures && ms < INFORMER_BACKOFF_MAX_MS; i++)
+		ms *= 2;
+	if (ms > INFORMER_BACKOFF_MAX_MS)
+		ms = INFORMER_BACKOFF_MAX_MS;
+	ms += random() % (ms + 1);	/* jitter: up to the same again */
+	inf->failures++;
+	inf->phase = PHASE_BACKOFF;
+	log_warning("informer resource=%s: %s; retrying in %ldms", inf->resource->name, why, ms);
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	evtimer_add(inf->retry_timer, &tv);
+}
+
+/* Forgets the resourceVersion and lists again (410 Gone). */
+static void
+informer_relist(struct informer *inf, const char *why)
+{
+	log_info("informer resource=%s: %s; relisting", inf->resource->name, why);
+	if (inf->request != NULL) {
+		client_cancel(inf->request);
+		inf->request = NULL;
+	}
+	inf->set->stats.relists++;
+	free(inf->continue_token);
+	inf->continue_token = NULL;
+	inf->need_list = 1;
+	informer_list(inf);
+}
+
+/* Handles a failed response: relist on 410, back off otherwise. */
+static void
+informer_failed(struct informer *inf, const char *what, const struct client_response *resp)
+{
+	struct api_status st;
+	char *why;
+
+	inf->set->stats.errors++;
+	if (resp->transport_error != NULL) {
+		why = xasprintf("%s failed: %s", what, resp->transport_error);
+		informer_retry(inf, why);
+		free(why);
+		return;
+	}
+	api_status_from_response(resp->http_code, resp->body, resp->len, resp->retry_after, &st);
+	why = xasprintf("%s failed: HTTP %d %s: %s", what, resp->http_code,
+	    api_reason_name(st.reason), st.message != NULL ? st.message : "");
+	if (api_status_is_resource_expired(&st))
+		informer_relist(inf, why);
+	else
+		informer_retry(inf, why);
+	free(why);
+	api_status_clear(&st);
+}
+
+/* --- LIST ------------------------------------------------------------------------------ */
+
+/* Deletes a chunk of rows the last list did not have; again next turn if there are more. */
+static void
+informer_prune(evutil_socket_t fd, short what, void *arg)
+{
+	struct informer *inf = arg;
+	struct informer_set *set = inf->set;
+	char *error = NULL;
+	int deleted = 0;
+
+	(void)fd;
+	(void)what;
+	if (informer_set_begin(set) != 0)
+		return;
+	if (store_delete_unlisted(set->store, inf->resource, inf->prune_epoch,
+	    INFORMER_PRUNE_CHUNK, NULL, NULL, &deleted, &error) != 0) {
+		log_error("informer resource=%s: removing unlisted objects: %s", inf->resource->name,
+		    error);
+		free(error);
+		return;
+	}
+	if (deleted > 0)
+		log_v(2, "informer resource=%s: removed %d objects the list no longer has",
+		    inf->resource->name, deleted);
+	if (deleted == INFORMER_PRUNE_CHUNK)
+		event_active(inf->prune_event, EV_TIMEOUT, 0);
+}
+
+/* One LIST page came back. */
+static void
+informer_list_done(const struct client_response *resp, void *arg)
+{
+	struct informer *inf = arg;
+	struct informer_set *set = inf->set;
+	cJSON *list, *items, *item;
+	const cJSON *cont, *rv;
+	int n = 0;
+
+	inf->request = NULL;
+	if (resp->http_code != 200) {
+		informer_failed(inf, "list", resp);
+		return;
+	}
+	list = cJSON_ParseWithLength(resp->body, resp->len);
+	items = cJSON_GetObjectItemCaseSensitive(list, "items");
+	rv = resource_json_path(list, "metadata.resourceVersion");
+	if (!cJSON_IsArray(items) || !cJSON_IsString(rv)) {
+		cJSON_Delete(list);
+		set->stats.errors++;
+		informer_retry(inf, "list: the response is not a list with items and a resourceVersion");
+		return;
+	}
+	/* Items are detached one by one and handed to the store (and the handlers). */
+	while ((item = items->child) != NULL) {
+		cJSON_DetachItemViaPointer(items, item);
+		informer_apply_upsert(inf, item);
+		n++;
+	}
+	log_v(4, "informer resource=%s: list page of %d items", inf->resource->name, n);
+	free(inf->list_rv);
+	inf->list_rv = xstrdup(rv->valuestring);
+	cont = resource_json_path(list, "metadata.continue");
+	free(inf->continue_token);
+	inf->continue_token = NULL;
+	if (cJSON_IsString(cont) && *cont->valuestring != '\0') {
+		inf->continue_token = xstrdup(cont->valuestring);
+		cJSON_Delete(list);
+		informer_list(inf);
+		return;
+	}
+	cJSON_Delete(list);
+
+	/* The last page: the list is whole. */
+	if (informer_set_begin(set) != 0) {
+		informer_retry(inf, "list: cannot write to the cache");
+		return;
+	}
+	{
+		char *error = NULL;
+		if (store_finish_list(set->store, inf->resource, inf->list_rv, &error) != 0) {
+			log_error("informer resource=%s: %s", inf->resource->name, error);
+			free(error);
+		}
+	}
+	informer_set_rv(inf, inf->list_rv);
+	inf->rv_dirty = 0;	/* store_finish_list wrote it */
+	if (!inf->synced)
+		log_info("informer resource=%s: synced resourceVersion=%s objects=%lld",
+		    inf->resource->name, inf->list_rv, store_count(set->store, inf->resource));
+	inf->synced = 1;
+	inf->need_list = 0;
+	inf->failures = 0;
+	inf->prune_epoch = inf->epoch;
+	event_active(inf->prune_event, EV_TIMEOUT, 0);
+	informer_watch(inf);
+}
+
+/* Sends the next LIST page (the first one begins a new list epoch). */
+static void
+informer_list(struct informer *inf)
+{
+	struct informer_set *set = inf->set;
+	char *path, *error = NULL;
+
+	if (inf->continue_token == NULL) {
+		if (informer_set_begin(set) != 0 ||
+		    store_begin_list(set->store, inf->resource, &inf->epoch, &error) != 0) {
+			if (error != NULL)
+				log_error("informer resource=%s: %s", inf->resource->name, error);
+			free(error);
+			informer_retry(inf, "cannot start a list");
+			return;
+		}
+		path = xasprintf("%s?limit=%d", inf->resource->path, INFORMER_PAGE_SIZE);
+	} else {
+		char *token = curl_easy_escape(NULL, inf->continue_token, 0);
+		path = xasprintf("%s?limit=%d&continue=%s", inf->resource->path, INFORMER_PAGE_SIZE,
+		    token);
+		curl_free(token);
+	}
+	inf->phase = PHASE_LISTING;
+	set->stats.lists++;
+	log_v(3, "informer resource=%s: GET %s", inf->resource->name, path);
+	inf->request = client_send(set->client, "GET", path, NULL, NULL, 0, informer_list_done, inf);
+	free(path);
+}
+
+/* --- WATCH ----------------------------------------------------------------------------- */
+
+/* One complete value from the watch stream. */
+static int
+informer_watch_value(const char *text, size_t len, unsigned long line, void *arg)
+{
+	struct informer *inf = arg;
+	struct watch_event ev;
+	struct api_status st;
+	char *error = NULL;
+
+	(void)line;
+	if (watch_event_parse(text, len, &ev, &error) != 0) {
+		/* A stream we cannot read cannot be trusted past this point: watch again from
+		 * the last event applied. */
+		char *why = xasprintf("watch: bad event: %s", error);
+		free(error);
+		inf->set->stats.errors++;
+		informer_retry(inf, why);
+		free(why);
+		return 1;
+	}
+	inf->watch_events++;
+	switch (ev.type) {
+	case WATCH_ADDED:
+	case WATCH_MODIFIED:
+		informer_set_rv(inf, object_rv(ev.object));
+		informer_apply_upsert(inf, ev.object);
+		ev.object = NULL;
+		break;
+	case WATCH_DELETED:
+		informer_set_rv(inf, object_rv(ev.object));
+		informer_apply_delete(inf, ev.object);
+		ev.object = NULL;
+		break;
+	case WATCH_BOOKMARK:
+		if (informer_set_begin(inf->set) == 0)
+			informer_set_rv(inf, object_rv(ev.object));
+		break;
+	case WATCH_ERROR:
+		api_status_from_json(ev.object, &st);
+		watch_event_clear(&ev);
+		if (api_status_is_resource_expired(&st)) {
+			char *why = xasprintf("watch: %s", st.message != NULL ? st.message : "expired");
+			api_status_clear(&st);
+			informer_relist(inf, why);
+			free(why);
+		} else {
+			char *why = xasprintf("watch: error event: %s %s", api_reason_name(st.reason),
+			    st.message != NULL ? st.message : "");
+			api_status_clear(&st);
+			inf->set->stats.errors++;
+			informer_retry(inf, why);
+			free(why);
+		}
+		return 1;
+	}
+	watch_event_clear(&ev);
+	return 0;
+}
+
+/* Bytes of the watch stream arrived. */
+static void
+informer_watch_data(const char *data, size_t len, void *arg)
+{
+	struct informer *inf = arg;
+	char *error = NULL;
+
+	if (json_stream_feed(inf->stream, data, len, informer_watch_value, inf, &error) != 0) {
+		char *why = xasprintf("watch: %s", error);
+		free(error);
+		inf->set->stats.errors++;
+		informer_retry(inf, why);
+		free(why);
+	}
+}
+
+/* The watch ended: normally by its timeout (watch again at once), or with an error. */
+static void
+informer_watch_done(const struct client_response *resp, void *arg)
+{
+	struct informer *inf = arg;
+	char *error = NULL;
+
+	inf->request = NULL;
+	if (resp->http_code == 200 && resp->transport_error == NULL) {
+		if (json_stream_finish(inf->stream, &error) != 0) {
+			char *why = xasprintf("watch: %s", error);
+			free(error);
+			informer_retry(inf, why);
+			free(why);
+			return;
+		}
+		log_v(4, "informer resource=%s: watch ended after %lu events", inf->resource->name,
+		    inf->watch_events);
+		if (inf->watch_events > 0)
+			inf->failures = 0;
+		informer_watch(inf);
+		return;
+	}
+	informer_failed(inf, "watch", resp);
+}
+
+/* Watches from the informer's resourceVersion. */
+static void
+informer_watch(struct informer *inf)
+{
+	struct informer_set *set = inf->set;
+	char *rv, *path;
+	int timeout = INFORMER_WATCH_TIMEOUT_MIN + (int)(random() % INFORMER_WATCH_TIMEOUT_MIN);
+
+	json_stream_free(inf->stream);
+	inf->stream = json_stream_new(INFORMER_MAX_EVENT);
+	inf->watch_events = 0;
+	rv = curl_easy_escape(NULL, inf->resource_version, 0);
+	path = xasprintf("%s?watch=1&allowWatchBookmarks=true&resourceVersion=%s"
+	    "&timeoutSeconds=%d", inf->resource->path, rv, timeout);
+	curl_free(rv);
+	inf->phase = PHASE_WATCHING;
+	set->stats.watches++;
+	log_v(3, "informer resource=%s: GET %s", inf->resource->name, path);
+	inf->request = client_stream(set->client, path, informer_watch_data, informer_watch_done,
+	    inf);
+	free(path);
+}
+
+/* --- the set --------------------------------------------------------------------------- */
+
+struct informer_set *
+informer_set_new(struct event_base *base, struct client *client, struct store *store)
+{
+	struct informer_set *set = xcalloc(1, sizeof *set);
+
+	if (event_base_get_npriorities(base) < PRIORITY_COUNT)
+		event_base_priority_init(base, PRIORITY_COUNT);
+	set->base = base;
+	set->client = client;
+	set->store = store;
+	TAILQ_INIT(&set->informers);
+	TAILQ_INIT(&set->handlers);
+	TAILQ_INIT(&set->pending);
+	set->flush_event = event_new(base, -1, 0, informer_set_flush, set);
+	event_priority_set(set->flush_event, PRIORITY_FLUSH);
+	return set;
+}
+
+void
+informer_set_add(struct informer_set *set, const struct resource *r)
+{
+	struct informer *inf = xcalloc(1, sizeof *inf);
+
+	inf->set = set;
+	inf->resource = r;
+	inf->retry_timer = evtimer_new(set->base, informer_retry_expired, inf);
+	inf->prune_event = event_new(set->base, -1, 0, informer_prune, inf);
+	TAILQ_INSERT_TAIL(&set->informers, inf, link);
+}
+
+void
+informer_set_add_handlers(struct informer_set *set, const struct informer_handlers *h)
+{
+	struct handler *entry = xcalloc(1, sizeof *entry);
+
+	entry->h = *h;
+	TAILQ_INSERT_TAIL(&set->handlers, entry, link);
+}
+
+int
+informer_set_start(struct informer_set *set, char **error)
+{
+	struct informer *inf;
+
+	TAILQ_FOREACH(inf, &set->informers, link) {
+		struct store_informer_state st;
+
+		if (store_get_informer(set->store, inf->resource, &st, error) != 0)
+			return -1;
+		inf->epoch = st.list_epoch;
+		if (st.synced && st.resource_version != NULL) {
+			/* A warm start: the cache is whole up to this resourceVersion. */
+			inf->resource_version = st.resource_version;
+			st.resource_version = NULL;
+			inf->synced = 1;
+			log_info("informer resource=%s: resuming the watch at resourceVersion=%s "
+			    "objects=%lld", inf->resource->name, inf->resource_version,
+			    store_count(set->store, inf->resource));
+			informer_watch(inf);
+		} else {
+			inf->need_list = 1;
+			informer_list(inf);
+		}
+		store_informer_state_clear(&st);
+	}
+	return 0;
+}
+
+void
+informer_set_stop(struct informer_set *set)
+{
+	struct informer *inf;
+
+	set->stopping = 1;
+	TAILQ_FOREACH(inf, &set->informers, link) {
+		if (inf->request != NULL)
+			client_cancel(inf->request);
+		inf->request = NULL;
+		evtimer_del(inf->retry_timer);
+		event_del(inf->prune_event);
+		inf->phase = PHASE_IDLE;
+	}
+	informer_set_flush(-1, 0, set);
+	event_del(set->flush_event);
+}
+
+int
+informer_set_synced(const struct informer_set *set)
+{
+	const struct informer *inf;
+
+	TAILQ_FOREACH(inf, &set->informers, link) {
+		if (!inf->synced)
+			return 0;
+	}
+	return 1;
+}
+
+const struct informer_stats *
+informer_set_stats(const struct informer_set *set)
+{
+	return &set->stats;
+}
+
+void
+informer_set_free(struct informer_set *set)
+{
+	struct informer *inf;
+	struct handler *h;
+	struct pending *p;
+
+	if (set == NULL)
+		return;
+	if (set->in_transaction)
+		store_rollback(set->store);
+	while ((inf = TAILQ_FIRST(&set->informers)) != NULL) {
+		TAILQ_REMOVE(&set->informers, inf, link);
+		if (inf->request != NULL)
+			client_cancel(inf->request);
+		event_free(inf->retry_timer);
+		event_free(inf->prune_event);
+		json_stream_free(inf->stream);
+		free(inf->resource_version);
+		free(inf->continue_token);
+		free(inf->list_rv);
+		free(inf);
+	}
+	while ((h = TAILQ_FIRST(&set->handlers)) != NULL) {
+		TAILQ_REMOVE(&set->handlers, h, link);
+		free(h);
+	}
+	while ((p = TAILQ_FIRST(&set->pending)) != NULL) {
+		TAILQ_REMOVE(&set->pending, p, link);
+		pending_free(p);
+	}
+	event_free(set->flush_event);
+	free(set);
+}

@@ -1,0 +1,139 @@
+/*
+ * recorder.c - `sqlkcm run --record FILE`: every applied event as one JSON line.
+ *
+ * A record is {"time":"RFC 3339 with microseconds","resource":"pods","type":"ADDED",
+ * "object":{...}} on one line, with type one of ADDED, MODIFIED, DELETED (the watch
+ * vocabulary, for list items and relist removals too) and the object as the store holds
+ * it (no managedFields). It is written after the change committed, so the log never holds
+ * an event the cache did not apply, in the order the cache applied them: `sqlkcm replay`
+ * reads it back. Lines are buffered and flushed at the end of every committed batch.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "recorder.h"
+#include "util.h"
+
+struct recorder {
+	char *path;
+	FILE *file;
+	int failed;	/* a write failed; logged once until a write succeeds */
+};
+
+/* Opens path for appending, creating it 0600. */
+static FILE *
+recorder_open_file(const char *path, char **error)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	FILE *f;
+
+	if (fd < 0) {
+		error_set(error, "cannot open the record file %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	f = fdopen(fd, "a");
+	if (f == NULL) {
+		error_set(error, "cannot open the record file %s: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
+	return f;
+}
+
+struct recorder *
+recorder_open(const char *path, char **error)
+{
+	FILE *f = recorder_open_file(path, error);
+	struct recorder *rec;
+
+	if (f == NULL)
+		return NULL;
+	rec = xcalloc(1, sizeof *rec);
+	rec->path = xstrdup(path);
+	rec->file = f;
+	return rec;
+}
+
+void
+recorder_close(struct recorder *rec)
+{
+	if (rec == NULL)
+		return;
+	if (rec->file != NULL && fclose(rec->file) != 0)
+		log_error("recorder: closing %s: %s", rec->path, strerror(errno));
+	free(rec->path);
+	free(rec);
+}
+
+int
+recorder_reopen(struct recorder *rec, char **error)
+{
+	FILE *f = recorder_open_file(rec->path, error);
+
+	if (f == NULL)
+		return -1;
+	if (rec->file != NULL)
+		fclose(rec->file);
+	rec->file = f;
+	return 0;
+}
+
+/* Writes one record line. */
+static void
+recorder_event(const struct informer_event *ev, void *arg)
+{
+	static const char *const types[] = { "ADDED", "MODIFIED", "DELETED" };
+	struct recorder *rec = arg;
+	struct timeval tv;
+	struct tm tm;
+	char when[80];
+	char *object = cJSON_PrintUnformatted(ev->object);
+
+	if (object == NULL)
+		return;
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	snprintf(when, sizeof when, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
+	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long)tv.tv_usec);
+	/* The resource name and type are constants; the object is JSON already. */
+	if (fprintf(rec->file, "{\"time\":\"%s\",\"resource\":\"%s\",\"type\":\"%s\",\"object\":%s}\n",
+	    when, ev->resource->name, types[ev->type], object) < 0 && !rec->failed) {
+		log_error("recorder: writing %s: %s", rec->path, strerror(errno));
+		rec->failed = 1;
+	}
+	cJSON_free(object);
+}
+
+/* Flushes the batch's records. */
+static void
+recorder_batch_end(void *arg)
+{
+	struct recorder *rec = arg;
+
+	if (fflush(rec->file) != 0) {
+		if (!rec->failed)
+			log_error("recorder: writing %s: %s", rec->path, strerror(errno));
+		rec->failed = 1;
+		clearerr(rec->file);
+	} else {
+		rec->failed = 0;
+	}
+}
+
+struct informer_handlers
+recorder_handlers(struct recorder *rec)
+{
+	struct informer_handlers h = { recorder_event, recorder_batch_end, rec };
+
+	return h;
+}

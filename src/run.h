@@ -1,0 +1,14 @@
+/*
+ * run.h - `sqlkcm run`: the daemon.
+ */
+#ifndef SQLKCM_RUN_H
+#define SQLKCM_RUN_H
+
+#include <stdio.h>
+
+extern const char run_usage[];
+
+/* Runs the daemon with argv ("run", flags...) until SIGTERM or SIGINT. */
+int run_command(int argc, char **argv, FILE *out, FILE *err);
+
+#endif
