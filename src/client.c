@@ -73,6 +73,7 @@ struct client {
 	CURLM *multi;
 	struct event *curl_timer;	/* curl's timeout */
 	struct event *throttle_timer;	/* the next token */
+	struct event *kick;		/* starts waiting requests from a callback of its own */
 	struct client_request_queue waiting;	/* for the rate limit */
 	struct client_request_queue active;	/* handed to curl */
 	int nwaiting;
@@ -407,6 +408,17 @@ client_start_waiting(struct client *c)
 	}
 }
 
+/* Starts waiting requests from a loop callback of its own: never from inside a curl
+ * callback (curl refuses to add handles there) nor from inside client_send (whose caller
+ * must hold the handle before any callback about it runs). */
+static void
+client_kick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	client_start_waiting(arg);
+}
+
 /* Queues a new request behind the rate limit. */
 static struct client_request *
 client_enqueue(struct client *c, const char *method, const char *path,
@@ -432,7 +444,7 @@ client_enqueue(struct client *c, const char *method, const char *path,
 	buf_init(&r->response);
 	TAILQ_INSERT_TAIL(&c->waiting, r, link);
 	c->nwaiting++;
-	client_start_waiting(c);
+	event_active(c->kick, EV_TIMEOUT, 0);
 	return r;
 }
 
@@ -525,7 +537,9 @@ client_new(struct event_base *base, struct kube_config *config,
 	c->multi = curl_multi_init();
 	c->curl_timer = evtimer_new(base, client_curl_timeout, c);
 	c->throttle_timer = evtimer_new(base, client_throttle_expired, c);
-	if (c->multi == NULL || c->curl_timer == NULL || c->throttle_timer == NULL) {
+	c->kick = event_new(base, -1, 0, client_kick, c);
+	if (c->multi == NULL || c->curl_timer == NULL || c->throttle_timer == NULL ||
+	    c->kick == NULL) {
 		error_set(error, "cannot create the HTTP client");
 		client_free(c);
 		return NULL;
@@ -560,6 +574,8 @@ client_free(struct client *c)
 		event_free(c->curl_timer);
 	if (c->throttle_timer != NULL)
 		event_free(c->throttle_timer);
+	if (c->kick != NULL)
+		event_free(c->kick);
 	free(c);
 }
 

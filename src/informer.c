@@ -308,6 +308,8 @@ informer_apply_delete(struct informer *inf, cJSON *object)
 	enum store_change change;
 	char *old_body = NULL, *error = NULL;
 
+	cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(object,
+	    "metadata"), "managedFields");
 	if (informer_check_kind(inf, object) != 0 || !cJSON_IsString(uid) ||
 	    informer_set_begin(set) != 0) {
 		set->stats.errors++;

@@ -41,6 +41,24 @@ cluster_pid_alive() {
 	tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$dir/"
 }
 
+# cluster_pid_gone DIR NAME: true once the process recorded as NAME has fully exited.
+# Not the same as "not alive" above: a process being killed empties its
+# /proc/PID/cmdline when its memory goes, before its sockets are closed; only when it is
+# a zombie or reaped are its ports free again.
+cluster_pid_gone() {
+	local dir=$1 name=$2 pid state
+	[ -f "$dir/pids/$name.pid" ] || return 0
+	pid=$(cat "$dir/pids/$name.pid")
+	[ -n "$pid" ] && [ -r "/proc/$pid/stat" ] || return 0
+	state=$(sed 's/^.*) \(.\).*/\1/' "/proc/$pid/stat" 2>/dev/null) || return 0
+	[ "$state" = Z ] && return 0
+	# A live process that is not ours (the pid was reused) counts as gone.
+	if [ -s "/proc/$pid/cmdline" ] && ! tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$dir/"; then
+		return 0
+	fi
+	return 1
+}
+
 # cluster_processes DIR: prints the pids of the control plane processes (etcd,
 # kube-apiserver, kube-scheduler, kwok, kube-controller-manager) whose command line
 # names DIR/: what `down` must leave none of.
