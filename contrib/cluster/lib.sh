@@ -6,14 +6,27 @@ cluster_log() {
 	printf '%s: %s\n' "${0##*/}" "$*" >&2
 }
 
-# cluster_free_port: prints a TCP port on 127.0.0.1 that nothing listens on now.
-# The kernel picks it (bind to port 0), so two clusters started at once do not collide
-# the way fixed or counted ports would.
+# cluster_free_port: prints a TCP port on 127.0.0.1 that nothing listens on now, drawn at
+# random from below the kernel's ephemeral range. Not from the ephemeral range itself: a
+# client retrying a stopped server's port there can be given that very port as its own
+# local port (a TCP self-connect), and the restarted server then cannot bind it. Random
+# draws keep two clusters started at once apart.
 cluster_free_port() {
-	python3 -c 'import socket
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-print(s.getsockname()[1])'
+	python3 -c 'import random, socket
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+for _ in range(1000):
+    port = random.randrange(10000, low)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(port)
+    break
+else:
+    raise SystemExit("no free port below the ephemeral range")'
 }
 
 # cluster_wait_until SECONDS WHAT COMMAND...: runs COMMAND every half second until it

@@ -135,6 +135,8 @@ sqlkcm_start c --db "$db" --controllers '' --v 1
 check "after compaction the cache converges, the deleted pods gone" cache_converges "$db" 120 pods
 check "sqlkcm relisted because its resourceVersion was too old" grep -q "relisting" "$work/c.log"
 check "PRAGMA integrity_check is ok" test "$(sqlite3 "$db" 'PRAGMA integrity_check')" = ok
+check "contrib/queries.sql runs on the live cache, read-only" \
+	sqlite3 -bail -readonly "$db" ".read $top/contrib/queries.sql"
 sqlkcm_stop c
 check "SIGTERM stops sqlkcm a third time with exit status 0" test $? = 0
 

@@ -1,0 +1,65 @@
+-- queries.sql - questions to ask sqlkcm's cache in the sqlite3 shell.
+--
+--   sqlite3 -readonly -header -column sqlkcm.db < contrib/queries.sql
+--
+-- The views pods, replicasets and deployments have plain column names; the cache_*
+-- tables hold the whole objects (column body, JSON) for anything else; labels and
+-- owner_refs index every object's labels and owner references. See schema/001-cache.sql.
+
+-- Pods owned (controlled) by a ReplicaSet, with their phase, node and readiness.
+SELECT p.namespace, p.owner_name AS replicaset, p.name, p.phase, p.node, p.ready
+  FROM pods p
+ WHERE p.owner_kind = 'ReplicaSet'
+ ORDER BY p.namespace, p.owner_name, p.name
+ LIMIT 20;
+
+-- Orphan pods: no controller owner at all.
+SELECT namespace, name, phase, created
+  FROM pods
+ WHERE owner_uid IS NULL
+ ORDER BY namespace, name
+ LIMIT 20;
+
+-- Pods whose controller owner is not in the cache (its owner was deleted: garbage).
+SELECT p.namespace, p.name, p.owner_kind, p.owner_name
+  FROM pods p
+ WHERE p.owner_uid IS NOT NULL
+   AND p.owner_uid NOT IN (SELECT uid FROM cache_replicasets UNION ALL
+                           SELECT uid FROM cache_deployments)
+ LIMIT 20;
+
+-- ReplicaSets whose count of active pods differs from spec.replicas.
+SELECT r.namespace, r.name, r.desired,
+       (SELECT count(*) FROM owner_refs o JOIN cache_pods p ON p.uid = o.uid
+         WHERE o.owner_uid = r.uid AND o.controller = 1
+           AND p.deletion_timestamp IS NULL
+           AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')) AS active
+  FROM replicasets r
+ WHERE r.desired <> (SELECT count(*) FROM owner_refs o JOIN cache_pods p ON p.uid = o.uid
+                      WHERE o.owner_uid = r.uid AND o.controller = 1
+                        AND p.deletion_timestamp IS NULL
+                        AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed'));
+
+-- Pods per node, and how many of them are ready.
+SELECT coalesce(node, '(unscheduled)') AS node, count(*) AS pods, sum(ready = 1) AS ready
+  FROM pods
+ GROUP BY node
+ ORDER BY pods DESC
+ LIMIT 20;
+
+-- The pods a label selector picks ("app=web,tier in (front,back)"), through the labels index.
+SELECT p.namespace, p.name
+  FROM cache_pods p
+ WHERE EXISTS (SELECT 1 FROM labels l WHERE l.uid = p.uid AND l.key = 'app' AND l.value = 'web')
+   AND EXISTS (SELECT 1 FROM labels l WHERE l.uid = p.uid AND l.key = 'tier'
+                                        AND l.value IN ('front', 'back'))
+ LIMIT 20;
+
+-- Where each informer stands: the resourceVersion a restart resumes from.
+SELECT resource, resource_version, synced, list_epoch, updated_at FROM informers;
+
+-- Any field of the whole object: container images of the newest pods.
+SELECT namespace, name, json_extract(body, '$.spec.containers[0].image') AS image
+  FROM cache_pods
+ ORDER BY creation_timestamp DESC
+ LIMIT 10;
