@@ -135,6 +135,7 @@ database_file_is_created_0600_in_wal_mode(void **state)
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_query(s, "PRAGMA journal_mode", NULL, "wal");
+	assert_query(s, "PRAGMA page_size", NULL, "16384");
 	upsert(s, pods, make_pod("u1", "p1", "1", "", ""), 1);
 	assert_int_equal(stat(wal, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
