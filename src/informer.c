@@ -36,6 +36,7 @@
 #include "apistatus.h"
 #include "client.h"
 #include "informer.h"
+#include "json.h"
 #include "jsonstream.h"
 #include "log.h"
 #include "store.h"
@@ -225,7 +226,7 @@ informer_set_rv(struct informer *inf, const char *rv)
 static const char *
 object_rv(const cJSON *object)
 {
-	const cJSON *v = resource_json_path(object, "metadata.resourceVersion");
+	const cJSON *v = json_path(object, "metadata.resourceVersion");
 
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
@@ -234,8 +235,8 @@ object_rv(const cJSON *object)
 static char *
 object_key(const cJSON *object)
 {
-	const cJSON *ns = resource_json_path(object, "metadata.namespace");
-	const cJSON *name = resource_json_path(object, "metadata.name");
+	const cJSON *ns = json_path(object, "metadata.namespace");
+	const cJSON *name = json_path(object, "metadata.name");
 
 	return xasprintf("%s%s%s", cJSON_IsString(ns) ? ns->valuestring : "",
 	    cJSON_IsString(ns) ? "/" : "", cJSON_IsString(name) ? name->valuestring : "?");
@@ -304,7 +305,7 @@ static void
 informer_apply_delete(struct informer *inf, cJSON *object)
 {
 	struct informer_set *set = inf->set;
-	const cJSON *uid = resource_json_path(object, "metadata.uid");
+	const cJSON *uid = json_path(object, "metadata.uid");
 	enum store_change change;
 	char *old_body = NULL, *error = NULL;
 
@@ -461,7 +462,7 @@ informer_list_done(const struct client_response *resp, void *arg)
 	}
 	list = cJSON_ParseWithLength(resp->body, resp->len);
 	items = cJSON_GetObjectItemCaseSensitive(list, "items");
-	rv = resource_json_path(list, "metadata.resourceVersion");
+	rv = json_path(list, "metadata.resourceVersion");
 	if (!cJSON_IsArray(items) || !cJSON_IsString(rv)) {
 		cJSON_Delete(list);
 		set->stats.errors++;
@@ -477,7 +478,7 @@ informer_list_done(const struct client_response *resp, void *arg)
 	log_v(4, "informer resource=%s: list page of %d items", inf->resource->name, n);
 	free(inf->list_rv);
 	inf->list_rv = xstrdup(rv->valuestring);
-	cont = resource_json_path(list, "metadata.continue");
+	cont = json_path(list, "metadata.continue");
 	free(inf->continue_token);
 	inf->continue_token = NULL;
 	if (cJSON_IsString(cont) && *cont->valuestring != '\0') {

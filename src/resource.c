@@ -15,30 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "resource.h"
-
-const cJSON *
-resource_json_path(const cJSON *object, const char *path)
-{
-	const cJSON *node = object;
-	const char *p = path;
-	char key[64];
-
-	while (node != NULL && *p != '\0') {
-		const char *dot = strchr(p, '.');
-		size_t len = dot != NULL ? (size_t)(dot - p) : strlen(p);
-
-		if (!cJSON_IsObject(node) || len >= sizeof key)
-			return NULL;
-		memcpy(key, p, len);
-		key[len] = '\0';
-		node = cJSON_GetObjectItemCaseSensitive(node, key);
-		p += len;
-		if (*p == '.')
-			p++;
-	}
-	return node;
-}
 
 /* Binds a JSON string, or NULL when the value is absent or not a string. */
 static int
@@ -53,7 +31,7 @@ int
 resource_column_bind(const struct resource_column *c, sqlite3_stmt *stmt, int index,
     const cJSON *object)
 {
-	const cJSON *value = c->path != NULL ? resource_json_path(object, c->path) : NULL;
+	const cJSON *value = c->path != NULL ? json_path(object, c->path) : NULL;
 	char *text;
 	int rc;
 
@@ -89,7 +67,7 @@ resource_column_bind(const struct resource_column *c, sqlite3_stmt *stmt, int in
 static const cJSON *
 pod_condition(const cJSON *pod, const char *type)
 {
-	const cJSON *conditions = resource_json_path(pod, "status.conditions");
+	const cJSON *conditions = json_path(pod, "status.conditions");
 	const cJSON *c;
 
 	cJSON_ArrayForEach(c, conditions) {
@@ -129,7 +107,7 @@ pod_bind_ready_since(sqlite3_stmt *stmt, int index, const cJSON *pod)
 static int
 pod_bind_restarts(sqlite3_stmt *stmt, int index, const cJSON *pod)
 {
-	const cJSON *statuses = resource_json_path(pod, "status.containerStatuses");
+	const cJSON *statuses = json_path(pod, "status.containerStatuses");
 	const cJSON *cs;
 	long long max = 0;
 
@@ -147,7 +125,7 @@ pod_bind_restarts(sqlite3_stmt *stmt, int index, const cJSON *pod)
 static int
 pod_bind_deletion_cost(sqlite3_stmt *stmt, int index, const cJSON *pod)
 {
-	const cJSON *annotations = resource_json_path(pod, "metadata.annotations");
+	const cJSON *annotations = json_path(pod, "metadata.annotations");
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(annotations,
 	    "controller.kubernetes.io/pod-deletion-cost");
 	const char *s, *digits;

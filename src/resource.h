@@ -40,9 +40,6 @@ extern const int resource_count;
 /* Returns the resource with plural name, or NULL. */
 const struct resource *resource_find(const char *name);
 
-/* Returns the value at a dotted path ("status.phase") under object, or NULL. */
-const cJSON *resource_json_path(const cJSON *object, const char *path);
-
 /* Binds one typed column's value for object. */
 int resource_column_bind(const struct resource_column *c, sqlite3_stmt *stmt, int index,
     const cJSON *object);

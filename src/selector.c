@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "selector.h"
 
 enum selector_op {
@@ -854,23 +855,6 @@ json_member_repeated_later(const cJSON *item)
 	return 0;
 }
 
-/* Returns the kind of a JSON item, for messages. */
-static const char *
-json_kind(const cJSON *item)
-{
-	if (cJSON_IsObject(item))
-		return "an object";
-	if (cJSON_IsArray(item))
-		return "an array";
-	if (cJSON_IsString(item))
-		return "a string";
-	if (cJSON_IsNumber(item))
-		return "a number";
-	if (cJSON_IsBool(item))
-		return "a boolean";
-	return "null";
-}
-
 /* Sets *out to the string item holds ("" for null, as Go decodes it); -1 if not a string. */
 static int
 json_string(const cJSON *item, const char **out)
@@ -899,7 +883,7 @@ selector_add_match_labels(struct selector *s, const cJSON *labels, char **error)
 		if (json_string(item, &value) != 0) {
 			char *q = quote(item->string);
 			error_set(error, "label selector: matchLabels[%s]: expected a string, not %s",
-			    q, json_kind(item));
+			    q, json_kind_name(item));
 			free(q);
 			return -1;
 		}
@@ -944,7 +928,7 @@ selector_add_match_expression(struct selector *s, const cJSON *expression, int i
 
 	if (!cJSON_IsObject(expression))
 		return error_set(error, "label selector: matchExpressions[%d]: expected an object, "
-		    "not %s", index, json_kind(expression));
+		    "not %s", index, json_kind_name(expression));
 	if (json_string_member(expression, "key", &key) != 0)
 		return error_set(error, "label selector: matchExpressions[%d].key: expected a "
 		    "string", index);
@@ -966,7 +950,7 @@ selector_add_match_expression(struct selector *s, const cJSON *expression, int i
 	if (values != NULL && !cJSON_IsNull(values)) {
 		if (!cJSON_IsArray(values))
 			return error_set(error, "label selector: matchExpressions[%d].values: "
-			    "expected an array, not %s", index, json_kind(values));
+			    "expected an array, not %s", index, json_kind_name(values));
 		n = (size_t)cJSON_GetArraySize(values);
 	}
 	copy = n == 0 ? NULL : xcalloc(n, sizeof(char *));
@@ -976,7 +960,7 @@ selector_add_match_expression(struct selector *s, const cJSON *expression, int i
 			const char *value;
 			if (json_string(item, &value) != 0) {
 				error_set(error, "label selector: matchExpressions[%d].values[%zu]: "
-				    "expected a string, not %s", index, i, json_kind(item));
+				    "expected a string, not %s", index, i, json_kind_name(item));
 				goto fail;
 			}
 			copy[i++] = xstrdup(value);
@@ -1009,7 +993,7 @@ selector_from_json(const cJSON *json, char **error)
 		return s;
 	}
 	if (!cJSON_IsObject(json)) {
-		error_set(error, "label selector: expected an object, not %s", json_kind(json));
+		error_set(error, "label selector: expected an object, not %s", json_kind_name(json));
 		goto fail;
 	}
 	/* Go would merge repeated members; such JSON never comes from the API server. */
@@ -1023,7 +1007,7 @@ selector_from_json(const cJSON *json, char **error)
 	if (labels != NULL && !cJSON_IsNull(labels)) {
 		if (!cJSON_IsObject(labels)) {
 			error_set(error, "label selector: matchLabels: expected an object, not %s",
-			    json_kind(labels));
+			    json_kind_name(labels));
 			goto fail;
 		}
 		if (selector_add_match_labels(s, labels, error) != 0)
@@ -1032,7 +1016,7 @@ selector_from_json(const cJSON *json, char **error)
 	if (expressions != NULL && !cJSON_IsNull(expressions)) {
 		if (!cJSON_IsArray(expressions)) {
 			error_set(error, "label selector: matchExpressions: expected an array, "
-			    "not %s", json_kind(expressions));
+			    "not %s", json_kind_name(expressions));
 			goto fail;
 		}
 		cJSON_ArrayForEach(item, expressions) {

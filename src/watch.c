@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "util.h"
+#include "json.h"
 #include "watch.h"
 
 static const struct {
@@ -30,25 +31,6 @@ static const struct {
 };
 
 #define WATCH_EVENT_TYPES (sizeof watch_event_types / sizeof watch_event_types[0])
-
-/* Returns what kind of JSON value item is, with its article, for messages. */
-static const char *
-watch_json_kind(const cJSON *item)
-{
-	if (cJSON_IsObject(item))
-		return "an object";
-	if (cJSON_IsArray(item))
-		return "an array";
-	if (cJSON_IsString(item))
-		return "a string";
-	if (cJSON_IsNumber(item))
-		return "a number";
-	if (cJSON_IsBool(item))
-		return "a boolean";
-	if (cJSON_IsNull(item))
-		return "null";
-	return "an unknown value";
-}
 
 /* Returns a copy of s cut to a few dozen bytes, with bytes that are not printable ASCII
  * replaced by '?', so a message quoting input stays short and readable. */
@@ -92,7 +74,7 @@ watch_event_parse_type(const cJSON *root, enum watch_event_type *type, char **er
 		return error_set(error, "watch event has no \"type\"");
 	if (!cJSON_IsString(item))
 		return error_set(error, "watch event \"type\" is %s, not a string",
-		    watch_json_kind(item));
+		    json_kind_name(item));
 	for (size_t i = 0; i < WATCH_EVENT_TYPES; i++) {
 		if (strcmp(item->valuestring, watch_event_types[i].name) == 0) {
 			*type = watch_event_types[i].type;
@@ -128,7 +110,7 @@ watch_event_parse(const char *text, size_t len, struct watch_event *out, char **
 		    "of %zu)", (size_t)(end - text), len);
 	}
 	if (!cJSON_IsObject(root)) {
-		error_set(error, "watch event is %s, not an object", watch_json_kind(root));
+		error_set(error, "watch event is %s, not an object", json_kind_name(root));
 		cJSON_Delete(root);
 		return -1;
 	}
@@ -143,7 +125,7 @@ watch_event_parse(const char *text, size_t len, struct watch_event *out, char **
 			    watch_event_type_name(out->type));
 		else
 			error_set(error, "%s watch event \"object\" is %s, not an object",
-			    watch_event_type_name(out->type), watch_json_kind(object));
+			    watch_event_type_name(out->type), json_kind_name(object));
 		cJSON_Delete(root);
 		out->type = WATCH_ERROR;
 		return -1;

@@ -56,20 +56,36 @@ cluster_pid_alive() {
 
 # cluster_pid_gone DIR NAME: true once the process recorded as NAME has fully exited.
 # Not the same as "not alive" above: a process being killed empties its
-# /proc/PID/cmdline when its memory goes, before its sockets are closed; only when it is
-# a zombie or reaped are its ports free again.
+# /proc/PID/cmdline when its memory goes, before its sockets are closed, and the leader
+# thread of a multithreaded process (every Go program) is a zombie while its other threads
+# still hold the open files. Only a zombie with no thread left, or a reaped process, has
+# let go of its ports.
 cluster_pid_gone() {
 	local dir=$1 name=$2 pid state
 	[ -f "$dir/pids/$name.pid" ] || return 0
 	pid=$(cat "$dir/pids/$name.pid")
 	[ -n "$pid" ] && [ -r "/proc/$pid/stat" ] || return 0
 	state=$(sed 's/^.*) \(.\).*/\1/' "/proc/$pid/stat" 2>/dev/null) || return 0
-	[ "$state" = Z ] && return 0
+	if [ "$state" = Z ]; then
+		[ "$(ls "/proc/$pid/task" 2>/dev/null | wc -l)" -le 1 ]
+		return
+	fi
 	# A live process that is not ours (the pid was reused) counts as gone.
 	if [ -s "/proc/$pid/cmdline" ] && ! tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$dir/"; then
 		return 0
 	fi
 	return 1
+}
+
+# cluster_port_free PORT: true when nothing holds 127.0.0.1:PORT.
+cluster_port_free() {
+	python3 -c 'import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+try:
+    s.bind(("127.0.0.1", int(sys.argv[1])))
+except OSError:
+    sys.exit(1)' "$1"
 }
 
 # cluster_processes DIR: prints the pids of the control plane processes (etcd,
