@@ -49,6 +49,9 @@
 #define INFORMER_BACKOFF_MAX_MS 30000
 #define INFORMER_WATCH_TIMEOUT_MIN 300	/* timeoutSeconds is drawn from [min, 2*min) */
 #define INFORMER_MAX_EVENT (64 * 1024 * 1024)
+/* A watch the server has not ended this long after its timeoutSeconds is on a dead
+ * connection (no FIN, no RST: a lost peer or a silent middlebox). */
+#define INFORMER_WATCH_GRACE 60
 
 /* Event priorities: the flush runs after everything else of a loop turn. */
 #define PRIORITY_COUNT 3
@@ -72,6 +75,7 @@ struct informer {
 	int failures;			/* consecutive, for the backoff */
 	unsigned long watch_events;	/* events in the current watch */
 	struct event *retry_timer;
+	struct event *watchdog;		/* the watch outlived its timeoutSeconds */
 	struct event *prune_event;
 	long long prune_epoch;
 	TAILQ_ENTRY(informer) link;
@@ -360,6 +364,7 @@ informer_retry(struct informer *inf, const char *why)
 		client_cancel(inf->request);
 		inf->request = NULL;
 	}
+	evtimer_del(inf->watchdog);
 	if (inf->set->stopping)
 		return;
 	for (int i = 0; i < inf->failures && ms < INFORMER_BACKOFF_MAX_MS; i++)
@@ -384,6 +389,7 @@ informer_relist(struct informer *inf, const char *why)
 		client_cancel(inf->request);
 		inf->request = NULL;
 	}
+	evtimer_del(inf->watchdog);
 	inf->set->stats.relists++;
 	free(inf->continue_token);
 	inf->continue_token = NULL;
@@ -629,6 +635,7 @@ informer_watch_done(const struct client_response *resp, void *arg)
 	char *error = NULL;
 
 	inf->request = NULL;
+	evtimer_del(inf->watchdog);
 	if (resp->http_code == 200 && resp->transport_error == NULL) {
 		if (json_stream_finish(inf->stream, &error) != 0) {
 			char *why = xasprintf("watch: %s", error);
@@ -668,6 +675,23 @@ informer_watch(struct informer *inf)
 	inf->request = client_stream(set->client, path, informer_watch_data, informer_watch_done,
 	    inf);
 	free(path);
+	{
+		struct timeval tv = { timeout + INFORMER_WATCH_GRACE, 0 };
+		evtimer_add(inf->watchdog, &tv);
+	}
+}
+
+/* The watch should have ended by now: its connection is dead. */
+static void
+informer_watchdog_expired(evutil_socket_t fd, short what, void *arg)
+{
+	struct informer *inf = arg;
+
+	(void)fd;
+	(void)what;
+	inf->set->stats.errors++;
+	informer_retry(inf, "watch: still open past its timeoutSeconds; the connection is "
+	    "presumed dead");
 }
 
 /* --- the set --------------------------------------------------------------------------- */
@@ -698,6 +722,7 @@ informer_set_add(struct informer_set *set, const struct resource *r)
 	inf->set = set;
 	inf->resource = r;
 	inf->retry_timer = evtimer_new(set->base, informer_retry_expired, inf);
+	inf->watchdog = evtimer_new(set->base, informer_watchdog_expired, inf);
 	inf->prune_event = event_new(set->base, -1, 0, informer_prune, inf);
 	TAILQ_INSERT_TAIL(&set->informers, inf, link);
 }
@@ -751,6 +776,7 @@ informer_set_stop(struct informer_set *set)
 			client_cancel(inf->request);
 		inf->request = NULL;
 		evtimer_del(inf->retry_timer);
+		evtimer_del(inf->watchdog);
 		event_del(inf->prune_event);
 		inf->phase = PHASE_IDLE;
 	}
@@ -792,6 +818,7 @@ informer_set_free(struct informer_set *set)
 		if (inf->request != NULL)
 			client_cancel(inf->request);
 		event_free(inf->retry_timer);
+		event_free(inf->watchdog);
 		event_free(inf->prune_event);
 		json_stream_free(inf->stream);
 		free(inf->resource_version);
