@@ -57,12 +57,9 @@
 #define PRIORITY_COUNT 3
 #define PRIORITY_FLUSH 2
 
-enum informer_phase { PHASE_IDLE, PHASE_LISTING, PHASE_WATCHING, PHASE_BACKOFF };
-
 struct informer {
 	struct informer_set *set;
 	const struct resource *resource;
-	enum informer_phase phase;
 	struct client_request *request;
 	struct json_stream *stream;
 	char *resource_version;		/* newest applied */
@@ -345,7 +342,6 @@ informer_retry_expired(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	inf->phase = PHASE_IDLE;
 	if (inf->need_list)
 		informer_list(inf);
 	else
@@ -373,7 +369,6 @@ informer_retry(struct informer *inf, const char *why)
 		ms = INFORMER_BACKOFF_MAX_MS;
 	ms += random() % (ms + 1);	/* jitter: up to the same again */
 	inf->failures++;
-	inf->phase = PHASE_BACKOFF;
 	log_warning("informer resource=%s: %s; retrying in %ldms", inf->resource->name, why, ms);
 	tv.tv_sec = ms / 1000;
 	tv.tv_usec = (ms % 1000) * 1000;
@@ -543,7 +538,6 @@ informer_list(struct informer *inf)
 		    token);
 		curl_free(token);
 	}
-	inf->phase = PHASE_LISTING;
 	set->stats.lists++;
 	log_v(3, "informer resource=%s: GET %s", inf->resource->name, path);
 	inf->request = client_send(set->client, "GET", path, NULL, NULL, 0, informer_list_done, inf);
@@ -669,7 +663,6 @@ informer_watch(struct informer *inf)
 	path = xasprintf("%s?watch=1&allowWatchBookmarks=true&resourceVersion=%s"
 	    "&timeoutSeconds=%d", inf->resource->path, rv, timeout);
 	curl_free(rv);
-	inf->phase = PHASE_WATCHING;
 	set->stats.watches++;
 	log_v(3, "informer resource=%s: GET %s", inf->resource->name, path);
 	inf->request = client_stream(set->client, path, informer_watch_data, informer_watch_done,
@@ -778,7 +771,6 @@ informer_set_stop(struct informer_set *set)
 		evtimer_del(inf->retry_timer);
 		evtimer_del(inf->watchdog);
 		event_del(inf->prune_event);
-		inf->phase = PHASE_IDLE;
 	}
 	informer_set_flush(-1, 0, set);
 	event_del(set->flush_event);
