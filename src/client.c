@@ -76,13 +76,11 @@ struct client {
 	struct event *kick;		/* starts waiting requests from a callback of its own */
 	struct client_request_queue waiting;	/* for the rate limit */
 	struct client_request_queue active;	/* handed to curl */
-	int nwaiting;
 	double qps;
 	int burst;
 	double tokens;
 	double refilled_at;		/* monotonic seconds */
 	int unauthorized_seen;		/* a 401 came back: ask for fresh credentials */
-	unsigned long sent;
 };
 
 static void client_start_waiting(struct client *c);
@@ -362,7 +360,6 @@ client_start(struct client *c, struct client_request *r)
 	}
 	r->started = 1;
 	TAILQ_INSERT_TAIL(&c->active, r, link);
-	c->sent++;
 }
 
 /* Refills the bucket for the time passed. */
@@ -403,7 +400,6 @@ client_start_waiting(struct client *c)
 			c->tokens -= 1.0;
 		}
 		TAILQ_REMOVE(&c->waiting, r, link);
-		c->nwaiting--;
 		client_start(c, r);
 	}
 }
@@ -443,7 +439,6 @@ client_enqueue(struct client *c, const char *method, const char *path,
 	r->arg = arg;
 	buf_init(&r->response);
 	TAILQ_INSERT_TAIL(&c->waiting, r, link);
-	c->nwaiting++;
 	event_active(c->kick, EV_TIMEOUT, 0);
 	return r;
 }
@@ -498,7 +493,6 @@ client_cancel(struct client_request *r)
 	r->on_done = NULL;
 	if (!r->started) {
 		TAILQ_REMOVE(&c->waiting, r, link);
-		c->nwaiting--;
 		client_request_free(r);
 		return;
 	}
@@ -583,16 +577,4 @@ const char *
 client_server(const struct client *c)
 {
 	return c->config->server;
-}
-
-unsigned long
-client_requests_sent(const struct client *c)
-{
-	return c->sent;
-}
-
-int
-client_requests_waiting(const struct client *c)
-{
-	return c->nwaiting;
 }

@@ -54,8 +54,4 @@ void client_cancel(struct client_request *r);
 /* The server URL, for messages. */
 const char *client_server(const struct client *c);
 
-/* Requests sent so far, and those now waiting for the rate limit (for metrics, tests). */
-unsigned long client_requests_sent(const struct client *c);
-int client_requests_waiting(const struct client *c);
-
 #endif
