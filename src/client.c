@@ -578,3 +578,9 @@ client_server(const struct client *c)
 {
 	return c->config->server;
 }
+
+struct event_base *
+client_base(const struct client *c)
+{
+	return c->base;
+}

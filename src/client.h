@@ -51,6 +51,9 @@ struct client_request *client_stream(struct client *c, const char *path,
 /* Abandons a request: no callback will be called for it. Safe from inside its on_data. */
 void client_cancel(struct client_request *r);
 
+/* The loop the client runs on. */
+struct event_base *client_base(const struct client *c);
+
 /* The server URL, for messages. */
 const char *client_server(const struct client *c);
 

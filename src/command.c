@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "command.h"
+#include "plan.h"
 #include "run.h"
 #include "version.h"
 
@@ -30,11 +31,8 @@ static const struct command commands[] = {
 	{
 		"plan",
 		"print the actions the controllers would take now, from the cache alone",
-		"usage: sqlkcm plan --db FILE [--controllers LIST]\n"
-		"\n"
-		"Runs every enabled controller once over the cache in FILE and prints the actions\n"
-		"they would take as JSON lines. Writes nothing to the apiserver.\n",
-		NULL,
+		plan_usage,
+		plan_command,
 	},
 	{
 		"replay",

@@ -776,6 +776,13 @@ informer_set_stop(struct informer_set *set)
 	event_del(set->flush_event);
 }
 
+void
+informer_set_commit(struct informer_set *set)
+{
+	if (set != NULL && set->in_transaction)
+		informer_set_flush(-1, 0, set);
+}
+
 int
 informer_set_synced(const struct informer_set *set)
 {

@@ -58,6 +58,10 @@ int informer_set_start(struct informer_set *set, char **error);
 /* Stops every watch and commits what was applied. */
 void informer_set_stop(struct informer_set *set);
 
+/* Commits what the informers applied this loop turn and runs the handlers now, so that
+ * the caller can write in a transaction of its own. */
+void informer_set_commit(struct informer_set *set);
+
 /* True once every informer's cache holds a complete list (now or from a previous run). */
 int informer_set_synced(const struct informer_set *set);
 

@@ -43,6 +43,7 @@
 #include <yaml.h>
 
 #include "kubeconfig.h"
+#include "timeutil.h"
 #include "util.h"
 
 extern char **environ;
@@ -1929,76 +1930,6 @@ kube_config_credentials(struct kube_config *c, int unauthorized_seen,
 /* -------------------------------------------------------------------------------------- */
 /* ExecCredential and RFC 3339 */
 
-/* Returns the number of days from 1970-01-01 to a civil date (proleptic Gregorian). */
-static int64_t
-days_from_civil(int64_t y, int m, int d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
-/* Reads n decimal digits at s. */
-static int
-digits_read(const char *s, int n, int *out)
-{
-	int v = 0;
-
-	for (int i = 0; i < n; i++) {
-		if (!isdigit((unsigned char)s[i]))
-			return -1;
-		v = v * 10 + (s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-int
-kube_time_parse_rfc3339(const char *s, time_t *out)
-{
-	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-	int year, month, day, hour, minute, second, oh = 0, om = 0, sign = 0;
-	const char *p;
-	int64_t t;
-
-	if (strlen(s) < 20 || digits_read(s, 4, &year) == -1 || s[4] != '-' ||
-	    digits_read(s + 5, 2, &month) == -1 || s[7] != '-' ||
-	    digits_read(s + 8, 2, &day) == -1 || s[10] != 'T' ||
-	    digits_read(s + 11, 2, &hour) == -1 || s[13] != ':' ||
-	    digits_read(s + 14, 2, &minute) == -1 || s[16] != ':' ||
-	    digits_read(s + 17, 2, &second) == -1)
-		return -1;
-	p = s + 19;
-	if (*p == '.') {
-		if (!isdigit((unsigned char)p[1]))
-			return -1;
-		for (p++; isdigit((unsigned char)*p); p++)
-			;
-	}
-	if (*p == 'Z') {
-		p++;
-	} else if (*p == '+' || *p == '-') {
-		sign = *p == '-' ? -1 : 1;
-		if (digits_read(p + 1, 2, &oh) == -1 || p[3] != ':' ||
-		    digits_read(p + 4, 2, &om) == -1 || oh > 23 || om > 59)
-			return -1;
-		p += 6;
-	} else {
-		return -1;
-	}
-	if (*p != '\0' || month < 1 || month > 12 || day < 1 || day > mdays[month - 1] ||
-	    hour > 23 || minute > 59 || second > 59)
-		return -1;
-	if (month == 2 && day == 29 && !(year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)))
-		return -1;
-	t = days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second -
-	    sign * (oh * 3600 + om * 60);
-	*out = (time_t)t;
-	return 0;
-}
 
 /* Says whether a plugin-written value may be quoted in a message (short, plain). */
 static int
@@ -2086,7 +2017,7 @@ kube_exec_credential_parse(const char *json, size_t len, const char *api_version
 		    "status.clientKeyData must be given together");
 		goto out;
 	}
-	if (expiration != NULL && kube_time_parse_rfc3339(expiration, &exp) == -1) {
+	if (expiration != NULL && time_parse_rfc3339(expiration, &exp) == -1) {
 		error_set(error, "ExecCredential: status.expirationTimestamp is not an RFC 3339 "
 		    "time");
 		goto out;

@@ -156,8 +156,4 @@ int kube_exec_credential_parse(const char *json, size_t len, const char *api_ver
 
 void kube_exec_credential_free(struct kube_exec_credential *cred);
 
-/* Parses an RFC 3339 timestamp (as Go's time.RFC3339 accepts it) into seconds since the
- * epoch; fractions of a second are dropped. */
-int kube_time_parse_rfc3339(const char *s, time_t *out);
-
 #endif

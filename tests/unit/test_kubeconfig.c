@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "kubeconfig.h"
+#include "timeutil.h"
 #include "util.h"
 
 /* base64 of "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n" and friends. */
@@ -1182,7 +1183,7 @@ rfc3339_times_parse_as_go_parses_them(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof time_cases / sizeof time_cases[0]; i++) {
 		time_t t = 0;
-		int r = kube_time_parse_rfc3339(time_cases[i].text, &t);
+		int r = time_parse_rfc3339(time_cases[i].text, &t);
 
 		if (time_cases[i].seconds == -1) {
 			if (r != -1)

@@ -1,0 +1,141 @@
+/*
+ * action.c - the actions a sync returns, and their JSON-lines form for plan and replay.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "action.h"
+#include "resource.h"
+
+struct action *
+action_append(struct action **actions, int *n)
+{
+	struct action *a;
+
+	*actions = xrealloc(*actions, (size_t)(*n + 1) * sizeof **actions);
+	a = &(*actions)[(*n)++];
+	memset(a, 0, sizeof *a);
+	return a;
+}
+
+void
+action_clear(struct action *a)
+{
+	free(a->namespace);
+	free(a->name);
+	free(a->uid);
+	free(a->reason);
+	cJSON_Delete(a->body);
+	cJSON_Delete(a->failure_context);
+	memset(a, 0, sizeof *a);
+}
+
+void
+sync_result_clear(struct sync_result *r)
+{
+	for (int i = 0; i < r->nclaims; i++)
+		action_clear(&r->claims[i]);
+	for (int i = 0; i < r->nmanage; i++)
+		action_clear(&r->manage[i]);
+	free(r->claims);
+	free(r->manage);
+	if (r->status != NULL) {
+		action_clear(r->status);
+		free(r->status);
+	}
+	free(r->key);
+	free(r->owner_uid);
+	free(r->stale_resource);
+	free(r->waiting);
+	cJSON_Delete(r->owner);
+	memset(r, 0, sizeof *r);
+}
+
+/* Adds name: s to o, or null when s is NULL. */
+static void
+add_string_or_null(cJSON *o, const char *name, const char *s)
+{
+	if (s != NULL)
+		cJSON_AddStringToObject(o, name, s);
+	else
+		cJSON_AddNullToObject(o, name);
+}
+
+/* Starts a line's object: extra's members, then controller and key. */
+static cJSON *
+line_new(const struct sync_result *r, const cJSON *extra)
+{
+	cJSON *line = cJSON_CreateObject();
+	const cJSON *m;
+
+	if (cJSON_IsObject(extra)) {
+		cJSON_ArrayForEach(m, extra)
+			cJSON_AddItemToObject(line, m->string, cJSON_Duplicate(m, 1));
+	}
+	cJSON_AddStringToObject(line, "controller", r->controller);
+	cJSON_AddStringToObject(line, "key", r->key);
+	return line;
+}
+
+/* Appends line to out as one line of compact JSON, and frees it. */
+static void
+line_emit(cJSON *line, struct buf *out)
+{
+	char *text = cJSON_PrintUnformatted(line);
+
+	buf_append_str(out, text);
+	buf_append(out, "\n", 1);
+	free(text);
+	cJSON_Delete(line);
+}
+
+/* Writes the line for one action. */
+static void
+action_print(const struct sync_result *r, const struct action *a, const cJSON *extra,
+    struct buf *out)
+{
+	cJSON *line = line_new(r, extra);
+
+	cJSON_AddStringToObject(line, "action", a->verb);
+	cJSON_AddStringToObject(line, "resource", a->resource->name);
+	add_string_or_null(line, "namespace", a->namespace);
+	add_string_or_null(line, "name", a->name);
+	add_string_or_null(line, "uid", a->uid);
+	add_string_or_null(line, "reason", a->reason);
+	if (a->body != NULL)
+		cJSON_AddItemToObject(line, "body", cJSON_Duplicate(a->body, 1));
+	line_emit(line, out);
+}
+
+/* Writes a line saying the key waits, and why. */
+static void
+wait_print(const struct sync_result *r, const char *why, const cJSON *extra, struct buf *out)
+{
+	cJSON *line = line_new(r, extra);
+
+	cJSON_AddStringToObject(line, "action", "wait");
+	cJSON_AddStringToObject(line, "reason", why);
+	line_emit(line, out);
+}
+
+void
+sync_result_print(const struct sync_result *r, const cJSON *extra, struct buf *out)
+{
+	if (r->stale) {
+		char *why = xasprintf("the cache has not caught up with the controller's own "
+		    "writes to %s", r->stale_resource != NULL ? r->stale_resource : "?");
+		wait_print(r, why, extra, out);
+		free(why);
+		return;
+	}
+	for (int i = 0; i < r->nclaims; i++)
+		action_print(r, &r->claims[i], extra, out);
+	if (r->waiting != NULL)
+		wait_print(r, r->waiting, extra, out);
+	for (int i = 0; i < r->nmanage; i++)
+		action_print(r, &r->manage[i], extra, out);
+	if (r->status != NULL)
+		action_print(r, r->status, extra, out);
+}

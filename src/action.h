@@ -1,0 +1,93 @@
+/*
+ * action.h - what a controller's sync decides: the actions for one key, and the
+ * bookkeeping around them. The sync computes a sync_result from the cache alone; an
+ * executor carries it out (live: through the REST client; plan and replay: printed).
+ */
+#ifndef SQLKCM_ACTION_H
+#define SQLKCM_ACTION_H
+
+#include <cjson/cJSON.h>
+
+#include "util.h"
+
+struct resource;
+
+enum action_type {
+	ACTION_CREATE,		/* POST body to the resource's collection in namespace */
+	ACTION_DELETE,		/* DELETE namespace/name, with uid as precondition */
+	ACTION_PATCH,		/* PATCH namespace/name with body (strategic merge) */
+	ACTION_UPDATE_STATUS,	/* PUT body to namespace/name/status */
+};
+
+/* One request a sync wants sent. */
+struct action {
+	enum action_type type;
+	const char *verb;		/* for people: "create", "delete", "adopt", "release",
+					   "update-status" */
+	const struct resource *resource;
+	char *namespace;
+	char *name;			/* NULL for a create with generateName */
+	char *uid;			/* the target's uid (precondition); NULL for a create */
+	cJSON *body;			/* the object, patch or status object to send */
+	char *reason;			/* why, for people: "diff=-3", "rank 2 of 10", ... */
+	/* ACTION_UPDATE_STATUS: the object to send instead when the sync's creations or
+	 * deletions failed with message (malloc'd result), or NULL to send body anyway. */
+	cJSON *(*body_on_failure)(const struct action *a, const char *message);
+	cJSON *failure_context;		/* for body_on_failure */
+};
+
+/* Everything one sync of a key decided. */
+struct sync_result {
+	const char *controller;		/* "replicaset" */
+	char *key;			/* namespace/name of the owner */
+	const struct resource *owner_resource;	/* the owner's resource ("replicasets") */
+	char *owner_uid;		/* NULL when the owner is gone */
+	cJSON *owner;			/* the owner as cached (for events); NULL when gone */
+
+	int stale;			/* the cache lags the controller's own writes: do
+					   nothing now, retry with backoff */
+	char *stale_resource;		/* which informer lags */
+	int forget_expectations;	/* the owner is gone: drop its bookkeeping */
+	char *waiting;			/* why creations and deletions wait (expectations not
+					   yet satisfied), or NULL */
+
+	/* Claims, sent first and all at once. If recheck_owner is set, a live GET of the
+	 * owner must show the same uid and no deletionTimestamp before any adoption. */
+	int recheck_owner;
+	struct action *claims;
+	int nclaims;
+
+	/* Creations (in slow-start batches) or deletions (all at once), after the claims
+	 * succeed; expectations are set to them before any is sent. */
+	struct action *manage;
+	int nmanage;
+	int creating;			/* manage holds creations (else deletions) */
+
+	/* The status update, after the creations or deletions; NULL when unchanged and
+	 * nothing failed. */
+	struct action *status;
+
+	/* After the status is written (and nothing failed): sync again after this many
+	 * seconds; 0 for no requeue. */
+	double requeue_after;
+};
+
+/* Appends a zeroed action to an array of n actions and returns it. */
+struct action *action_append(struct action **actions, int *n);
+
+/* Frees what an action owns (not the action itself). */
+void action_clear(struct action *a);
+
+/* Frees what r owns and zeroes it. */
+void sync_result_clear(struct sync_result *r);
+
+/*
+ * Writes the actions of r as JSON lines to out, each one object:
+ *   {"controller","key","action","namespace","name","uid","reason","body"}
+ * plus the prefix members of extra (an object, or NULL) first, for replay's event position.
+ * A stale result, or one waiting on expectations, also prints a line with action "wait". Keys are written in a fixed order, so
+ * the same result always prints the same bytes.
+ */
+void sync_result_print(const struct sync_result *r, const cJSON *extra, struct buf *out);
+
+#endif

@@ -1,0 +1,113 @@
+/*
+ * controller.c - the controller registry: every controller sqlkcm has, found by name,
+ * chosen with --controllers, created over a store.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "consistency.h"
+#include "controller.h"
+#include "controllers/replicaset.h"
+#include "expectations.h"
+#include "util.h"
+
+const struct controller_type *const controller_types[] = {
+	&replicaset_controller_type,
+};
+const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
+
+const struct controller_type *
+controller_type_find(const char *name)
+{
+	for (int i = 0; i < controller_type_count; i++) {
+		if (strcmp(controller_types[i]->name, name) == 0)
+			return controller_types[i];
+	}
+	return NULL;
+}
+
+/* Returns the index of the controller named by the n bytes at name, or -1. */
+static int
+controller_index(const char *name, size_t n)
+{
+	for (int i = 0; i < controller_type_count; i++) {
+		if (strlen(controller_types[i]->name) == n &&
+		    strncmp(controller_types[i]->name, name, n) == 0)
+			return i;
+	}
+	return -1;
+}
+
+int
+controller_parse_list(const char *list, int *enabled, char **error)
+{
+	int star = 0, *explicit = xcalloc((size_t)controller_type_count, sizeof *explicit);
+	const char *p = list;
+
+	for (int i = 0; i < controller_type_count; i++)
+		enabled[i] = 0;
+	while (*p != '\0') {
+		const char *end = strchr(p, ',');
+		size_t n = end != NULL ? (size_t)(end - p) : strlen(p);
+		int off = n > 0 && p[0] == '-', i;
+
+		if (n == 1 && p[0] == '*') {
+			star = 1;
+		} else {
+			i = controller_index(p + off, n - (size_t)off);
+			if (i < 0) {
+				char *all = NULL;
+				for (int j = 0; j < controller_type_count; j++) {
+					char *next = xasprintf("%s%s%s", all != NULL ? all : "",
+					    j > 0 ? ", " : "", controller_types[j]->name);
+					free(all);
+					all = next;
+				}
+				error_set(error, "--controllers: unknown controller \"%.*s\" "
+				    "(known: %s)", (int)(n - (size_t)off), p + off, all);
+				free(all);
+				free(explicit);
+				return -1;
+			}
+			explicit[i] = off ? -1 : 1;
+		}
+		if (end == NULL)
+			break;
+		p = end + 1;
+	}
+	for (int i = 0; i < controller_type_count; i++)
+		enabled[i] = explicit[i] == 1 || (star && explicit[i] != -1);
+	free(explicit);
+	return 0;
+}
+
+struct controller *
+controller_new(const struct controller_type *type, struct store *store, char **error)
+{
+	struct controller *c = xcalloc(1, sizeof *c);
+	sqlite3 *db = store_db(store);
+
+	c->type = type;
+	c->store = store;
+	if ((c->expectations = expectations_new(db, type->name, error)) == NULL ||
+	    (c->writes = consistency_new(db, type->name, error)) == NULL ||
+	    type->init(c, error) != 0) {
+		controller_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void
+controller_free(struct controller *c)
+{
+	if (c == NULL)
+		return;
+	if (c->type->fini != NULL)
+		c->type->fini(c);
+	expectations_free(c->expectations);
+	consistency_free(c->writes);
+	free(c);
+}

@@ -1,0 +1,74 @@
+/*
+ * controller.h - what every controller is to the rest of sqlkcm: a name, the resources it
+ * needs, a handler that turns informer events into keys, and sync(key), which reads the
+ * cache and returns a sync_result. The registry lists them all.
+ */
+#ifndef SQLKCM_CONTROLLER_H
+#define SQLKCM_CONTROLLER_H
+
+#include <stdio.h>
+
+#include "action.h"
+#include "informer.h"
+#include "store.h"
+
+struct expectations;
+struct consistency;
+
+/* Where a controller's handlers put keys. */
+struct controller_queue {
+	void (*add)(const char *key, void *arg);
+	void (*add_after)(const char *key, double seconds, void *arg);
+	void *arg;
+};
+
+/* One controller instance over a store. */
+struct controller {
+	const struct controller_type *type;
+	struct store *store;
+	struct expectations *expectations;
+	struct consistency *writes;
+	void *state;		/* the type's own */
+};
+
+/* A kind of controller, as kube-controller-manager's controller descriptors. */
+struct controller_type {
+	const char *name;			/* "replicaset": the --controllers name */
+	const char *const *resources;		/* the resources it watches, NULL-ended */
+	int default_workers;			/* syncs in flight at most */
+	/* Creates the type's state for c (prepared statements, ...). */
+	int (*init)(struct controller *c, char **error);
+	void (*fini)(struct controller *c);
+	/* Turns a committed informer event into keys to sync (and expectation
+	 * observations, written to the store). now: Unix seconds. */
+	void (*handle_event)(struct controller *c, const struct informer_event *ev, double now,
+	    const struct controller_queue *q);
+	/* Calls cb with the key of every object the controller syncs (for plan, resync). */
+	int (*list_keys)(struct controller *c, void (*cb)(const char *key, void *arg),
+	    void *arg, char **error);
+	/* Reads the cache for key at now (Unix seconds) and fills *out (zeroed by the
+	 * caller). Writes nothing. */
+	int (*sync)(struct controller *c, const char *key, double now, struct sync_result *out,
+	    char **error);
+};
+
+/* Every controller type; controller_type_count of them. */
+extern const struct controller_type *const controller_types[];
+extern const int controller_type_count;
+
+/* Returns the type called name, or NULL. */
+const struct controller_type *controller_type_find(const char *name);
+
+/*
+ * Parses a --controllers value as kube-controller-manager does: comma-separated names,
+ * '*' for every controller enabled by default, '-name' to turn one off; "" enables none.
+ * Sets enabled[i] for controller_types[i]. An unknown name is an error naming it.
+ */
+int controller_parse_list(const char *list, int *enabled, char **error);
+
+/* Creates a controller of type over store; NULL with *error set on failure. */
+struct controller *controller_new(const struct controller_type *type, struct store *store,
+    char **error);
+void controller_free(struct controller *c);
+
+#endif

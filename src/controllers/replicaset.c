@@ -1,0 +1,1209 @@
+/*
+ * replicaset.c - the ReplicaSet controller: keep spec.replicas active pods per ReplicaSet.
+ *
+ * It follows kube-controller-manager's ReplicaSet controller rule for rule, so either can
+ * run a cluster. A sync of one ReplicaSet reads the cache and decides, writing nothing:
+ *
+ * 1. The ReplicaSet is gone: drop its expectations. Its cache has not caught up with the
+ *    controller's own last writes (consistency.c): wait, retry with backoff.
+ * 2. Claim (kube's ControllerRefManager): of the namespace's active pods (not Succeeded or
+ *    Failed, not being deleted), the ones it controls and its selector matches are its;
+ *    orphans the selector matches are adopted (a patch adding it as controller owner,
+ *    guarded by the pod's uid, after a live check that the ReplicaSet is not being
+ *    deleted); pods it controls that no longer match are released. A ReplicaSet being
+ *    deleted adopts and releases nothing. Pods controlled by another owner are left alone.
+ * 3. Manage, only when its expectations are satisfied and it is not being deleted: the
+ *    difference between its pods and spec.replicas, at most 500 per sync, is created from
+ *    the template (the executor sends them in slow-start batches) or deleted, the pods
+ *    ranked first by replicaset_pod_less going first.
+ * 4. Status: replicas, fullyLabeledReplicas, readyReplicas, availableReplicas (ready for
+ *    minReadySeconds) and observedGeneration from the claimed pods, written only when they
+ *    differ from what is stored, with the ReplicaFailure condition set if the creations or
+ *    deletions failed and removed when they succeed. A ReplicaSet with all pods ready but
+ *    not all available is synced again after minReadySeconds.
+ *
+ * The counting is SQL: the replicaset_diff view (schema/002-controllers.sql) gives desired
+ * and actual for the ReplicaSet; one query lists the namespace's active pods with what
+ * the claim and the ranking need (the selector compiled to SQL by selector.c).
+ *
+ * The informer handlers map pod events to the ReplicaSet that controls the pod (or, for
+ * an orphan, to every ReplicaSet in its namespace whose selector matches it) and lower
+ * expectations: a new pod with a controller reference is a creation observed, a pod that
+ * is deleted or gets a deletionTimestamp is a deletion observed.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "consistency.h"
+#include "controllers/replicaset.h"
+#include "expectations.h"
+#include "json.h"
+#include "log.h"
+#include "resource.h"
+#include "selector.h"
+#include "timeutil.h"
+#include "util.h"
+
+#define REPLICASET_KIND "ReplicaSet"
+#define REPLICASET_API_VERSION "apps/v1"
+#define DELETION_COST_ANNOTATION "controller.kubernetes.io/pod-deletion-cost"
+
+enum {
+	STMT_GET_RS,
+	STMT_DIFF,
+	STMT_RS_BY_UID,
+	STMT_RS_IN_NAMESPACE,
+	STMT_RS_KEYS,
+	STMT_RS_MIN_READY,
+	STMT_COUNT
+};
+
+static const char *const replicaset_sql[STMT_COUNT] = {
+	[STMT_GET_RS] = "SELECT uid, body FROM cache_replicasets"
+	    " WHERE namespace = ?1 AND name = ?2",
+	[STMT_DIFF] = "SELECT desired, actual FROM replicaset_diff WHERE uid = ?1",
+	[STMT_RS_BY_UID] = "SELECT name FROM cache_replicasets"
+	    " WHERE namespace = ?1 AND name = ?2 AND uid = ?3",
+	[STMT_RS_IN_NAMESPACE] = "SELECT name, selector FROM cache_replicasets"
+	    " WHERE namespace = ?1 ORDER BY name",
+	[STMT_RS_KEYS] = "SELECT namespace, name FROM cache_replicasets"
+	    " ORDER BY namespace, name",
+	[STMT_RS_MIN_READY] = "SELECT min_ready_seconds FROM cache_replicasets"
+	    " WHERE namespace = ?1 AND name = ?2",
+};
+
+struct replicaset_state {
+	sqlite3 *db;
+	sqlite3_stmt *stmt[STMT_COUNT];
+};
+
+static const struct resource *
+pods_resource(void)
+{
+	return resource_find("pods");
+}
+
+static const struct resource *
+replicasets_resource(void)
+{
+	return resource_find("replicasets");
+}
+
+/* --- pod ranking ----------------------------------------------------------------------- */
+
+/* Orders phases as scale-down prefers them: pending first, then unknown, then running. */
+static int
+phase_ordinal(const char *phase)
+{
+	if (phase == NULL)
+		return 0;
+	if (strcmp(phase, "Unknown") == 0)
+		return 1;
+	if (strcmp(phase, "Running") == 0)
+		return 2;
+	return 0;	/* Pending, and anything unexpected */
+}
+
+/* The bucket of how long ago t was, in powers of two of nanoseconds: two times compare
+ * equal when they are within the same doubling of age, so that scale-down does not
+ * always pick the very newest pods. -1 for a time not in the past. */
+static int
+age_bucket(double t, double now)
+{
+	double age_ns = (now - t) * 1e9;
+
+	if (age_ns <= 0)
+		return -1;
+	return (int)floor(log2(age_ns));
+}
+
+/* Compares two optional times so that absent < later < earlier: 1 if a goes first. */
+static int
+later_or_absent_first(double a, double b)
+{
+	if (a == 0)
+		return b != 0;
+	if (b == 0)
+		return 0;
+	return a > b;
+}
+
+int
+replicaset_pod_less(const struct pod_rank *a, const struct pod_rank *b, double now)
+{
+	int pa, pb;
+
+	/* 1. Not yet on a node before on a node. */
+	if (a->assigned != b->assigned)
+		return !a->assigned;
+	/* 2. Pending before Unknown before Running. */
+	pa = phase_ordinal(a->phase);
+	pb = phase_ordinal(b->phase);
+	if (pa != pb)
+		return pa < pb;
+	/* 3. Not ready before ready. */
+	if (a->ready != b->ready)
+		return !a->ready;
+	/* 4. Lower deletion cost first. */
+	if (a->deletion_cost != b->deletion_cost)
+		return a->deletion_cost < b->deletion_cost;
+	/* 5. More related pods on the same node first. */
+	if (a->on_same_node != b->on_same_node)
+		return a->on_same_node > b->on_same_node;
+	/* 6. Both ready: ready for less time first, by age bucket. */
+	if (a->ready && b->ready && a->ready_since != b->ready_since) {
+		int ra, rb;
+
+		if (a->ready_since == 0 || b->ready_since == 0 || now == 0)
+			return later_or_absent_first(a->ready_since, b->ready_since);
+		ra = age_bucket(a->ready_since, now);
+		rb = age_bucket(b->ready_since, now);
+		if (ra == rb)
+			return strcmp(a->uid, b->uid) < 0;
+		return ra < rb;
+	}
+	/* 7. More container restarts first. */
+	if (a->restarts != b->restarts)
+		return a->restarts > b->restarts;
+	/* 8. Newer first, by age bucket. */
+	if (a->created != b->created) {
+		int ra, rb;
+
+		if (a->created == 0 || b->created == 0 || now == 0)
+			return later_or_absent_first(a->created, b->created);
+		ra = age_bucket(a->created, now);
+		rb = age_bucket(b->created, now);
+		if (ra == rb)
+			return strcmp(a->uid, b->uid) < 0;
+		return ra < rb;
+	}
+	return 0;
+}
+
+/* Insertion into a merge sort's runs needs a total order: ties fall back to uid. */
+static int
+pod_rank_cmp(const struct pod_rank *a, const struct pod_rank *b, double now)
+{
+	if (replicaset_pod_less(a, b, now))
+		return -1;
+	if (replicaset_pod_less(b, a, now))
+		return 1;
+	return strcmp(a->uid, b->uid);
+}
+
+void
+replicaset_rank_pods(struct pod_rank *pods, int n, double now)
+{
+	struct pod_rank *tmp;
+
+	if (n < 2)
+		return;
+	/* A bottom-up merge sort: stable, O(n log n), and it never asks the comparator
+	 * for a total order it may not have (qsort is undefined then). */
+	tmp = xmalloc((size_t)n * sizeof *tmp);
+	for (int width = 1; width < n; width *= 2) {
+		for (int lo = 0; lo < n; lo += 2 * width) {
+			int mid = lo + width < n ? lo + width : n;
+			int hi = lo + 2 * width < n ? lo + 2 * width : n;
+			int i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi) {
+				if (pod_rank_cmp(&pods[j], &pods[i], now) < 0)
+					tmp[k++] = pods[j++];
+				else
+					tmp[k++] = pods[i++];
+			}
+			while (i < mid)
+				tmp[k++] = pods[i++];
+			while (j < hi)
+				tmp[k++] = pods[j++];
+		}
+		memcpy(pods, tmp, (size_t)n * sizeof *tmp);
+	}
+	free(tmp);
+}
+
+/* --- the pod template and the status --------------------------------------------------- */
+
+/* Duplicates member name of from into to, if from has it. */
+static void
+copy_member(cJSON *to, const cJSON *from, const char *name)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(from, name);
+
+	if (m != NULL && !cJSON_IsNull(m))
+		cJSON_AddItemToObject(to, name, cJSON_Duplicate(m, 1));
+}
+
+/* The owner reference naming rs as controller. */
+static cJSON *
+controller_ref_new(const cJSON *rs)
+{
+	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(rs, "metadata");
+	cJSON *ref = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(ref, "apiVersion", REPLICASET_API_VERSION);
+	cJSON_AddStringToObject(ref, "kind", REPLICASET_KIND);
+	copy_member(ref, meta, "name");
+	copy_member(ref, meta, "uid");
+	cJSON_AddTrueToObject(ref, "controller");
+	cJSON_AddTrueToObject(ref, "blockOwnerDeletion");
+	return ref;
+}
+
+cJSON *
+replicaset_pod_from_template(const cJSON *rs)
+{
+	const cJSON *template = json_path(rs, "spec.template");
+	const cJSON *tmeta = cJSON_GetObjectItemCaseSensitive(template, "metadata");
+	const cJSON *name = json_path(rs, "metadata.name");
+	cJSON *pod = cJSON_CreateObject(), *meta, *refs, *spec;
+	char *prefix;
+
+	cJSON_AddStringToObject(pod, "apiVersion", "v1");
+	cJSON_AddStringToObject(pod, "kind", "Pod");
+	meta = cJSON_AddObjectToObject(pod, "metadata");
+	prefix = xasprintf("%s-", cJSON_IsString(name) ? name->valuestring : "");
+	cJSON_AddStringToObject(meta, "generateName", prefix);
+	free(prefix);
+	copy_member(meta, json_path(rs, "metadata"), "namespace");
+	copy_member(meta, tmeta, "labels");
+	copy_member(meta, tmeta, "annotations");
+	copy_member(meta, tmeta, "finalizers");
+	refs = cJSON_AddArrayToObject(meta, "ownerReferences");
+	cJSON_AddItemToArray(refs, controller_ref_new(rs));
+	spec = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(template, "spec"), 1);
+	cJSON_AddItemToObject(pod, "spec", spec != NULL ? spec : cJSON_CreateObject());
+	return pod;
+}
+
+/* Returns the integer member name of o, or def. */
+static long long
+int_member(const cJSON *o, const char *name, long long def)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, name);
+
+	return cJSON_IsNumber(m) ? (long long)m->valuedouble : def;
+}
+
+cJSON *
+replicaset_status_new(const cJSON *rs, const struct replicaset_counts *counts)
+{
+	const cJSON *old = cJSON_GetObjectItemCaseSensitive(rs, "status");
+	const cJSON *conditions = cJSON_GetObjectItemCaseSensitive(old, "conditions");
+	cJSON *status = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(status, "replicas", counts->replicas);
+	cJSON_AddNumberToObject(status, "fullyLabeledReplicas", counts->fully_labeled);
+	cJSON_AddNumberToObject(status, "readyReplicas", counts->ready);
+	cJSON_AddNumberToObject(status, "availableReplicas", counts->available);
+	cJSON_AddNumberToObject(status, "observedGeneration",
+	    (double)int_member(cJSON_GetObjectItemCaseSensitive(rs, "metadata"), "generation", 0));
+	if (cJSON_IsArray(conditions) && cJSON_GetArraySize(conditions) > 0)
+		cJSON_AddItemToObject(status, "conditions", cJSON_Duplicate(conditions, 1));
+	return status;
+}
+
+int
+replicaset_status_changed(const cJSON *rs, const cJSON *status)
+{
+	static const char *const counts[] = { "replicas", "fullyLabeledReplicas",
+	    "readyReplicas", "availableReplicas" };
+	const cJSON *old = cJSON_GetObjectItemCaseSensitive(rs, "status");
+	const cJSON *oc = cJSON_GetObjectItemCaseSensitive(old, "conditions");
+	const cJSON *nc = cJSON_GetObjectItemCaseSensitive(status, "conditions");
+	long long generation = int_member(cJSON_GetObjectItemCaseSensitive(rs, "metadata"),
+	    "generation", 0);
+
+	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+		if (int_member(old, counts[i], 0) != int_member(status, counts[i], 0))
+			return 1;
+	}
+	if (generation != int_member(old, "observedGeneration", 0))
+		return 1;
+	if (cJSON_GetArraySize(oc) == 0 && cJSON_GetArraySize(nc) == 0)
+		return 0;
+	return !cJSON_Compare(oc, nc, 1);
+}
+
+/* Returns the index of the ReplicaFailure condition in conditions, or -1. */
+static int
+failure_condition_index(const cJSON *conditions)
+{
+	const cJSON *c;
+	int i = 0;
+
+	cJSON_ArrayForEach(c, conditions) {
+		const cJSON *type = cJSON_GetObjectItemCaseSensitive(c, "type");
+		if (cJSON_IsString(type) && strcmp(type->valuestring, "ReplicaFailure") == 0)
+			return i;
+		i++;
+	}
+	return -1;
+}
+
+int
+replicaset_status_set_failure(cJSON *status, int creating, const char *message,
+    const char *now)
+{
+	cJSON *conditions = cJSON_GetObjectItemCaseSensitive(status, "conditions");
+	cJSON *c;
+
+	if (failure_condition_index(conditions) >= 0)
+		return 0;
+	if (!cJSON_IsArray(conditions)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(status, "conditions");
+		conditions = cJSON_AddArrayToObject(status, "conditions");
+	}
+	c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "type", "ReplicaFailure");
+	cJSON_AddStringToObject(c, "status", "True");
+	cJSON_AddStringToObject(c, "lastTransitionTime", now);
+	cJSON_AddStringToObject(c, "reason", creating ? "FailedCreate" : "FailedDelete");
+	cJSON_AddStringToObject(c, "message", message);
+	cJSON_AddItemToArray(conditions, c);
+	return 1;
+}
+
+int
+replicaset_status_clear_failure(cJSON *status)
+{
+	cJSON *conditions = cJSON_GetObjectItemCaseSensitive(status, "conditions");
+	int i = failure_condition_index(conditions);
+
+	if (i < 0)
+		return 0;
+	cJSON_DeleteItemFromArray(conditions, i);
+	if (cJSON_GetArraySize(conditions) == 0)
+		cJSON_DeleteItemFromObjectCaseSensitive(status, "conditions");
+	return 1;
+}
+
+/* The status update to send when the creations or deletions failed: the object with the
+ * ReplicaFailure condition added. failure_context: {"object", "creating", "now"}. */
+static cJSON *
+status_on_failure(const struct action *a, const char *message)
+{
+	const cJSON *ctx = a->failure_context;
+	cJSON *object = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(ctx, "object"), 1);
+	const cJSON *now = cJSON_GetObjectItemCaseSensitive(ctx, "now");
+
+	replicaset_status_set_failure(cJSON_GetObjectItemCaseSensitive(object, "status"),
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ctx, "creating")), message,
+	    cJSON_IsString(now) ? now->valuestring : "");
+	return object;
+}
+
+/* --- statements ------------------------------------------------------------------------ */
+
+static sqlite3_stmt *
+state_stmt(struct replicaset_state *st, int i)
+{
+	sqlite3_stmt *stmt = st->stmt[i];
+
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+	return stmt;
+}
+
+static int
+replicaset_init(struct controller *c, char **error)
+{
+	struct replicaset_state *st = xcalloc(1, sizeof *st);
+
+	c->state = st;
+	st->db = store_db(c->store);
+	for (int i = 0; i < STMT_COUNT; i++) {
+		if (sqlite3_prepare_v3(st->db, replicaset_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
+		    &st->stmt[i], NULL) != SQLITE_OK)
+			return error_set(error, "replicaset controller: %s",
+			    sqlite3_errmsg(st->db));
+	}
+	return 0;
+}
+
+static void
+replicaset_fini(struct controller *c)
+{
+	struct replicaset_state *st = c->state;
+
+	if (st == NULL)
+		return;
+	for (int i = 0; i < STMT_COUNT; i++)
+		sqlite3_finalize(st->stmt[i]);
+	free(st);
+	c->state = NULL;
+}
+
+/* Splits key "namespace/name"; returns -1 if it is not one. */
+static int
+key_split(const char *key, char **namespace, const char **name)
+{
+	const char *slash = strchr(key, '/');
+
+	if (slash == NULL || slash == key || slash[1] == '\0')
+		return -1;
+	*namespace = xstrndup(key, (size_t)(slash - key));
+	*name = slash + 1;
+	return 0;
+}
+
+/* --- sync ------------------------------------------------------------------------------ */
+
+/* One active pod of the namespace, as the sync sees it. */
+struct candidate {
+	struct pod_rank rank;
+	char *uid;
+	char *name;
+	char *phase;
+	int controlled;		/* its controller owner is this ReplicaSet */
+	int matches;		/* the selector matches its labels */
+	int fully_labeled;	/* it has every label of the template */
+	int available;
+};
+
+struct candidates {
+	struct candidate *v;
+	int n;
+};
+
+static void
+candidates_clear(struct candidates *cs)
+{
+	for (int i = 0; i < cs->n; i++) {
+		free(cs->v[i].uid);
+		free(cs->v[i].name);
+		free(cs->v[i].phase);
+	}
+	free(cs->v);
+	cs->v = NULL;
+	cs->n = 0;
+}
+
+/* Parses an optional RFC 3339 column into Unix seconds, 0 when NULL or not a time. */
+static double
+column_time(sqlite3_stmt *stmt, int i)
+{
+	const char *text = (const char *)sqlite3_column_text(stmt, i);
+	time_t t;
+
+	if (text == NULL || time_parse_rfc3339(text, &t) != 0)
+		return 0;
+	return (double)t;
+}
+
+static char *
+column_strdup(sqlite3_stmt *stmt, int i)
+{
+	const char *text = (const char *)sqlite3_column_text(stmt, i);
+
+	return text != NULL ? xstrdup(text) : NULL;
+}
+
+/*
+ * Lists the namespace's active pods that the ReplicaSet controls or that are orphans its
+ * selector matches, with what claiming, counting and ranking need. on_same_node counts,
+ * per node, the namespace's active pods controlled by this ReplicaSet or by another one
+ * with the same controller owner (a Deployment's ReplicaSets share the spread).
+ */
+static int
+candidates_load(struct replicaset_state *st, const char *namespace, const char *rs_uid,
+    const struct selector *sel, const char *template_labels, int min_ready, double now,
+    struct candidates *out, char **error)
+{
+	struct buf sql;
+	sqlite3_stmt *stmt = NULL;
+	int rc, first;
+
+	buf_init(&sql);
+	buf_append_str(&sql,
+	    "WITH active AS ("
+	    "  SELECT p.uid, p.name, p.phase, p.node_name, p.ready, p.ready_since,"
+	    "         p.restarts, p.deletion_cost, p.creation_timestamp,"
+	    "         o.owner_uid AS controller_uid"
+	    "    FROM cache_pods p"
+	    "    LEFT JOIN owner_refs o ON o.uid = p.uid AND o.controller = 1"
+	    "   WHERE p.namespace = ?1 AND p.deletion_timestamp IS NULL"
+	    "     AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')),"
+	    " siblings AS ("
+	    "  SELECT ?2 AS uid"
+	    "  UNION SELECT r.uid FROM owner_refs mine"
+	    "    JOIN owner_refs r ON r.owner_uid = mine.owner_uid AND r.controller = 1"
+	    "   WHERE mine.uid = ?2 AND mine.controller = 1),"
+	    " related AS ("
+	    "  SELECT coalesce(a.node_name, '') AS node, count(*) AS n FROM active a"
+	    "   WHERE a.controller_uid IN (SELECT uid FROM siblings) GROUP BY 1)"
+	    " SELECT a.uid, a.name, a.phase, a.node_name IS NOT NULL AND a.node_name != '',"
+	    "        coalesce(a.ready, 0), a.ready_since, a.restarts,"
+	    "        coalesce(a.deletion_cost, 0), a.creation_timestamp,"
+	    "        a.controller_uid IS NOT NULL AND a.controller_uid = ?2,"
+	    "        coalesce(rel.n, 0),"
+	    "        NOT EXISTS (SELECT 1 FROM json_each(?3) t WHERE NOT EXISTS ("
+	    "            SELECT 1 FROM labels l WHERE l.uid = a.uid AND l.key = t.key"
+	    "               AND l.value = t.value)),"
+	    "        ");
+	selector_to_sql(sel, "a.uid", &sql);
+	buf_append_str(&sql,
+	    "   FROM active a LEFT JOIN related rel ON rel.node = coalesce(a.node_name, '')"
+	    "  WHERE a.controller_uid = ?2 OR a.controller_uid IS NULL"
+	    "  ORDER BY a.name");
+	if (sqlite3_prepare_v2(st->db, sql.data, -1, &stmt, NULL) != SQLITE_OK) {
+		error_set(error, "replicaset: listing pods: %s", sqlite3_errmsg(st->db));
+		buf_free(&sql);
+		return -1;
+	}
+	buf_free(&sql);
+	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, rs_uid, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 3, template_labels, -1, SQLITE_TRANSIENT);
+	first = 4;
+	if (selector_bind(sel, stmt, first, error) < 0) {
+		sqlite3_finalize(stmt);
+		return -1;
+	}
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct candidate *c;
+
+		out->v = xrealloc(out->v, (size_t)(out->n + 1) * sizeof *out->v);
+		c = &out->v[out->n++];
+		memset(c, 0, sizeof *c);
+		c->uid = column_strdup(stmt, 0);
+		c->name = column_strdup(stmt, 1);
+		c->phase = column_strdup(stmt, 2);
+		c->rank.uid = c->uid;
+		c->rank.phase = c->phase;
+		c->rank.assigned = sqlite3_column_int(stmt, 3);
+		c->rank.ready = sqlite3_column_int(stmt, 4);
+		c->rank.ready_since = column_time(stmt, 5);
+		c->rank.restarts = sqlite3_column_int64(stmt, 6);
+		c->rank.deletion_cost = sqlite3_column_int64(stmt, 7);
+		c->rank.created = column_time(stmt, 8);
+		c->controlled = sqlite3_column_int(stmt, 9);
+		c->rank.on_same_node = sqlite3_column_int(stmt, 10);
+		c->fully_labeled = sqlite3_column_int(stmt, 11);
+		c->matches = sqlite3_column_int(stmt, 12);
+		/* Available: ready, and for minReadySeconds (strictly) when there is one. */
+		c->available = c->rank.ready && (min_ready == 0 ||
+		    (c->rank.ready_since != 0 && c->rank.ready_since + min_ready < now));
+	}
+	if (rc != SQLITE_DONE)
+		error_set(error, "replicaset: listing pods: %s", sqlite3_errmsg(st->db));
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The strategic merge patch that makes rs the pod's controller; the pod's uid in it
+ * makes the patch fail if the name now belongs to another pod. */
+static cJSON *
+adopt_patch_new(const cJSON *rs, const char *pod_uid)
+{
+	cJSON *patch = cJSON_CreateObject();
+	cJSON *meta = cJSON_AddObjectToObject(patch, "metadata");
+	cJSON *refs = cJSON_AddArrayToObject(meta, "ownerReferences");
+
+	cJSON_AddItemToArray(refs, controller_ref_new(rs));
+	cJSON_AddStringToObject(meta, "uid", pod_uid);
+	return patch;
+}
+
+/* The strategic merge patch that removes rs's owner reference from the pod. */
+static cJSON *
+release_patch_new(const char *rs_uid, const char *pod_uid)
+{
+	cJSON *patch = cJSON_CreateObject();
+	cJSON *meta = cJSON_AddObjectToObject(patch, "metadata");
+	cJSON *refs = cJSON_AddArrayToObject(meta, "ownerReferences");
+	cJSON *ref = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(ref, "$patch", "delete");
+	cJSON_AddStringToObject(ref, "uid", rs_uid);
+	cJSON_AddItemToArray(refs, ref);
+	cJSON_AddStringToObject(meta, "uid", pod_uid);
+	return patch;
+}
+
+/* Fills an action on a pod of namespace. */
+static void
+pod_action(struct action *a, enum action_type type, const char *verb, const char *namespace,
+    const struct candidate *c, cJSON *body, char *reason)
+{
+	a->type = type;
+	a->verb = verb;
+	a->resource = pods_resource();
+	a->namespace = xstrdup(namespace);
+	a->name = c != NULL ? xstrdup(c->name) : NULL;
+	a->uid = c != NULL ? xstrdup(c->uid) : NULL;
+	a->body = body;
+	a->reason = reason;
+}
+
+/* Reads desired and actual for the ReplicaSet from the replicaset_diff view. */
+static int
+diff_read(struct replicaset_state *st, const char *uid, long long *desired,
+    long long *actual, char **error)
+{
+	sqlite3_stmt *stmt = state_stmt(st, STMT_DIFF);
+	int rc;
+
+	sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		*desired = sqlite3_column_int64(stmt, 0);
+		*actual = sqlite3_column_int64(stmt, 1);
+		rc = SQLITE_DONE;
+	} else if (rc == SQLITE_DONE) {
+		*desired = *actual = 0;
+	}
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_DONE)
+		return error_set(error, "replicaset: diff: %s", sqlite3_errmsg(st->db));
+	return 0;
+}
+
+/* Adds the creations or deletions that bring the claimed pods to spec.replicas. */
+static void
+manage(struct sync_result *out, const cJSON *rs, const char *namespace,
+    struct candidates *cs, const int *claimed, int nclaimed, long long replicas, double now)
+{
+	long long diff = nclaimed - replicas;
+	struct pod_rank *ranked;
+	int n;
+
+	if (diff < 0) {
+		n = (int)(-diff < REPLICASET_BURST_REPLICAS ? -diff : REPLICASET_BURST_REPLICAS);
+		out->creating = 1;
+		for (int i = 0; i < n; i++) {
+			struct action *a = action_append(&out->manage, &out->nmanage);
+			pod_action(a, ACTION_CREATE, "create", namespace, NULL,
+			    replicaset_pod_from_template(rs),
+			    xasprintf("%lld of %lld replicas", (long long)nclaimed + i + 1,
+			    replicas));
+		}
+		return;
+	}
+	if (diff == 0)
+		return;
+	n = (int)(diff < REPLICASET_BURST_REPLICAS ? diff : REPLICASET_BURST_REPLICAS);
+	ranked = xmalloc((size_t)nclaimed * sizeof *ranked);
+	for (int i = 0; i < nclaimed; i++) {
+		ranked[i] = cs->v[claimed[i]].rank;
+		ranked[i].index = claimed[i];
+	}
+	replicaset_rank_pods(ranked, nclaimed, now);
+	for (int i = 0; i < n; i++) {
+		const struct candidate *c = &cs->v[ranked[i].index];
+		struct action *a = action_append(&out->manage, &out->nmanage);
+		pod_action(a, ACTION_DELETE, "delete", namespace, c, NULL,
+		    xasprintf("ranked %d of %d to delete; %d replicas over %lld", i + 1,
+		    nclaimed, (int)diff, replicas));
+	}
+	free(ranked);
+}
+
+/* Adds the status update, if the status changes or could fail to. */
+static void
+status_action(struct sync_result *out, const cJSON *rs, const char *namespace,
+    const char *name, const struct replicaset_counts *counts, double now)
+{
+	cJSON *status = replicaset_status_new(rs, counts);
+	cJSON *object = NULL, *ctx = NULL;
+	int changed;
+	struct action *a;
+	char stamp[TIME_RFC3339_SIZE];
+	long long replicas = int_member(json_path(rs, "spec"), "replicas", 1);
+	long long min_ready = int_member(json_path(rs, "spec"), "minReadySeconds", 0);
+
+	/* Manage succeeds unless told otherwise: no failure condition then. */
+	replicaset_status_clear_failure(status);
+	changed = replicaset_status_changed(rs, status);
+	if (changed) {
+		object = cJSON_Duplicate(rs, 1);
+		cJSON_ReplaceItemInObjectCaseSensitive(object, "status", cJSON_Duplicate(status, 1));
+	}
+	if (out->nmanage > 0) {
+		/* What to send if the creations or deletions fail. */
+		ctx = cJSON_CreateObject();
+		cJSON *failed = cJSON_Duplicate(rs, 1);
+		cJSON_ReplaceItemInObjectCaseSensitive(failed, "status", status);
+		status = NULL;
+		cJSON_AddItemToObject(ctx, "object", failed);
+		cJSON_AddBoolToObject(ctx, "creating", out->creating);
+		time_format_rfc3339((time_t)now, stamp);
+		cJSON_AddStringToObject(ctx, "now", stamp);
+	}
+	cJSON_Delete(status);
+	if (object == NULL && ctx == NULL)
+		goto requeue;
+	a = xcalloc(1, sizeof *a);
+	a->type = ACTION_UPDATE_STATUS;
+	a->verb = "update-status";
+	a->resource = replicasets_resource();
+	a->namespace = xstrdup(namespace);
+	a->name = xstrdup(name);
+	a->uid = out->owner_uid != NULL ? xstrdup(out->owner_uid) : NULL;
+	a->body = object;
+	if (ctx != NULL) {
+		a->failure_context = ctx;
+		a->body_on_failure = status_on_failure;
+	}
+	a->reason = xasprintf("replicas=%d fullyLabeled=%d ready=%d available=%d",
+	    counts->replicas, counts->fully_labeled, counts->ready, counts->available);
+	out->status = a;
+requeue:
+	/* All ready, not all available yet: look again when they should be. */
+	if (min_ready > 0 && counts->ready == replicas && counts->available != replicas)
+		out->requeue_after = (double)min_ready;
+}
+
+/* Reads the ReplicaSet namespace/name: its uid and parsed body, both NULL when absent. */
+static int
+replicaset_read(struct replicaset_state *st, const char *namespace, const char *name,
+    char **uid, cJSON **rs, char **error)
+{
+	sqlite3_stmt *stmt = state_stmt(st, STMT_GET_RS);
+	int rc;
+
+	*uid = NULL;
+	*rs = NULL;
+	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, name, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		*uid = column_strdup(stmt, 0);
+		*rs = cJSON_Parse((const char *)sqlite3_column_text(stmt, 1));
+		rc = SQLITE_DONE;
+		if (*rs == NULL) {
+			free(*uid);
+			*uid = NULL;
+			sqlite3_reset(stmt);
+			return error_set(error, "replicaset %s/%s: the cached body is not JSON",
+			    namespace, name);
+		}
+	}
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_DONE)
+		return error_set(error, "replicaset: %s", sqlite3_errmsg(st->db));
+	return 0;
+}
+
+static int
+replicaset_sync(struct controller *c, const char *key, double now, struct sync_result *out,
+    char **error)
+{
+	struct replicaset_state *st = c->state;
+	struct candidates cs = { NULL, 0 };
+	struct replicaset_counts counts = { 0, 0, 0, 0 };
+	struct selector *sel = NULL;
+	char *namespace = NULL, *uid = NULL, *labels_text = NULL, *sel_error = NULL;
+	const char *name, *behind = NULL;
+	cJSON *rs = NULL;
+	const cJSON *spec, *labels;
+	int *claimed = NULL, nclaimed = 0, satisfied, ready, deleting, rc = -1;
+	long long replicas, desired = 0, actual = 0, min_ready;
+
+	out->controller = c->type->name;
+	out->key = xstrdup(key);
+	out->owner_resource = replicasets_resource();
+	if (key_split(key, &namespace, &name) != 0)
+		return error_set(error, "replicaset: %s is not a namespace/name key", key);
+	if (replicaset_read(st, namespace, name, &uid, &rs, error) != 0)
+		goto out;
+	if (rs == NULL) {
+		/* Deleted: nothing to wait for any more. */
+		out->forget_expectations = 1;
+		rc = 0;
+		goto out;
+	}
+	out->owner_uid = xstrdup(uid);
+	out->owner = cJSON_Duplicate(rs, 1);
+	if (consistency_ready(c->writes, key, uid, &ready, &behind, error) != 0)
+		goto out;
+	if (!ready) {
+		out->stale = 1;
+		out->stale_resource = xstrdup(behind);
+		rc = 0;
+		goto out;
+	}
+	spec = cJSON_GetObjectItemCaseSensitive(rs, "spec");
+	replicas = int_member(spec, "replicas", 1);
+	min_ready = int_member(spec, "minReadySeconds", 0);
+	deleting = json_path(rs, "metadata.deletionTimestamp") != NULL &&
+	    !cJSON_IsNull(json_path(rs, "metadata.deletionTimestamp"));
+	sel = selector_from_json(cJSON_GetObjectItemCaseSensitive(spec, "selector"), &sel_error);
+	if (sel == NULL) {
+		/* A selector the apiserver let through but we cannot read: nothing to do
+		 * until the ReplicaSet changes (kube gives up on it the same way). */
+		log_error("replicaset %s: invalid selector: %s", key, sel_error);
+		free(sel_error);
+		rc = 0;
+		goto out;
+	}
+	if (expectations_satisfied(c->expectations, key, now, &satisfied, error) != 0)
+		goto out;
+	labels = json_path(rs, "spec.template.metadata.labels");
+	labels_text = cJSON_IsObject(labels) ? cJSON_PrintUnformatted(labels) : xstrdup("{}");
+	if (candidates_load(st, namespace, uid, sel, labels_text, (int)min_ready, now, &cs,
+	    error) != 0)
+		goto out;
+	if (diff_read(st, uid, &desired, &actual, error) != 0)
+		goto out;
+
+	/* Claim. */
+	claimed = xmalloc(((size_t)cs.n + 1) * sizeof *claimed);
+	for (int i = 0; i < cs.n; i++) {
+		struct candidate *p = &cs.v[i];
+		if (p->controlled && p->matches) {
+			claimed[nclaimed++] = i;
+		} else if (p->controlled && !deleting) {
+			pod_action(action_append(&out->claims, &out->nclaims), ACTION_PATCH,
+			    "release", namespace, p, release_patch_new(uid, p->uid),
+			    xstrdup("the selector no longer matches its labels"));
+		} else if (!p->controlled && p->matches && !deleting) {
+			pod_action(action_append(&out->claims, &out->nclaims), ACTION_PATCH,
+			    "adopt", namespace, p, adopt_patch_new(rs, p->uid),
+			    xstrdup("an orphan the selector matches"));
+			out->recheck_owner = 1;
+			claimed[nclaimed++] = i;
+		}
+	}
+	log_v(4, "replicaset sync key=%s desired=%lld controlled=%lld claimed=%d "
+	    "expectations_satisfied=%d deleting=%d", key, desired, actual, nclaimed, satisfied,
+	    deleting);
+
+	/* Manage. */
+	if (satisfied && !deleting) {
+		manage(out, rs, namespace, &cs, claimed, nclaimed, replicas, now);
+	} else if (!satisfied && nclaimed != replicas) {
+		long long adds = 0, dels = 0;
+		int found;
+		expectations_get(c->expectations, key, &found, &adds, &dels, NULL, NULL);
+		out->waiting = xasprintf("expecting %lld creations and %lld deletions to be "
+		    "observed", adds, dels);
+	}
+
+	/* Status, from the claimed pods. */
+	for (int i = 0; i < nclaimed; i++) {
+		const struct candidate *p = &cs.v[claimed[i]];
+		counts.replicas++;
+		counts.fully_labeled += p->fully_labeled;
+		counts.ready += p->rank.ready;
+		counts.available += p->available;
+	}
+	status_action(out, rs, namespace, name, &counts, now);
+	rc = 0;
+out:
+	free(claimed);
+	candidates_clear(&cs);
+	selector_free(sel);
+	free(labels_text);
+	cJSON_Delete(rs);
+	free(uid);
+	free(namespace);
+	return rc;
+}
+
+/* --- event handlers -------------------------------------------------------------------- */
+
+/* Returns the controller owner reference of object, or NULL. */
+static const cJSON *
+controller_ref(const cJSON *object)
+{
+	const cJSON *refs = json_path(object, "metadata.ownerReferences");
+	const cJSON *ref;
+
+	cJSON_ArrayForEach(ref, refs) {
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")))
+			return ref;
+	}
+	return NULL;
+}
+
+/* Returns the string member name of o, or "". */
+static const char *
+string_member(const cJSON *o, const char *name)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, name);
+
+	return cJSON_IsString(m) ? m->valuestring : "";
+}
+
+/* Returns the key of the ReplicaSet ref names in namespace if the cache has it with ref's
+ * uid (malloc'd), or NULL. */
+static char *
+resolve_controller_ref(struct replicaset_state *st, const char *namespace, const cJSON *ref)
+{
+	const char *api_version = string_member(ref, "apiVersion");
+	sqlite3_stmt *stmt;
+	char *key = NULL;
+
+	if (strcmp(string_member(ref, "kind"), REPLICASET_KIND) != 0 ||
+	    strncmp(api_version, "apps/", 5) != 0)
+		return NULL;
+	stmt = state_stmt(st, STMT_RS_BY_UID);
+	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, string_member(ref, "name"), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 3, string_member(ref, "uid"), -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		key = xasprintf("%s/%s", namespace, sqlite3_column_text(stmt, 0));
+	sqlite3_reset(stmt);
+	return key;
+}
+
+/* Adds every ReplicaSet of namespace whose selector matches labels. */
+static void
+enqueue_matching(struct replicaset_state *st, const char *namespace, const cJSON *labels,
+    const struct controller_queue *q)
+{
+	sqlite3_stmt *stmt = state_stmt(st, STMT_RS_IN_NAMESPACE);
+
+	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(stmt) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(stmt, 1);
+		cJSON *json = text != NULL ? cJSON_Parse(text) : NULL;
+		struct selector *sel = selector_from_json(json, NULL);
+
+		/* An empty selector would match every pod: kube skips those here. */
+		if (sel != NULL && !selector_matches_everything(sel) &&
+		    selector_matches(sel, labels)) {
+			char *key = xasprintf("%s/%s", namespace, sqlite3_column_text(stmt, 0));
+			q->add(key, q->arg);
+			free(key);
+		}
+		selector_free(sel);
+		cJSON_Delete(json);
+	}
+	sqlite3_reset(stmt);
+}
+
+/* Returns the minReadySeconds of the ReplicaSet key, 0 when unknown. */
+static long long
+min_ready_seconds(struct replicaset_state *st, const char *key)
+{
+	char *namespace;
+	const char *name;
+	long long v = 0;
+	sqlite3_stmt *stmt;
+
+	if (key_split(key, &namespace, &name) != 0)
+		return 0;
+	stmt = state_stmt(st, STMT_RS_MIN_READY);
+	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, name, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		v = sqlite3_column_int64(stmt, 0);
+	sqlite3_reset(stmt);
+	free(namespace);
+	return v;
+}
+
+/* Logs a failed expectations write: the sync will wait out the timeout at worst. */
+static void
+observe_failed(const char *what, const char *key, char *error)
+{
+	log_error("replicaset: recording %s for %s: %s", what, key, error);
+	free(error);
+}
+
+/* A pod is gone, or being deleted: a deletion observed for its controller. */
+static void
+pod_deleted(struct controller *c, const cJSON *pod, const struct controller_queue *q)
+{
+	struct replicaset_state *st = c->state;
+	const char *namespace = string_member(json_path(pod, "metadata"), "namespace");
+	const char *name = string_member(json_path(pod, "metadata"), "name");
+	const cJSON *ref = controller_ref(pod);
+	char *key, *pod_key, *error = NULL;
+
+	if (ref == NULL)
+		return;	/* an orphan's deletion changes no ReplicaSet */
+	key = resolve_controller_ref(st, namespace, ref);
+	if (key == NULL)
+		return;
+	pod_key = xasprintf("%s/%s", namespace, name);
+	if (expectations_deletion_observed(c->expectations, key, pod_key, &error) != 0)
+		observe_failed("a deletion", key, error);
+	q->add(key, q->arg);
+	free(pod_key);
+	free(key);
+}
+
+/* Returns 1 if the pod's Ready condition is True. */
+static int
+pod_ready(const cJSON *pod)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, json_path(pod, "status.conditions")) {
+		if (strcmp(string_member(c, "type"), "Ready") == 0)
+			return strcmp(string_member(c, "status"), "True") == 0;
+	}
+	return 0;
+}
+
+static int
+being_deleted(const cJSON *object)
+{
+	const cJSON *ts = json_path(object, "metadata.deletionTimestamp");
+
+	return ts != NULL && !cJSON_IsNull(ts);
+}
+
+/* Returns 1 if two owner references name the same owner. */
+static int
+same_ref(const cJSON *a, const cJSON *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(string_member(a, "uid"), string_member(b, "uid")) == 0;
+}
+
+static void
+pod_added(struct controller *c, const cJSON *pod, const struct controller_queue *q)
+{
+	struct replicaset_state *st = c->state;
+	const char *namespace = string_member(json_path(pod, "metadata"), "namespace");
+	const cJSON *ref = controller_ref(pod);
+	char *key, *error = NULL;
+
+	if (being_deleted(pod)) {
+		/* Seen for the first time already going: count it as deleted. */
+		pod_deleted(c, pod, q);
+		return;
+	}
+	if (ref != NULL) {
+		key = resolve_controller_ref(st, namespace, ref);
+		if (key == NULL)
+			return;
+		if (expectations_creation_observed(c->expectations, key, &error) != 0)
+			observe_failed("a creation", key, error);
+		q->add(key, q->arg);
+		free(key);
+		return;
+	}
+	/* An orphan: every ReplicaSet that could adopt it looks at it. */
+	enqueue_matching(st, namespace, json_path(pod, "metadata.labels"), q);
+}
+
+static void
+pod_updated(struct controller *c, const cJSON *old, const cJSON *pod,
+    const struct controller_queue *q)
+{
+	struct replicaset_state *st = c->state;
+	const char *namespace = string_member(json_path(pod, "metadata"), "namespace");
+	const cJSON *ref = controller_ref(pod), *old_ref = controller_ref(old);
+	int labels_changed = !cJSON_Compare(json_path(old, "metadata.labels"),
+	    json_path(pod, "metadata.labels"), 1);
+	int ref_changed = !same_ref(ref, old_ref);
+	char *key;
+
+	if (being_deleted(pod)) {
+		/* Graceful deletion started: the pod no longer counts. Its old labels may
+		 * have mattered to another ReplicaSet too. */
+		pod_deleted(c, pod, q);
+		if (labels_changed)
+			pod_deleted(c, old, q);
+		return;
+	}
+	if (ref_changed && old_ref != NULL) {
+		/* The old controller lost a pod. */
+		key = resolve_controller_ref(st, namespace, old_ref);
+		if (key != NULL)
+			q->add(key, q->arg);
+		free(key);
+	}
+	if (ref != NULL) {
+		key = resolve_controller_ref(st, namespace, ref);
+		if (key == NULL)
+			return;
+		q->add(key, q->arg);
+		/* Newly ready: it becomes available after minReadySeconds; look then. */
+		if (!pod_ready(old) && pod_ready(pod)) {
+			long long min_ready = min_ready_seconds(st, key);
+			if (min_ready > 0)
+				q->add_after(key, (double)min_ready, q->arg);
+		}
+		free(key);
+		return;
+	}
+	if (labels_changed || ref_changed)
+		enqueue_matching(st, namespace, json_path(pod, "metadata.labels"), q);
+}
+
+static void
+replicaset_handle_event(struct controller *c, const struct informer_event *ev, double now,
+    const struct controller_queue *q)
+{
+	const cJSON *meta = json_path(ev->object, "metadata");
+	cJSON *old = NULL;
+	char *key, *error = NULL;
+
+	(void)now;
+	if (strcmp(ev->resource->name, "replicasets") == 0) {
+		key = xasprintf("%s/%s", string_member(meta, "namespace"),
+		    string_member(meta, "name"));
+		if (ev->type == INFORMER_DELETED) {
+			if (expectations_delete(c->expectations, key, &error) != 0)
+				observe_failed("the deletion of expectations", key, error);
+			error = NULL;
+			if (consistency_forget(c->writes, key, &error) != 0)
+				observe_failed("the deletion of writes", key, error);
+		}
+		q->add(key, q->arg);
+		free(key);
+		return;
+	}
+	if (strcmp(ev->resource->name, "pods") != 0)
+		return;
+	switch (ev->type) {
+	case INFORMER_ADDED:
+		pod_added(c, ev->object, q);
+		break;
+	case INFORMER_UPDATED:
+		old = ev->old_body != NULL ? cJSON_Parse(ev->old_body) : NULL;
+		if (old == NULL)
+			pod_added(c, ev->object, q);
+		else
+			pod_updated(c, old, ev->object, q);
+		cJSON_Delete(old);
+		break;
+	case INFORMER_DELETED:
+		pod_deleted(c, ev->object, q);
+		break;
+	}
+}
+
+static int
+replicaset_list_keys(struct controller *c, void (*cb)(const char *key, void *arg), void *arg,
+    char **error)
+{
+	struct replicaset_state *st = c->state;
+	sqlite3_stmt *stmt = state_stmt(st, STMT_RS_KEYS);
+	int rc;
+
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		char *key = xasprintf("%s/%s", sqlite3_column_text(stmt, 0),
+		    sqlite3_column_text(stmt, 1));
+		cb(key, arg);
+		free(key);
+	}
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_DONE)
+		return error_set(error, "replicaset: listing: %s", sqlite3_errmsg(st->db));
+	return 0;
+}
+
+static const char *const replicaset_resources[] = { "pods", "replicasets", NULL };
+
+const struct controller_type replicaset_controller_type = {
+	.name = "replicaset",
+	.resources = replicaset_resources,
+	.default_workers = 5,
+	.init = replicaset_init,
+	.fini = replicaset_fini,
+	.handle_event = replicaset_handle_event,
+	.list_keys = replicaset_list_keys,
+	.sync = replicaset_sync,
+};

@@ -1,0 +1,66 @@
+/*
+ * replicaset.h - the ReplicaSet controller, and the rules it is made of (exposed for the
+ * unit tests that port kube-controller-manager's case tables).
+ */
+#ifndef SQLKCM_CONTROLLERS_REPLICASET_H
+#define SQLKCM_CONTROLLERS_REPLICASET_H
+
+#include <cjson/cJSON.h>
+
+#include "controller.h"
+
+/* At most this many creations or deletions per sync (kube's burstReplicas). */
+#define REPLICASET_BURST_REPLICAS 500
+
+extern const struct controller_type replicaset_controller_type;
+
+/* What pod ranking compares, for one pod. Times are Unix seconds, 0 when absent. */
+struct pod_rank {
+	const char *uid;
+	int assigned;		/* spec.nodeName set */
+	const char *phase;	/* status.phase, or NULL */
+	int ready;		/* the Ready condition is True */
+	long long deletion_cost;	/* the pod-deletion-cost annotation, 0 when absent/invalid */
+	int on_same_node;	/* related active pods on its node (itself included) */
+	double ready_since;	/* the Ready condition's lastTransitionTime */
+	long long restarts;	/* the largest container restartCount */
+	double created;		/* metadata.creationTimestamp */
+	int index;		/* the caller's, carried along */
+};
+
+/* Returns 1 when pod a should be deleted before pod b at now (kube's
+ * ActivePodsWithRanks.Less, with logarithmic scale-down). */
+int replicaset_pod_less(const struct pod_rank *a, const struct pod_rank *b, double now);
+
+/* Sorts n pods, the first to delete first. */
+void replicaset_rank_pods(struct pod_rank *pods, int n, double now);
+
+/* The pod the controller creates for rs (a ReplicaSet object): its template's labels,
+ * annotations, finalizers and spec, generateName "<name>-", and rs as controller owner. */
+cJSON *replicaset_pod_from_template(const cJSON *rs);
+
+/* Counts of a ReplicaSet's pods, as its status reports them. */
+struct replicaset_counts {
+	int replicas;
+	int fully_labeled;
+	int ready;
+	int available;
+};
+
+/* The status rs (a ReplicaSet object) should have given counts, as a new status object:
+ * counts, observedGeneration = metadata.generation, and its current conditions. */
+cJSON *replicaset_status_new(const cJSON *rs, const struct replicaset_counts *counts);
+
+/* Returns 1 when status (a status object) differs from rs's current status in what kube
+ * compares before writing: the counts, conditions, and observedGeneration. */
+int replicaset_status_changed(const cJSON *rs, const cJSON *status);
+
+/* Adds the ReplicaFailure condition (reason FailedCreate when creating, else FailedDelete)
+ * to status unless it has one; returns 1 if it added it. */
+int replicaset_status_set_failure(cJSON *status, int creating, const char *message,
+    const char *now);
+
+/* Removes the ReplicaFailure condition from status; returns 1 if there was one. */
+int replicaset_status_clear_failure(cJSON *status);
+
+#endif

@@ -1,0 +1,720 @@
+/*
+ * executor.c - carries out a sync's result against the apiserver.
+ *
+ * A sync decides; the executor acts, asynchronously, on the one loop. For one result:
+ *
+ *   recheck ─▶ claims ─▶ expectations ─▶ creations (slow start) ─▶ status ─▶ done
+ *   (GET owner) (patches)  (committed)    or deletions (at once)    (PUT)
+ *
+ * - Before the first adoption, a live GET of the owner must show the same uid and no
+ *   deletionTimestamp: the cache may not know yet that the owner is going, and adopting
+ *   pods then would keep them from the garbage collector. Claims go out together. Any
+ *   failure but NotFound ends the execution with an error (requeue with backoff); an
+ *   adoption that finds its pod gone means the sync counted a pod that is not there, so
+ *   the key is synced again at once instead of acting on that count.
+ * - The expectations for the creations or deletions are written and committed before the
+ *   first request is sent: a process killed after sending knows, when it starts again,
+ *   what it asked for, and waits for it instead of asking twice.
+ * - Creations go in batches of 1, 2, 4, ...; a batch with a failure stops the rest, and
+ *   every creation that was not made (failed or never sent) lowers the expectations, so
+ *   the next sync is not held back by pods that will never appear. A creation refused
+ *   because the namespace is being deleted counts as done. Deletions go out together; a
+ *   failure lowers the expectation for that pod, and NotFound is success.
+ * - The status goes last: the sync's status if everything worked, else the one with the
+ *   ReplicaFailure condition. On a failure it is read again from the apiserver and sent
+ *   once more, as kube does.
+ * - The resourceVersion of every successful write is recorded (consistency.c), so the
+ *   owner is not synced again before the cache shows these writes.
+ *
+ * Events (SuccessfulCreate, FailedCreate, SuccessfulDelete, FailedDelete) are recorded
+ * for the owner, as kube-controller-manager's pod control records them.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/time.h>
+
+#include <event2/event.h>
+
+#include "consistency.h"
+#include "controller.h"
+#include "eventrecorder.h"
+#include "executor.h"
+#include "expectations.h"
+#include "informer.h"
+#include "json.h"
+#include "log.h"
+#include "resource.h"
+#include "restops.h"
+#include "store.h"
+#include "util.h"
+
+/* How often a failed status update is read again and retried (kube's statusUpdateRetries). */
+#define STATUS_UPDATE_RETRIES 1
+
+enum phase { PHASE_RECHECK, PHASE_CLAIMS, PHASE_MANAGE, PHASE_STATUS, PHASE_DONE };
+
+struct execution {
+	struct executor *e;
+	struct controller *c;
+	struct sync_result r;
+	executor_done_cb done;
+	void *arg;
+	enum phase phase;
+	int pending;			/* requests of the current step in flight */
+	int failed;			/* an error that ends in a backoff */
+	int retry_now;
+	char *manage_error;		/* the first creation or deletion error */
+	int next;			/* the next manage action to send */
+	int batch;			/* the size of the last creation batch */
+	int batch_failed;
+	int created;			/* creations that succeeded (or need not be made) */
+	int status_tries;
+	struct event *finish_event;
+	TAILQ_ENTRY(execution) link;
+};
+
+/* One request of an execution. */
+struct request {
+	struct execution *x;
+	enum { REQUEST_ACTION, REQUEST_RECHECK, REQUEST_REREAD } kind;
+	struct action *action;
+};
+
+struct executor {
+	struct event_base *base;
+	struct client *client;
+	struct store *store;
+	struct informer_set *informers;
+	struct eventrecorder *events;
+	TAILQ_HEAD(, execution) executions;
+	int count;
+};
+
+static void execution_step(struct execution *x);
+
+/* --- bookkeeping writes ---------------------------------------------------------------- */
+
+/* Opens a transaction of the executor's own, after the informers' pending one. */
+static int
+bookkeeping_begin(struct executor *e)
+{
+	char *error = NULL;
+
+	informer_set_commit(e->informers);
+	if (store_begin(e->store, &error) != 0) {
+		log_error("executor: %s", error);
+		free(error);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+bookkeeping_commit(struct executor *e)
+{
+	char *error = NULL;
+
+	if (store_commit(e->store, &error) != 0) {
+		log_error("executor: committing bookkeeping: %s", error);
+		free(error);
+		store_rollback(e->store);
+		return -1;
+	}
+	return 0;
+}
+
+/* Logs a bookkeeping write's failure; the five-minute expectations timeout bounds what a
+ * lost write can hold back. */
+static void
+bookkeeping_failed(const struct execution *x, const char *what, char *error)
+{
+	log_error("%s %s: recording %s: %s", x->r.controller, x->r.key, what, error);
+	free(error);
+}
+
+/* Records that a write for x's owner returned object (its resourceVersion). */
+static void
+record_write(struct execution *x, const struct resource *r, const cJSON *object)
+{
+	const cJSON *rv = json_path(object, "metadata.resourceVersion");
+	char *error = NULL;
+
+	if (!cJSON_IsString(rv) || x->r.owner_uid == NULL)
+		return;
+	if (bookkeeping_begin(x->e) != 0)
+		return;
+	if (consistency_wrote_at(x->c->writes, x->r.key, x->r.owner_uid, r->name,
+	    rv->valuestring, &error) != 0) {
+		bookkeeping_failed(x, "a write", error);
+		store_rollback(x->e->store);
+		return;
+	}
+	bookkeeping_commit(x->e);
+}
+
+/* Lowers x's expectations for a creation that will not be observed, or for a deletion. */
+static void
+lower_expectations(struct execution *x, const struct action *a, int count)
+{
+	char *error = NULL, *pod_key;
+
+	if (count <= 0 || bookkeeping_begin(x->e) != 0)
+		return;
+	for (int i = 0; i < count && error == NULL; i++) {
+		if (a->type == ACTION_CREATE) {
+			expectations_creation_observed(x->c->expectations, x->r.key, &error);
+		} else {
+			pod_key = xasprintf("%s/%s", a->namespace, a->name);
+			expectations_deletion_observed(x->c->expectations, x->r.key, pod_key,
+			    &error);
+			free(pod_key);
+		}
+	}
+	if (error != NULL) {
+		bookkeeping_failed(x, "an expectation", error);
+		store_rollback(x->e->store);
+		return;
+	}
+	bookkeeping_commit(x->e);
+}
+
+/* Sets the expectations for x's creations or deletions, committed before any is sent. */
+static int
+set_expectations(struct execution *x, double now)
+{
+	const char **keys = NULL;
+	char *error = NULL;
+	int n = 0, rc;
+
+	if (bookkeeping_begin(x->e) != 0)
+		return -1;
+	if (!x->r.creating) {
+		keys = xcalloc((size_t)x->r.nmanage, sizeof *keys);
+		for (int i = 0; i < x->r.nmanage; i++) {
+			struct action *a = &x->r.manage[i];
+			keys[n++] = xasprintf("%s/%s", a->namespace, a->name);
+		}
+	}
+	rc = expectations_expect(x->c->expectations, x->r.key,
+	    x->r.creating ? x->r.nmanage : 0, keys, n, now, &error);
+	for (int i = 0; i < n; i++)
+		free((char *)keys[i]);
+	free(keys);
+	if (rc != 0) {
+		bookkeeping_failed(x, "expectations", error);
+		store_rollback(x->e->store);
+		return -1;
+	}
+	return bookkeeping_commit(x->e);
+}
+
+static double
+wall_now(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (double)tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+/* --- events ---------------------------------------------------------------------------- */
+
+/* Records an event about x's owner. */
+static void
+owner_event(struct execution *x, const char *type, const char *reason, const char *message)
+{
+	if (x->e->events == NULL || x->r.owner == NULL)
+		return;
+	eventrecorder_event_object(x->e->events, x->r.owner_resource, x->r.owner, type, reason,
+	    "%s", message);
+}
+
+/* --- requests -------------------------------------------------------------------------- */
+
+static void request_done(struct restops_result *res, void *arg);
+
+/* Sends a request of kind for x: action a with body (which may differ from a->body), or
+ * a GET of the owner; 0 if sent. */
+static int
+request_send(struct execution *x, int kind, struct action *a, const cJSON *body)
+{
+	struct request *rq = xcalloc(1, sizeof *rq);
+	struct client *client = x->e->client;
+	struct restops_request *req = NULL;
+	char *text = body != NULL ? cJSON_PrintUnformatted(body) : NULL;
+	char *error = NULL, *namespace = NULL;
+	const char *name = NULL, *slash;
+
+	rq->x = x;
+	rq->kind = kind;
+	rq->action = a;
+	if (kind != REQUEST_ACTION) {
+		/* The owner, by its key. */
+		slash = strchr(x->r.key, '/');
+		namespace = slash != NULL ? xstrndup(x->r.key, (size_t)(slash - x->r.key)) : NULL;
+		name = slash != NULL ? slash + 1 : x->r.key;
+		req = restops_get(client, x->r.owner_resource, namespace, name, request_done, rq,
+		    &error);
+	} else {
+		switch (a->type) {
+		case ACTION_CREATE:
+			req = restops_create(client, a->resource, a->namespace, text, request_done,
+			    rq, &error);
+			break;
+		case ACTION_DELETE:
+			req = restops_delete(client, a->resource, a->namespace, a->name, a->uid,
+			    NULL, NULL, request_done, rq, &error);
+			break;
+		case ACTION_PATCH:
+			req = restops_patch(client, a->resource, a->namespace, a->name,
+			    RESTOPS_PATCH_STRATEGIC, text, request_done, rq, &error);
+			break;
+		case ACTION_UPDATE_STATUS:
+			req = restops_update_status(client, a->resource, a->namespace, a->name,
+			    text, request_done, rq, &error);
+			break;
+		}
+	}
+	free(text);
+	free(namespace);
+	if (req == NULL) {
+		log_error("%s %s: cannot send %s: %s", x->r.controller, x->r.key,
+		    a != NULL ? a->verb : "a read of the owner", error);
+		free(error);
+		free(rq);
+		return -1;
+	}
+	x->pending++;
+	return 0;
+}
+
+/* The live owner read before adopting: it must be the same owner, not being deleted. */
+static void
+recheck_done(struct execution *x, struct restops_result *res)
+{
+	const cJSON *uid = json_path(res->object, "metadata.uid");
+	const cJSON *deleting = json_path(res->object, "metadata.deletionTimestamp");
+
+	if (res->status.reason != API_OK) {
+		log_warning("%s %s: cannot adopt: reading the owner: %s", x->r.controller,
+		    x->r.key, res->status.message);
+		x->failed = 1;
+	} else if (!cJSON_IsString(uid) || x->r.owner_uid == NULL ||
+	    strcmp(uid->valuestring, x->r.owner_uid) != 0) {
+		log_warning("%s %s: cannot adopt: the owner was replaced (uid %s, wanted %s)",
+		    x->r.controller, x->r.key, cJSON_IsString(uid) ? uid->valuestring : "none",
+		    x->r.owner_uid != NULL ? x->r.owner_uid : "none");
+		x->failed = 1;
+	} else if (deleting != NULL && !cJSON_IsNull(deleting)) {
+		log_warning("%s %s: cannot adopt: the owner is being deleted", x->r.controller,
+		    x->r.key);
+		x->failed = 1;
+	}
+}
+
+static void
+claim_done(struct execution *x, struct action *a, struct restops_result *res)
+{
+	enum api_reason reason = res->status.reason;
+
+	if (reason == API_OK) {
+		log_v(2, "%s %s: %s pod %s/%s", x->r.controller, x->r.key,
+		    strcmp(a->verb, "adopt") == 0 ? "adopted" : "released", a->namespace,
+		    a->name);
+		record_write(x, a->resource, res->object);
+		return;
+	}
+	if (strcmp(a->verb, "adopt") == 0 && reason == API_NOT_FOUND) {
+		/* The pod the sync counted is gone: count again. */
+		x->retry_now = 1;
+		return;
+	}
+	if (strcmp(a->verb, "release") == 0 &&
+	    (reason == API_NOT_FOUND || reason == API_INVALID))
+		return;	/* gone, or no longer ours: nothing to release */
+	log_warning("%s %s: cannot %s pod %s/%s: %s", x->r.controller, x->r.key, a->verb,
+	    a->namespace, a->name, res->status.message);
+	x->failed = 1;
+}
+
+static void
+manage_error_set(struct execution *x, const char *message)
+{
+	if (x->manage_error == NULL)
+		x->manage_error = xstrdup(message);
+}
+
+static void
+create_done(struct execution *x, struct action *a, struct restops_result *res)
+{
+	const cJSON *name = json_path(res->object, "metadata.name");
+	char *message;
+
+	(void)a;
+	if (res->status.reason == API_OK) {
+		x->created++;
+		message = xasprintf("Created pod: %s",
+		    cJSON_IsString(name) ? name->valuestring : "?");
+		owner_event(x, EVENT_TYPE_NORMAL, "SuccessfulCreate", message);
+		free(message);
+		record_write(x, a->resource, res->object);
+		return;
+	}
+	if (api_status_is_namespace_terminating(&res->status)) {
+		/* The namespace is going: so will the owner. Not a failure, no event. */
+		x->created++;
+		return;
+	}
+	message = xasprintf("Error creating: %s", res->status.message);
+	owner_event(x, EVENT_TYPE_WARNING, "FailedCreate", message);
+	free(message);
+	log_warning("%s %s: creating a pod: %s", x->r.controller, x->r.key,
+	    res->status.message);
+	manage_error_set(x, res->status.message);
+	x->batch_failed = 1;
+}
+
+static void
+delete_done(struct execution *x, struct action *a, struct restops_result *res)
+{
+	char *message;
+
+	if (res->status.reason == API_OK) {
+		message = xasprintf("Deleted pod: %s", a->name);
+		owner_event(x, EVENT_TYPE_NORMAL, "SuccessfulDelete", message);
+		free(message);
+		if (res->object != NULL &&
+		    cJSON_IsString(json_path(res->object, "metadata.uid")))
+			record_write(x, a->resource, res->object);
+		return;
+	}
+	/* The deletion will not be observed as asked for: stop waiting for it. */
+	lower_expectations(x, a, 1);
+	if (res->status.reason == API_NOT_FOUND)
+		return;	/* already gone: what we wanted */
+	message = xasprintf("Error deleting: %s", res->status.message);
+	owner_event(x, EVENT_TYPE_WARNING, "FailedDelete", message);
+	free(message);
+	log_warning("%s %s: deleting pod %s/%s: %s", x->r.controller, x->r.key, a->namespace,
+	    a->name, res->status.message);
+	manage_error_set(x, res->status.message);
+}
+
+/* The status to send: the sync's, or the failure one. NULL: nothing to send. */
+static cJSON *
+status_body(struct execution *x)
+{
+	struct action *a = x->r.status;
+
+	if (x->manage_error != NULL && a->body_on_failure != NULL)
+		return a->body_on_failure(a, x->manage_error);
+	return a->body != NULL ? cJSON_Duplicate(a->body, 1) : NULL;
+}
+
+/* The owner, read again after a failed status update: send the status over it once more. */
+static void
+status_reread_done(struct execution *x, struct restops_result *res)
+{
+	cJSON *fresh, *body;
+
+	if (res->status.reason != API_OK || res->object == NULL ||
+	    (body = status_body(x)) == NULL) {
+		log_warning("%s %s: updating the status: reading the owner again: %s",
+		    x->r.controller, x->r.key, res->status.message);
+		x->failed = 1;
+		return;
+	}
+	fresh = restops_take_object(res);
+	cJSON_ReplaceItemInObjectCaseSensitive(fresh, "status",
+	    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(body, "status"), 1));
+	x->status_tries++;
+	if (request_send(x, REQUEST_ACTION, x->r.status, fresh) != 0)
+		x->failed = 1;
+	cJSON_Delete(fresh);
+	cJSON_Delete(body);
+}
+
+static void
+status_done(struct execution *x, struct action *a, struct restops_result *res)
+{
+	if (res->status.reason == API_OK) {
+		record_write(x, a->resource, res->object);
+		return;
+	}
+	if (res->status.reason != API_NOT_FOUND && x->status_tries <= STATUS_UPDATE_RETRIES) {
+		log_v(2, "%s %s: the status update failed (%s); reading the owner again",
+		    x->r.controller, x->r.key, res->status.message);
+		if (request_send(x, REQUEST_REREAD, NULL, NULL) != 0)
+			x->failed = 1;
+		return;
+	}
+	/* NotFound: the owner is gone, and its deletion event syncs the key again. */
+	log_warning("%s %s: updating the status: %s", x->r.controller, x->r.key,
+	    res->status.message);
+	x->failed = 1;
+}
+
+static void
+request_done(struct restops_result *res, void *arg)
+{
+	struct request *rq = arg;
+	struct execution *x = rq->x;
+
+	x->pending--;
+	if (rq->kind == REQUEST_RECHECK) {
+		recheck_done(x, res);
+		goto next;
+	}
+	if (rq->kind == REQUEST_REREAD) {
+		status_reread_done(x, res);
+		goto next;
+	}
+	switch (x->phase) {
+	case PHASE_RECHECK:
+		break;
+	case PHASE_CLAIMS:
+		claim_done(x, rq->action, res);
+		break;
+	case PHASE_MANAGE:
+		if (rq->action->type == ACTION_CREATE)
+			create_done(x, rq->action, res);
+		else
+			delete_done(x, rq->action, res);
+		break;
+	case PHASE_STATUS:
+		status_done(x, rq->action, res);
+		break;
+	case PHASE_DONE:
+		break;
+	}
+next:
+	free(rq);
+	if (x->pending == 0)
+		execution_step(x);
+}
+
+/* --- the steps ------------------------------------------------------------------------- */
+
+int
+executor_batch_size(int n, int sent, int previous)
+{
+	int size = previous == 0 ? 1 : previous * 2;
+
+	return size < n - sent ? size : n - sent;
+}
+
+static void
+execution_free(struct execution *x)
+{
+	sync_result_clear(&x->r);
+	free(x->manage_error);
+	if (x->finish_event != NULL)
+		event_free(x->finish_event);
+	free(x);
+}
+
+/* Reports the outcome, from a callback of its own. */
+static void
+execution_finish_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct execution *x = arg;
+	struct executor *e = x->e;
+	struct executor_outcome out = { 0, 0, 0 };
+
+	(void)fd;
+	(void)what;
+	out.failed = x->failed || x->manage_error != NULL || x->r.stale;
+	out.retry_now = x->retry_now && !out.failed;
+	if (!out.failed && !out.retry_now)
+		out.requeue_after = x->r.requeue_after;
+	TAILQ_REMOVE(&e->executions, x, link);
+	e->count--;
+	x->done(x->r.key, &out, x->arg);
+	execution_free(x);
+}
+
+static void
+execution_finish(struct execution *x)
+{
+	x->phase = PHASE_DONE;
+	event_active(x->finish_event, EV_TIMEOUT, 0);
+}
+
+/* Sends the next creation batch, or all deletions; 0 if anything was sent. */
+static int
+manage_send(struct execution *x)
+{
+	int n;
+
+	if (x->next >= x->r.nmanage)
+		return -1;
+	if (x->r.creating) {
+		if (x->batch_failed)
+			return -1;
+		n = executor_batch_size(x->r.nmanage, x->next, x->batch);
+		x->batch = n;
+	} else {
+		n = x->r.nmanage - x->next;
+	}
+	for (int i = 0; i < n; i++) {
+		struct action *a = &x->r.manage[x->next++];
+		if (request_send(x, REQUEST_ACTION, a, a->body) == 0)
+			continue;
+		if (a->type == ACTION_CREATE) {
+			manage_error_set(x, "the request could not be built");
+			x->batch_failed = 1;
+			x->next--;	/* counted as skipped below */
+			break;
+		}
+		lower_expectations(x, a, 1);
+		manage_error_set(x, "the request could not be built");
+	}
+	return x->pending > 0 ? 0 : -1;
+}
+
+/* Moves x on to its next step once the current one's requests are all back. */
+static void
+execution_step(struct execution *x)
+{
+	cJSON *body;
+
+	switch (x->phase) {
+	case PHASE_RECHECK:
+		if (x->failed)
+			break;
+		x->phase = PHASE_CLAIMS;
+		for (int i = 0; i < x->r.nclaims; i++) {
+			if (request_send(x, REQUEST_ACTION, &x->r.claims[i],
+			    x->r.claims[i].body) != 0)
+				x->failed = 1;
+		}
+		if (x->pending > 0)
+			return;
+		/* FALLTHROUGH */
+	case PHASE_CLAIMS:
+		if (x->failed || x->retry_now)
+			break;
+		x->phase = PHASE_MANAGE;
+		if (x->r.nmanage > 0 && set_expectations(x, wall_now()) != 0) {
+			x->failed = 1;
+			break;
+		}
+		if (manage_send(x) == 0)
+			return;
+		/* FALLTHROUGH */
+	case PHASE_MANAGE:
+		if (x->r.creating && manage_send(x) == 0)
+			return;
+		if (x->r.creating && x->r.nmanage > x->created) {
+			/* Creations that will never be observed: failed or never sent. */
+			log_v(2, "%s %s: %d of %d creations not made", x->r.controller, x->r.key,
+			    x->r.nmanage - x->created, x->r.nmanage);
+			lower_expectations(x, &x->r.manage[0], x->r.nmanage - x->created);
+		}
+		x->phase = PHASE_STATUS;
+		if (x->r.status == NULL || (body = status_body(x)) == NULL)
+			break;
+		x->status_tries = 1;
+		if (request_send(x, REQUEST_ACTION, x->r.status, body) != 0)
+			x->failed = 1;
+		cJSON_Delete(body);
+		if (x->pending > 0)
+			return;
+		break;
+	case PHASE_STATUS:
+	case PHASE_DONE:
+		break;
+	}
+	execution_finish(x);
+}
+
+struct executor *
+executor_new(struct client *client, struct store *store, struct informer_set *informers,
+    struct eventrecorder *events)
+{
+	struct executor *e = xcalloc(1, sizeof *e);
+
+	e->base = client_base(client);
+	e->client = client;
+	e->store = store;
+	e->informers = informers;
+	e->events = events;
+	TAILQ_INIT(&e->executions);
+	return e;
+}
+
+void
+executor_free(struct executor *e)
+{
+	struct execution *x;
+
+	if (e == NULL)
+		return;
+	while ((x = TAILQ_FIRST(&e->executions)) != NULL) {
+		TAILQ_REMOVE(&e->executions, x, link);
+		execution_free(x);
+	}
+	free(e);
+}
+
+int
+executor_in_flight(const struct executor *e)
+{
+	return e->count;
+}
+
+int
+executor_run(struct executor *e, struct controller *c, struct sync_result *r,
+    executor_done_cb done, void *arg, char **error)
+{
+	struct execution *x = xcalloc(1, sizeof *x);
+	char *err = NULL;
+
+	x->e = e;
+	x->c = c;
+	x->r = *r;
+	memset(r, 0, sizeof *r);
+	x->done = done;
+	x->arg = arg;
+	x->finish_event = event_new(e->base, -1, 0, execution_finish_cb, x);
+	if (x->finish_event == NULL) {
+		execution_free(x);
+		return error_set(error, "executor: cannot create an event");
+	}
+	TAILQ_INSERT_TAIL(&e->executions, x, link);
+	e->count++;
+
+	if (x->r.stale) {
+		log_v(2, "%s %s: waiting: the cache lags the controller's own writes to %s",
+		    x->r.controller, x->r.key, x->r.stale_resource);
+		execution_finish(x);
+		return 0;
+	}
+	if (x->r.forget_expectations) {
+		if (bookkeeping_begin(e) == 0) {
+			if (expectations_delete(c->expectations, x->r.key, &err) != 0 ||
+			    consistency_forget(c->writes, x->r.key, &err) != 0) {
+				bookkeeping_failed(x, "the owner's deletion", err);
+				store_rollback(e->store);
+			} else {
+				bookkeeping_commit(e);
+			}
+		}
+		execution_finish(x);
+		return 0;
+	}
+	x->phase = PHASE_RECHECK;
+	if (x->r.nclaims > 0 && x->r.recheck_owner) {
+		/* The owner, read live: same uid, not being deleted? */
+		if (request_send(x, REQUEST_RECHECK, NULL, NULL) != 0) {
+			x->failed = 1;
+			execution_finish(x);
+		}
+		return 0;
+	}
+	execution_step(x);
+	return 0;
+}

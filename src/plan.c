@@ -1,0 +1,161 @@
+/*
+ * plan.c - `sqlkcm plan`: the actions the controllers would take now, from the cache.
+ *
+ * Opens the cache read-only (so it is safe beside a running daemon, which keeps writing
+ * it in WAL mode), runs sync once for every key of every enabled controller, at the
+ * current time, and prints each sync's actions as JSON lines (action.h). Nothing is sent
+ * to any apiserver and nothing is written to the database: expectations and the record
+ * of the controllers' own writes are read, so a key the daemon is waiting on shows as
+ * "wait", as the daemon would treat it.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "command.h"
+#include "controller.h"
+#include "log.h"
+#include "plan.h"
+#include "store.h"
+#include "util.h"
+
+const char plan_usage[] =
+    "usage: sqlkcm plan [--db FILE] [--controllers LIST]\n"
+    "\n"
+    "Runs every enabled controller once over the cache in FILE and prints the actions\n"
+    "they would take now, as JSON lines. Opens the database read-only: it writes nothing,\n"
+    "to the apiserver or to the file, and is safe while `sqlkcm run` uses it.\n"
+    "\n"
+    "Flags:\n"
+    "  --db FILE                 the cache database (default: sqlkcm.db)\n"
+    "  --controllers LIST        controllers to plan for: '*', NAME or -NAME,\n"
+    "                            comma-separated (default: '*')\n"
+    "  -v, --v N                 log verbosity, as klog (default: 0)\n"
+    "  -h, --help                this help\n"
+    "\n"
+    "Each line is an object with controller, key (the owner's namespace/name), action\n"
+    "(create, delete, adopt, release, update-status, or wait), resource, namespace, name,\n"
+    "uid, reason and body (the object or patch that would be sent).\n";
+
+/* What one plan run shares with the key callback. */
+struct plan {
+	struct controller *controller;
+	double now;
+	struct buf out;
+	FILE *outf;
+	int failed;
+};
+
+/* Syncs one key and prints its actions. */
+static void
+plan_key(const char *key, void *arg)
+{
+	struct plan *p = arg;
+	struct sync_result r;
+	char *error = NULL;
+
+	memset(&r, 0, sizeof r);
+	if (p->controller->type->sync(p->controller, key, p->now, &r, &error) != 0) {
+		log_error("plan: %s %s: %s", p->controller->type->name, key, error);
+		free(error);
+		p->failed = 1;
+	} else {
+		buf_reset(&p->out);
+		sync_result_print(&r, NULL, &p->out);
+		fwrite(p->out.data, 1, p->out.len, p->outf);
+	}
+	sync_result_clear(&r);
+}
+
+int
+plan_command(int argc, char **argv, FILE *out, FILE *err)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "controllers", required_argument, NULL, 'c' },
+		{ "v", required_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db = "sqlkcm.db", *list = "*";
+	struct store_options so = { 0, 1 };
+	struct store *store = NULL;
+	struct plan p;
+	struct timeval tv;
+	char *error = NULL, *end;
+	int *enabled, c, rc = EXIT_FAILURE_RUN;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+v:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'c': list = optarg; break;
+		case 'v':
+			log_verbosity = (int)strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || log_verbosity < 0 ||
+			    log_verbosity > 10) {
+				fprintf(err, "sqlkcm plan: invalid value \"%s\" for --v: want a "
+				    "whole number from 0 to 10\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			fputs(plan_usage, out);
+			return EXIT_OK;
+		case ':':
+			fprintf(err, "sqlkcm plan: %s needs a value\n", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			fprintf(err, "sqlkcm plan: unknown flag %s (see sqlkcm plan --help)\n",
+			    argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(err, "sqlkcm plan: unexpected argument \"%s\"\n", argv[optind]);
+		return EXIT_USAGE;
+	}
+	enabled = xcalloc((size_t)controller_type_count, sizeof *enabled);
+	if (controller_parse_list(list, enabled, &error) != 0) {
+		fprintf(err, "sqlkcm plan: %s\n", error);
+		free(error);
+		free(enabled);
+		return EXIT_USAGE;
+	}
+	if (store_open(db, &so, &store, &error) != 0) {
+		fprintf(err, "sqlkcm plan: %s\n", error);
+		goto out;
+	}
+	memset(&p, 0, sizeof p);
+	buf_init(&p.out);
+	p.outf = out;
+	gettimeofday(&tv, NULL);
+	p.now = (double)tv.tv_sec + tv.tv_usec / 1e6;
+	rc = EXIT_OK;
+	for (int i = 0; i < controller_type_count; i++) {
+		if (!enabled[i])
+			continue;
+		p.controller = controller_new(controller_types[i], store, &error);
+		if (p.controller == NULL ||
+		    controller_types[i]->list_keys(p.controller, plan_key, &p, &error) != 0) {
+			fprintf(err, "sqlkcm plan: %s: %s\n", controller_types[i]->name, error);
+			rc = EXIT_FAILURE_RUN;
+		}
+		controller_free(p.controller);
+		free(error);
+		error = NULL;
+	}
+	if (p.failed)
+		rc = EXIT_FAILURE_RUN;
+	buf_free(&p.out);
+	fflush(out);
+out:
+	free(error);
+	free(enabled);
+	store_close(store);
+	return rc;
+}
