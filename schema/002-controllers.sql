@@ -6,6 +6,11 @@
 -- restarts; sqlkcm writes it (and commits it) before the requests it describes are sent.
 -- Times are Unix seconds (wall clock, since they must survive a restart).
 
+-- The largest restartCount among a pod's sidecars (init containers with restartPolicy
+-- Always): scale-down ranks pods with more sidecar restarts first when their containers'
+-- restarts are equal. Rows written before this column existed read 0 until updated.
+ALTER TABLE cache_pods ADD COLUMN sidecar_restarts INTEGER NOT NULL DEFAULT 0;
+
 -- Creations and deletions a controller has asked for and not yet seen in the cache, per
 -- owner (kube's ControlleeExpectations). While adds > 0 or deletes > 0 and the row is not
 -- older than five minutes, the owner's sync does not create or delete anything: the cache

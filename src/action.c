@@ -104,8 +104,13 @@ action_print(const struct sync_result *r, const struct action *a, const cJSON *e
 	add_string_or_null(line, "name", a->name);
 	add_string_or_null(line, "uid", a->uid);
 	add_string_or_null(line, "reason", a->reason);
-	if (a->body != NULL)
+	if (a->type == ACTION_UPDATE_STATUS) {
+		/* The status is what changes; the rest of the object is the cached one. */
+		cJSON_AddItemToObject(line, "status", cJSON_Duplicate(
+		    cJSON_GetObjectItemCaseSensitive(a->body, "status"), 1));
+	} else if (a->body != NULL) {
 		cJSON_AddItemToObject(line, "body", cJSON_Duplicate(a->body, 1));
+	}
 	line_emit(line, out);
 }
 
@@ -136,6 +141,7 @@ sync_result_print(const struct sync_result *r, const cJSON *extra, struct buf *o
 		wait_print(r, r->waiting, extra, out);
 	for (int i = 0; i < r->nmanage; i++)
 		action_print(r, &r->manage[i], extra, out);
-	if (r->status != NULL)
+	/* A status sent only if the creations or deletions fail is not planned. */
+	if (r->status != NULL && r->status->body != NULL)
 		action_print(r, r->status, extra, out);
 }

@@ -83,7 +83,8 @@ void sync_result_clear(struct sync_result *r);
 
 /*
  * Writes the actions of r as JSON lines to out, each one object:
- *   {"controller","key","action","namespace","name","uid","reason","body"}
+ *   {"controller","key","action","resource","namespace","name","uid","reason","body"}
+ * where an update-status has "status" (the new status) instead of "body";
  * plus the prefix members of extra (an object, or NULL) first, for replay's event position.
  * A stale result, or one waiting on expectations, also prints a line with action "wait". Keys are written in a fixed order, so
  * the same result always prints the same bytes.

@@ -11,8 +11,11 @@
  * resourceVersion in the informers table, written in the same transaction as the rows.
  *
  * resourceVersions are opaque strings to clients; the apiserver's are etcd revisions in
- * decimal. Two decimal ones are compared as numbers; anything else counts as caught up,
- * so an unusual server can never stall a controller forever.
+ * decimal. Two decimal ones are compared as numbers (by length, then digit by digit, so
+ * no size limit); anything else, and an informer with no position yet, counts as caught
+ * up, so an unusual server can never stall a controller forever. Which writes are
+ * recorded: pod creations and adoptions, and status updates (as kube; deletions and
+ * releases are covered by expectations or need no wait).
  */
 #include "config.h"
 
@@ -104,11 +107,12 @@ consistency_step(struct consistency *c, sqlite3_stmt *stmt, char **error)
 	return 0;
 }
 
-/* Returns 1 if s is a non-empty run of decimal digits. */
+/* Returns 1 if s is a resourceVersion kube can order: decimal digits, no leading zero
+ * (so not "0" either). */
 static int
 is_decimal(const char *s)
 {
-	if (s == NULL || *s == '\0')
+	if (s == NULL || *s < '1' || *s > '9')
 		return 0;
 	for (; *s != '\0'; s++) {
 		if (*s < '0' || *s > '9')
@@ -125,10 +129,6 @@ consistency_compare_rv(const char *a, const char *b)
 
 	if (!is_decimal(a) || !is_decimal(b))
 		return 2;
-	while (a[0] == '0' && a[1] != '\0')
-		a++;
-	while (b[0] == '0' && b[1] != '\0')
-		b++;
 	la = strlen(a);
 	lb = strlen(b);
 	if (la != lb)
@@ -186,8 +186,8 @@ consistency_ready(struct consistency *c, const char *key, const char *owner_uid,
 		/* A record of an earlier owner with this key holds nothing back. */
 		if (uid == NULL || strcmp(uid, owner_uid) != 0)
 			continue;
-		/* An informer with no position yet has not caught up either. */
-		if (cached == NULL || consistency_compare_rv(cached, written) == -1) {
+		/* No position yet, or one that cannot be ordered: fail open. */
+		if (cached != NULL && consistency_compare_rv(cached, written) == -1) {
 			*ready = 0;
 			if (behind != NULL) {
 				snprintf(behind_name, sizeof behind_name, "%s", resource);

@@ -20,17 +20,17 @@ int consistency_wrote_at(struct consistency *c, const char *key, const char *own
 
 /* Sets *ready to 1 when every informer key's owner (uid owner_uid) wrote to has reached the
  * written resourceVersion, 0 otherwise; then *behind (if not NULL) names the first resource
- * that is behind (static). Records of an earlier owner with the same key are ignored.
- * A resourceVersion that is not a decimal number
- * compares as caught up (resourceVersions are opaque; only the apiserver's numeric ones are
- * ordered). */
+ * that is behind (static). Records of an earlier owner with the same key are ignored. An
+ * informer with no resourceVersion yet, or a resourceVersion that is not a decimal number,
+ * counts as caught up (they are opaque; only the apiserver's numeric ones are ordered). */
 int consistency_ready(struct consistency *c, const char *key, const char *owner_uid,
     int *ready, const char **behind, char **error);
 
 /* Forgets key's records (the owner is gone). */
 int consistency_forget(struct consistency *c, const char *key, char **error);
 
-/* Compares two resourceVersions: -1, 0 or 1 when both are decimal numbers, 2 otherwise. */
+/* Compares two resourceVersions: -1, 0 or 1 when both are decimal numbers without a leading
+ * zero, 2 otherwise (kube's CompareResourceVersion error). */
 int consistency_compare_rv(const char *a, const char *b);
 
 #endif

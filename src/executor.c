@@ -23,8 +23,8 @@
  * - The status goes last: the sync's status if everything worked, else the one with the
  *   ReplicaFailure condition. On a failure it is read again from the apiserver and sent
  *   once more, as kube does.
- * - The resourceVersion of every successful write is recorded (consistency.c), so the
- *   owner is not synced again before the cache shows these writes.
+ * - The resourceVersions returned by creations, adoptions and status updates are recorded
+ *   (consistency.c), so the owner is not synced again before the cache shows them.
  *
  * Events (SuccessfulCreate, FailedCreate, SuccessfulDelete, FailedDelete) are recorded
  * for the owner, as kube-controller-manager's pod control records them.
@@ -324,7 +324,10 @@ claim_done(struct execution *x, struct action *a, struct restops_result *res)
 		log_v(2, "%s %s: %s pod %s/%s", x->r.controller, x->r.key,
 		    strcmp(a->verb, "adopt") == 0 ? "adopted" : "released", a->namespace,
 		    a->name);
-		record_write(x, a->resource, res->object);
+		/* An adopted pod must be in the cache before the next sync; a released one
+		 * is no longer the owner's concern. */
+		if (strcmp(a->verb, "adopt") == 0)
+			record_write(x, a->resource, res->object);
 		return;
 	}
 	if (strcmp(a->verb, "adopt") == 0 && reason == API_NOT_FOUND) {
@@ -383,12 +386,10 @@ delete_done(struct execution *x, struct action *a, struct restops_result *res)
 	char *message;
 
 	if (res->status.reason == API_OK) {
+		/* Not recorded as a write: the deletion expectations cover it. */
 		message = xasprintf("Deleted pod: %s", a->name);
 		owner_event(x, EVENT_TYPE_NORMAL, "SuccessfulDelete", message);
 		free(message);
-		if (res->object != NULL &&
-		    cJSON_IsString(json_path(res->object, "metadata.uid")))
-			record_write(x, a->resource, res->object);
 		return;
 	}
 	/* The deletion will not be observed as asked for: stop waiting for it. */
@@ -400,7 +401,9 @@ delete_done(struct execution *x, struct action *a, struct restops_result *res)
 	free(message);
 	log_warning("%s %s: deleting pod %s/%s: %s", x->r.controller, x->r.key, a->namespace,
 	    a->name, res->status.message);
-	manage_error_set(x, res->status.message);
+	message = xasprintf("unable to delete pods: %s", res->status.message);
+	manage_error_set(x, message);
+	free(message);
 }
 
 /* The status to send: the sync's, or the failure one. NULL: nothing to send. */

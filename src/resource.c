@@ -135,14 +135,45 @@ pod_bind_deletion_cost(sqlite3_stmt *stmt, int index, const cJSON *pod)
 	if (!cJSON_IsString(v) || v->valuestring == NULL)
 		return sqlite3_bind_null(stmt, index);
 	s = v->valuestring;
-	digits = (*s == '+' || *s == '-') ? s + 1 : s;
-	if (*digits < '0' || *digits > '9')
+	/* As kube: no '+', no leading zero but "0" itself. */
+	digits = *s == '-' ? s + 1 : s;
+	if (*digits < '0' || *digits > '9' || (s[0] == '0' && s[1] != '\0'))
 		return sqlite3_bind_null(stmt, index);
 	errno = 0;
 	n = strtoll(s, &end, 10);
 	if (errno != 0 || *end != '\0' || n < INT32_MIN || n > INT32_MAX)
 		return sqlite3_bind_null(stmt, index);
 	return sqlite3_bind_int64(stmt, index, n);
+}
+
+/* sidecar_restarts: the largest restartCount among the pod's sidecars (init containers
+ * with restartPolicy Always), which kcm's ranking compares after the containers'. */
+static int
+pod_bind_sidecar_restarts(sqlite3_stmt *stmt, int index, const cJSON *pod)
+{
+	const cJSON *statuses = json_path(pod, "status.initContainerStatuses");
+	const cJSON *specs = json_path(pod, "spec.initContainers");
+	const cJSON *cs, *c;
+	long long max = 0;
+
+	cJSON_ArrayForEach(cs, statuses) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(cs, "name");
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(cs, "restartCount");
+		int sidecar = 0;
+
+		if (!cJSON_IsString(name) || !cJSON_IsNumber(n) || n->valuedouble <= max)
+			continue;
+		cJSON_ArrayForEach(c, specs) {
+			const cJSON *cn = cJSON_GetObjectItemCaseSensitive(c, "name");
+			const cJSON *policy = cJSON_GetObjectItemCaseSensitive(c, "restartPolicy");
+			if (cJSON_IsString(cn) && strcmp(cn->valuestring, name->valuestring) == 0 &&
+			    cJSON_IsString(policy) && strcmp(policy->valuestring, "Always") == 0)
+				sidecar = 1;
+		}
+		if (sidecar)
+			max = (long long)n->valuedouble;
+	}
+	return sqlite3_bind_int64(stmt, index, max);
 }
 
 static const struct resource_column pod_columns[] = {
@@ -152,6 +183,7 @@ static const struct resource_column pod_columns[] = {
 	{ "ready_since", COLUMN_CUSTOM, NULL, 0, pod_bind_ready_since },
 	{ "restarts", COLUMN_CUSTOM, NULL, 0, pod_bind_restarts },
 	{ "deletion_cost", COLUMN_CUSTOM, NULL, 0, pod_bind_deletion_cost },
+	{ "sidecar_restarts", COLUMN_CUSTOM, NULL, 0, pod_bind_sidecar_restarts },
 	{ NULL, 0, NULL, 0, NULL },
 };
 

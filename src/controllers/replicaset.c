@@ -165,9 +165,11 @@ replicaset_pod_less(const struct pod_rank *a, const struct pod_rank *b, double n
 			return strcmp(a->uid, b->uid) < 0;
 		return ra < rb;
 	}
-	/* 7. More container restarts first. */
+	/* 7. More container restarts first, then more sidecar restarts. */
 	if (a->restarts != b->restarts)
 		return a->restarts > b->restarts;
+	if (a->sidecar_restarts != b->sidecar_restarts)
+		return a->sidecar_restarts > b->sidecar_restarts;
 	/* 8. Newer first, by age bucket. */
 	if (a->created != b->created) {
 		int ra, rb;
@@ -192,6 +194,24 @@ pod_rank_cmp(const struct pod_rank *a, const struct pod_rank *b, double now)
 	if (replicaset_pod_less(b, a, now))
 		return 1;
 	return strcmp(a->uid, b->uid);
+}
+
+double
+replicaset_next_availability_check(const struct pod_rank *pods, int n, long long min_ready,
+    double now)
+{
+	double min = 0;
+
+	for (int i = 0; i < n; i++) {
+		double next;
+
+		if (!pods[i].ready || min_ready <= 0 || pods[i].ready_since == 0)
+			continue;
+		next = pods[i].ready_since + (double)min_ready - now;
+		if (next > 0 && (min == 0 || next < min))
+			min = next;
+	}
+	return min;
 }
 
 void
@@ -300,6 +320,7 @@ replicaset_status_new(const cJSON *rs, const struct replicaset_counts *counts)
 	cJSON_AddNumberToObject(status, "fullyLabeledReplicas", counts->fully_labeled);
 	cJSON_AddNumberToObject(status, "readyReplicas", counts->ready);
 	cJSON_AddNumberToObject(status, "availableReplicas", counts->available);
+	cJSON_AddNumberToObject(status, "terminatingReplicas", counts->terminating);
 	cJSON_AddNumberToObject(status, "observedGeneration",
 	    (double)int_member(cJSON_GetObjectItemCaseSensitive(rs, "metadata"), "generation", 0));
 	if (cJSON_IsArray(conditions) && cJSON_GetArraySize(conditions) > 0)
@@ -318,10 +339,17 @@ replicaset_status_changed(const cJSON *rs, const cJSON *status)
 	long long generation = int_member(cJSON_GetObjectItemCaseSensitive(rs, "metadata"),
 	    "generation", 0);
 
+	const cJSON *ot = cJSON_GetObjectItemCaseSensitive(old, "terminatingReplicas");
+	const cJSON *nt = cJSON_GetObjectItemCaseSensitive(status, "terminatingReplicas");
+
 	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
 		if (int_member(old, counts[i], 0) != int_member(status, counts[i], 0))
 			return 1;
 	}
+	/* Absent and 0 differ: kube writes 0 where there was nothing. */
+	if (cJSON_IsNumber(ot) != cJSON_IsNumber(nt) ||
+	    (cJSON_IsNumber(ot) && ot->valuedouble != nt->valuedouble))
+		return 1;
 	if (generation != int_member(old, "observedGeneration", 0))
 		return 1;
 	if (cJSON_GetArraySize(oc) == 0 && cJSON_GetArraySize(nc) == 0)
@@ -462,6 +490,7 @@ struct candidate {
 	int controlled;		/* its controller owner is this ReplicaSet */
 	int matches;		/* the selector matches its labels */
 	int fully_labeled;	/* it has every label of the template */
+	int terminating;	/* being deleted: counted, never claimed or ranked */
 	int available;
 };
 
@@ -504,10 +533,14 @@ column_strdup(sqlite3_stmt *stmt, int i)
 }
 
 /*
- * Lists the namespace's active pods that the ReplicaSet controls or that are orphans its
- * selector matches, with what claiming, counting and ranking need. on_same_node counts,
- * per node, the namespace's active pods controlled by this ReplicaSet or by another one
- * with the same controller owner (a Deployment's ReplicaSets share the spread).
+ * Lists the namespace's live pods (not Succeeded or Failed; those being deleted flagged
+ * terminating) that the ReplicaSet controls or that have no controller
+ * (kube's FilterPodsByOwner with orphans), with what claiming, counting and ranking need.
+ * on_same_node counts, per node, the active pods controlled by any ReplicaSet with the same
+ * controller owner as this one (a Deployment's ReplicaSets share the spread); a ReplicaSet
+ * without a controller owner has no related pods, so every rank is 0, as in kube. (kube
+ * finds the related pods by those ReplicaSets' selectors; the pods they control are the
+ * ones their selectors match, unless a label was edited by hand.)
  */
 static int
 candidates_load(struct replicaset_state *st, const char *namespace, const char *rs_uid,
@@ -520,34 +553,36 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 
 	buf_init(&sql);
 	buf_append_str(&sql,
-	    "WITH active AS ("
+	    "WITH live AS ("
 	    "  SELECT p.uid, p.name, p.phase, p.node_name, p.ready, p.ready_since,"
-	    "         p.restarts, p.deletion_cost, p.creation_timestamp,"
+	    "         p.restarts, p.sidecar_restarts, p.deletion_cost, p.creation_timestamp,"
+	    "         p.deletion_timestamp IS NOT NULL AS terminating,"
 	    "         o.owner_uid AS controller_uid"
 	    "    FROM cache_pods p"
 	    "    LEFT JOIN owner_refs o ON o.uid = p.uid AND o.controller = 1"
-	    "   WHERE p.namespace = ?1 AND p.deletion_timestamp IS NULL"
+	    "   WHERE p.namespace = ?1"
 	    "     AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')),"
 	    " siblings AS ("
-	    "  SELECT ?2 AS uid"
-	    "  UNION SELECT r.uid FROM owner_refs mine"
+	    "  SELECT r.uid FROM owner_refs mine"
 	    "    JOIN owner_refs r ON r.owner_uid = mine.owner_uid AND r.controller = 1"
 	    "   WHERE mine.uid = ?2 AND mine.controller = 1),"
 	    " related AS ("
-	    "  SELECT coalesce(a.node_name, '') AS node, count(*) AS n FROM active a"
-	    "   WHERE a.controller_uid IN (SELECT uid FROM siblings) GROUP BY 1)"
+	    "  SELECT coalesce(a.node_name, '') AS node, count(*) AS n FROM live a"
+	    "   WHERE NOT a.terminating AND a.controller_uid IN (SELECT uid FROM siblings)"
+	    "   GROUP BY 1)"
 	    " SELECT a.uid, a.name, a.phase, a.node_name IS NOT NULL AND a.node_name != '',"
-	    "        coalesce(a.ready, 0), a.ready_since, a.restarts,"
+	    "        coalesce(a.ready, 0), a.ready_since, a.restarts, a.sidecar_restarts,"
 	    "        coalesce(a.deletion_cost, 0), a.creation_timestamp,"
 	    "        a.controller_uid IS NOT NULL AND a.controller_uid = ?2,"
 	    "        coalesce(rel.n, 0),"
 	    "        NOT EXISTS (SELECT 1 FROM json_each(?3) t WHERE NOT EXISTS ("
 	    "            SELECT 1 FROM labels l WHERE l.uid = a.uid AND l.key = t.key"
 	    "               AND l.value = t.value)),"
+	    "        a.terminating, "
 	    "        ");
 	selector_to_sql(sel, "a.uid", &sql);
 	buf_append_str(&sql,
-	    "   FROM active a LEFT JOIN related rel ON rel.node = coalesce(a.node_name, '')"
+	    "   FROM live a LEFT JOIN related rel ON rel.node = coalesce(a.node_name, '')"
 	    "  WHERE a.controller_uid = ?2 OR a.controller_uid IS NULL"
 	    "  ORDER BY a.name");
 	if (sqlite3_prepare_v2(st->db, sql.data, -1, &stmt, NULL) != SQLITE_OK) {
@@ -579,12 +614,14 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 		c->rank.ready = sqlite3_column_int(stmt, 4);
 		c->rank.ready_since = column_time(stmt, 5);
 		c->rank.restarts = sqlite3_column_int64(stmt, 6);
-		c->rank.deletion_cost = sqlite3_column_int64(stmt, 7);
-		c->rank.created = column_time(stmt, 8);
-		c->controlled = sqlite3_column_int(stmt, 9);
-		c->rank.on_same_node = sqlite3_column_int(stmt, 10);
-		c->fully_labeled = sqlite3_column_int(stmt, 11);
-		c->matches = sqlite3_column_int(stmt, 12);
+		c->rank.sidecar_restarts = sqlite3_column_int64(stmt, 7);
+		c->rank.deletion_cost = sqlite3_column_int64(stmt, 8);
+		c->rank.created = column_time(stmt, 9);
+		c->controlled = sqlite3_column_int(stmt, 10);
+		c->rank.on_same_node = sqlite3_column_int(stmt, 11);
+		c->fully_labeled = sqlite3_column_int(stmt, 12);
+		c->terminating = sqlite3_column_int(stmt, 13);
+		c->matches = sqlite3_column_int(stmt, 14);
 		/* Available: ready, and for minReadySeconds (strictly) when there is one. */
 		c->available = c->rank.ready && (min_ready == 0 ||
 		    (c->rank.ready_since != 0 && c->rank.ready_since + min_ready < now));
@@ -615,13 +652,13 @@ release_patch_new(const char *rs_uid, const char *pod_uid)
 {
 	cJSON *patch = cJSON_CreateObject();
 	cJSON *meta = cJSON_AddObjectToObject(patch, "metadata");
-	cJSON *refs = cJSON_AddArrayToObject(meta, "ownerReferences");
-	cJSON *ref = cJSON_CreateObject();
+	cJSON *refs, *ref = cJSON_CreateObject();
 
+	cJSON_AddStringToObject(meta, "uid", pod_uid);
+	refs = cJSON_AddArrayToObject(meta, "ownerReferences");
 	cJSON_AddStringToObject(ref, "$patch", "delete");
 	cJSON_AddStringToObject(ref, "uid", rs_uid);
 	cJSON_AddItemToArray(refs, ref);
-	cJSON_AddStringToObject(meta, "uid", pod_uid);
 	return patch;
 }
 
@@ -692,7 +729,9 @@ manage(struct sync_result *out, const cJSON *rs, const char *namespace,
 		ranked[i] = cs->v[claimed[i]].rank;
 		ranked[i].index = claimed[i];
 	}
-	replicaset_rank_pods(ranked, nclaimed, now);
+	/* All of them go: no ranking needed (kube keeps their order then). */
+	if (n < nclaimed)
+		replicaset_rank_pods(ranked, nclaimed, now);
 	for (int i = 0; i < n; i++) {
 		const struct candidate *c = &cs->v[ranked[i].index];
 		struct action *a = action_append(&out->manage, &out->nmanage);
@@ -703,7 +742,8 @@ manage(struct sync_result *out, const cJSON *rs, const char *namespace,
 	free(ranked);
 }
 
-/* Adds the status update, if the status changes or could fail to. */
+/* Adds the status update, if the status changes, or for the case the creations or
+ * deletions fail (the ReplicaFailure condition). */
 static void
 status_action(struct sync_result *out, const cJSON *rs, const char *namespace,
     const char *name, const struct replicaset_counts *counts, double now)
@@ -713,8 +753,6 @@ status_action(struct sync_result *out, const cJSON *rs, const char *namespace,
 	int changed;
 	struct action *a;
 	char stamp[TIME_RFC3339_SIZE];
-	long long replicas = int_member(json_path(rs, "spec"), "replicas", 1);
-	long long min_ready = int_member(json_path(rs, "spec"), "minReadySeconds", 0);
 
 	/* Manage succeeds unless told otherwise: no failure condition then. */
 	replicaset_status_clear_failure(status);
@@ -736,7 +774,7 @@ status_action(struct sync_result *out, const cJSON *rs, const char *namespace,
 	}
 	cJSON_Delete(status);
 	if (object == NULL && ctx == NULL)
-		goto requeue;
+		return;
 	a = xcalloc(1, sizeof *a);
 	a->type = ACTION_UPDATE_STATUS;
 	a->verb = "update-status";
@@ -752,10 +790,6 @@ status_action(struct sync_result *out, const cJSON *rs, const char *namespace,
 	a->reason = xasprintf("replicas=%d fullyLabeled=%d ready=%d available=%d",
 	    counts->replicas, counts->fully_labeled, counts->ready, counts->available);
 	out->status = a;
-requeue:
-	/* All ready, not all available yet: look again when they should be. */
-	if (min_ready > 0 && counts->ready == replicas && counts->available != replicas)
-		out->requeue_after = (double)min_ready;
 }
 
 /* Reads the ReplicaSet namespace/name: its uid and parsed body, both NULL when absent. */
@@ -795,7 +829,7 @@ replicaset_sync(struct controller *c, const char *key, double now, struct sync_r
 {
 	struct replicaset_state *st = c->state;
 	struct candidates cs = { NULL, 0 };
-	struct replicaset_counts counts = { 0, 0, 0, 0 };
+	struct replicaset_counts counts;
 	struct selector *sel = NULL;
 	char *namespace = NULL, *uid = NULL, *labels_text = NULL, *sel_error = NULL;
 	const char *name, *behind = NULL;
@@ -804,6 +838,7 @@ replicaset_sync(struct controller *c, const char *key, double now, struct sync_r
 	int *claimed = NULL, nclaimed = 0, satisfied, ready, deleting, rc = -1;
 	long long replicas, desired = 0, actual = 0, min_ready;
 
+	memset(&counts, 0, sizeof counts);
 	out->controller = c->type->name;
 	out->key = xstrdup(key);
 	out->owner_resource = replicasets_resource();
@@ -855,7 +890,10 @@ replicaset_sync(struct controller *c, const char *key, double now, struct sync_r
 	claimed = xmalloc(((size_t)cs.n + 1) * sizeof *claimed);
 	for (int i = 0; i < cs.n; i++) {
 		struct candidate *p = &cs.v[i];
-		if (p->controlled && p->matches) {
+		if (p->terminating) {
+			/* Never adopted or released; counted if it is ours. */
+			counts.terminating += p->controlled && p->matches;
+		} else if (p->controlled && p->matches) {
 			claimed[nclaimed++] = i;
 		} else if (p->controlled && !deleting) {
 			pod_action(action_append(&out->claims, &out->nclaims), ACTION_PATCH,
@@ -893,6 +931,17 @@ replicaset_sync(struct controller *c, const char *key, double now, struct sync_r
 		counts.available += p->available;
 	}
 	status_action(out, rs, namespace, name, &counts, now);
+	/* Ready but not yet available pods: look again when the first one should be. */
+	if (min_ready > 0 && counts.ready != counts.available) {
+		struct pod_rank *ranks = xmalloc(((size_t)nclaimed + 1) * sizeof *ranks);
+		for (int i = 0; i < nclaimed; i++)
+			ranks[i] = cs.v[claimed[i]].rank;
+		out->requeue_after = replicaset_next_availability_check(ranks, nclaimed,
+		    min_ready, now);
+		if (out->requeue_after <= 0)
+			out->requeue_after = (double)min_ready;
+		free(ranks);
+	}
 	rc = 0;
 out:
 	free(claimed);
@@ -935,12 +984,12 @@ string_member(const cJSON *o, const char *name)
 static char *
 resolve_controller_ref(struct replicaset_state *st, const char *namespace, const cJSON *ref)
 {
-	const char *api_version = string_member(ref, "apiVersion");
 	sqlite3_stmt *stmt;
 	char *key = NULL;
 
-	if (strcmp(string_member(ref, "kind"), REPLICASET_KIND) != 0 ||
-	    strncmp(api_version, "apps/", 5) != 0)
+	/* The kind decides, not the apiVersion (kube compares only the kind, the name and
+	 * the uid). */
+	if (strcmp(string_member(ref, "kind"), REPLICASET_KIND) != 0)
 		return NULL;
 	stmt = state_stmt(st, STMT_RS_BY_UID);
 	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
@@ -1051,13 +1100,13 @@ being_deleted(const cJSON *object)
 	return ts != NULL && !cJSON_IsNull(ts);
 }
 
-/* Returns 1 if two owner references name the same owner. */
+/* Returns 1 if two controller references are the same in every field. */
 static int
 same_ref(const cJSON *a, const cJSON *b)
 {
 	if (a == NULL || b == NULL)
 		return a == b;
-	return strcmp(string_member(a, "uid"), string_member(b, "uid")) == 0;
+	return cJSON_Compare(a, b, 1);
 }
 
 static void
@@ -1099,6 +1148,10 @@ pod_updated(struct controller *c, const cJSON *old, const cJSON *pod,
 	int ref_changed = !same_ref(ref, old_ref);
 	char *key;
 
+	/* The same resourceVersion: a resync, nothing changed. */
+	if (strcmp(string_member(json_path(old, "metadata"), "resourceVersion"),
+	    string_member(json_path(pod, "metadata"), "resourceVersion")) == 0)
+		return;
 	if (being_deleted(pod)) {
 		/* Graceful deletion started: the pod no longer counts. Its old labels may
 		 * have mattered to another ReplicaSet too. */

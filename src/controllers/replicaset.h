@@ -24,6 +24,7 @@ struct pod_rank {
 	int on_same_node;	/* related active pods on its node (itself included) */
 	double ready_since;	/* the Ready condition's lastTransitionTime */
 	long long restarts;	/* the largest container restartCount */
+	long long sidecar_restarts;	/* the largest sidecar (restartable init) restartCount */
 	double created;		/* metadata.creationTimestamp */
 	int index;		/* the caller's, carried along */
 };
@@ -31,6 +32,11 @@ struct pod_rank {
 /* Returns 1 when pod a should be deleted before pod b at now (kube's
  * ActivePodsWithRanks.Less, with logarithmic scale-down). */
 int replicaset_pod_less(const struct pod_rank *a, const struct pod_rank *b, double now);
+
+/* The seconds after now at which the first of n ready-but-not-yet-available pods becomes
+ * available given min_ready; 0 when none will (kube's FindMinNextPodAvailabilityCheck). */
+double replicaset_next_availability_check(const struct pod_rank *pods, int n, long long min_ready,
+    double now);
 
 /* Sorts n pods, the first to delete first. */
 void replicaset_rank_pods(struct pod_rank *pods, int n, double now);
@@ -45,14 +51,17 @@ struct replicaset_counts {
 	int fully_labeled;
 	int ready;
 	int available;
+	int terminating;	/* claimed pods being deleted (status.terminatingReplicas) */
 };
 
 /* The status rs (a ReplicaSet object) should have given counts, as a new status object:
- * counts, observedGeneration = metadata.generation, and its current conditions. */
+ * counts (terminatingReplicas written even when 0, as kube 1.36 does), observedGeneration =
+ * metadata.generation, and its current conditions. */
 cJSON *replicaset_status_new(const cJSON *rs, const struct replicaset_counts *counts);
 
 /* Returns 1 when status (a status object) differs from rs's current status in what kube
- * compares before writing: the counts, conditions, and observedGeneration. */
+ * compares before writing: the counts, conditions, and whether observedGeneration is
+ * metadata.generation. */
 int replicaset_status_changed(const cJSON *rs, const cJSON *status);
 
 /* Adds the ReplicaFailure condition (reason FailedCreate when creating, else FailedDelete)

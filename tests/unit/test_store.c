@@ -268,7 +268,8 @@ ready_column_follows_the_ready_condition(void **state)
 	store_close(s);
 }
 
-/* The deletion-cost annotation is a base-10 int32 or nothing. */
+/* The deletion-cost annotation is a base-10 int32 as kube parses it, or nothing (kube's
+ * ranking then counts cost 0): no '+', no leading zero but "0" itself. */
 static void
 deletion_cost_accepts_only_int32(void **state)
 {
@@ -277,7 +278,8 @@ deletion_cost_accepts_only_int32(void **state)
 		const char *value;
 		const char *want;
 	} cases[] = {
-		{ "100", "100" }, { "-5", "-5" }, { "+7", "7" }, { "0", "0" },
+		{ "100", "100" }, { "-5", "-5" }, { "-100", "-100" }, { "+7", NULL },
+		{ "+10", NULL }, { "0", "0" }, { "008", NULL }, { "00", NULL },
 		{ "2147483647", "2147483647" }, { "-2147483648", "-2147483648" },
 		{ "2147483648", NULL }, { "-2147483649", NULL }, { "abc", NULL }, { "", NULL },
 		{ " 5", NULL }, { "5 ", NULL }, { "1.5", NULL }, { "0x10", NULL }, { "+", NULL },
