@@ -18,6 +18,9 @@
  *   (delay 0, "retry at once"); otherwise there is none (-1).
  * - A body that is not a Status (an HTML page from a proxy, "404 page not found", nothing)
  *   is classified by the HTTP code alone; its first bytes, made printable, are the message.
+ * - The types of details.causes (each cause's "reason") are kept, so a caller can ask whether a refusal has a
+ *   cause such as NamespaceTerminating (a create in a namespace being deleted: a 403 with
+ *   reason Forbidden whose only telling part is that cause).
  */
 #include "config.h"
 
@@ -187,6 +190,33 @@ api_json_int(const cJSON *object, const char *name, int lo, int hi, int fallback
 	return (int)d;
 }
 
+/* The bound on details.causes kept; a Status with more is not one to branch on. */
+#define API_MAX_CAUSES 64
+
+/* Returns the types of details.causes as a NULL-terminated array, or NULL when none. A
+ * StatusCause's type is sent under the name "reason". */
+static char **
+api_cause_types(const cJSON *details)
+{
+	const cJSON *causes = cJSON_GetObjectItemCaseSensitive(details, "causes");
+	const cJSON *cause;
+	char **types = NULL;
+	size_t n = 0;
+
+	if (!cJSON_IsArray(causes))
+		return NULL;
+	cJSON_ArrayForEach(cause, causes) {
+		const char *type = api_json_string(cause, "reason");
+
+		if (*type == '\0' || n == API_MAX_CAUSES)
+			continue;
+		types = xrealloc(types, (n + 2) * sizeof *types);
+		types[n++] = xstrdup(type);
+		types[n] = NULL;
+	}
+	return types;
+}
+
 /* Fills *out from a Status object, taking http_code when the Status has no code. */
 static void
 api_status_fill(const cJSON *status, int http_code, struct api_status *out)
@@ -211,6 +241,7 @@ api_status_fill(const cJSON *status, int http_code, struct api_status *out)
 		    api_reason_name(out->reason));
 
 	out->retry_after_seconds = -1;
+	out->cause_types = NULL;
 	details = cJSON_GetObjectItemCaseSensitive(status, "details");
 	if (cJSON_IsObject(details)) {
 		int seconds = api_json_int(details, "retryAfterSeconds", INT_MIN, INT_MAX, 0);
@@ -219,6 +250,7 @@ api_status_fill(const cJSON *status, int http_code, struct api_status *out)
 			out->retry_after_seconds = seconds;
 		else if (strcmp(out->reason_text, "ServerTimeout") == 0)
 			out->retry_after_seconds = 0;
+		out->cause_types = api_cause_types(details);
 	}
 }
 
@@ -232,6 +264,7 @@ api_status_from_json(const cJSON *status, struct api_status *out)
 		out->reason_text = xstrdup("");
 		out->message = xstrdup("the error is not a Status object");
 		out->retry_after_seconds = -1;
+		out->cause_types = NULL;
 		return;
 	}
 	api_status_fill(status, 0, out);
@@ -284,6 +317,7 @@ api_status_from_response(int http_code, const char *body, size_t len,
 		out->message = http_code >= 200 && http_code < 300 ?
 		    xasprintf("HTTP %d", http_code) : api_quote_body(http_code, body, len);
 		out->retry_after_seconds = -1;
+		out->cause_types = NULL;
 	}
 	cJSON_Delete(root);
 	if (http_code >= 200 && http_code < 300)
@@ -298,8 +332,34 @@ api_status_clear(struct api_status *st)
 {
 	free(st->reason_text);
 	free(st->message);
+	if (st->cause_types != NULL) {
+		for (char **t = st->cause_types; *t != NULL; t++)
+			free(*t);
+		free(st->cause_types);
+	}
 	st->reason_text = NULL;
 	st->message = NULL;
+	st->cause_types = NULL;
+}
+
+/* Returns true when the Status has a cause of the given type. */
+int
+api_status_has_cause(const struct api_status *st, const char *type)
+{
+	if (st->cause_types == NULL)
+		return 0;
+	for (char **t = st->cause_types; *t != NULL; t++) {
+		if (strcmp(*t, type) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Returns true when a create was refused because the namespace is being terminated. */
+int
+api_status_is_namespace_terminating(const struct api_status *st)
+{
+	return api_status_has_cause(st, API_CAUSE_NAMESPACE_TERMINATING);
 }
 
 /* Returns true when the status means the informer must relist. */

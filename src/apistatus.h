@@ -33,7 +33,14 @@ struct api_status {
 	char *reason_text;	/* the Status's reason as sent; "" when none (never NULL) */
 	char *message;		/* the Status's message, else one made from the code (never NULL) */
 	int retry_after_seconds; /* details.retryAfterSeconds or the Retry-After header, -1 none */
+	char **cause_types;	/* details.causes[].reason (a cause's type), NULL-terminated;
+				 * NULL when none */
 };
+
+/* The cause the apiserver's NamespaceLifecycle admission adds when it refuses to create an
+ * object in a namespace that is being deleted (a 403 Forbidden). */
+#define API_CAUSE_NAMESPACE_TERMINATING "NamespaceTerminating"
+
 
 /*
  * Fills *out from an HTTP response: its code, its body (len bytes, maybe not JSON, maybe
@@ -45,6 +52,14 @@ void api_status_from_response(int http_code, const char *body, size_t len,
 
 /* Fills *out from a Status object, such as a watch ERROR event's object. */
 void api_status_from_json(const cJSON *status, struct api_status *out);
+
+/* Returns true when the Status's details.causes has one of the given type (apimachinery's
+ * HasStatusCause). */
+int api_status_has_cause(const struct api_status *st, const char *type);
+
+/* Returns true when the request was refused because its namespace is being terminated:
+ * creating there is pointless until the namespace is gone. */
+int api_status_is_namespace_terminating(const struct api_status *st);
 
 /* Frees the strings of *st. */
 void api_status_clear(struct api_status *st);

@@ -4,7 +4,10 @@
  * One curl multi handle carries every request; curl tells us, through the socket and
  * timer callbacks, which sockets to watch and when to call it back, and libevent does the
  * waiting, so hundreds of requests are in flight on one thread. HTTP/2 is used where the
- * server offers it, with every stream multiplexed on one connection.
+ * server offers it (ALPN over TLS; plain http stays HTTP/1.1), with every stream
+ * multiplexed on one connection: a request waits for a connection being set up rather
+ * than open its own (CURLOPT_PIPEWAIT). Each new connection is logged at -v 4 with the
+ * HTTP version it negotiated, each finished request at -v 5.
  *
  * Before a request goes out it takes a token from a bucket that refills at qps tokens a
  * second up to burst (client-go's default rate limiter, which kube-controller-manager sets
@@ -61,6 +64,7 @@ struct client_request {
 	int started;		/* handed to curl */
 	int in_write;		/* inside its write callback */
 	int cancelled;
+	int status_seen;	/* a status line arrived: the connection is known */
 	char errbuf[CURL_ERROR_SIZE];
 	TAILQ_ENTRY(client_request) link;	/* in client->waiting, then client->active */
 };
@@ -218,7 +222,46 @@ client_write(char *data, size_t size, size_t n, void *arg)
 	return len;
 }
 
-/* Keeps the Retry-After header (429 and 503 responses carry it). */
+/* Names the HTTP version curl reports, for logs. */
+static const char *
+client_http_version_name(long version)
+{
+	switch (version) {
+	case CURL_HTTP_VERSION_1_0:
+		return "1.0";
+	case CURL_HTTP_VERSION_1_1:
+		return "1.1";
+	case CURL_HTTP_VERSION_2_0:
+		return "2";
+#ifdef CURL_HTTP_VERSION_3
+	case CURL_HTTP_VERSION_3:
+		return "3";
+#endif
+	}
+	return "unknown";
+}
+
+/* The first status line of a response: logs the connection if this request opened it. */
+static void
+client_log_connection(struct client_request *r)
+{
+	long connects = 0, version = 0, port = 0;
+	char *ip = NULL;
+
+	if (log_verbosity < 4)
+		return;
+	curl_easy_getinfo(r->easy, CURLINFO_NUM_CONNECTS, &connects);
+	if (connects <= 0)
+		return;
+	curl_easy_getinfo(r->easy, CURLINFO_HTTP_VERSION, &version);
+	curl_easy_getinfo(r->easy, CURLINFO_PRIMARY_IP, &ip);
+	curl_easy_getinfo(r->easy, CURLINFO_LOCAL_PORT, &port);
+	log_v(4, "client: new connection server=%s ip=%s local_port=%ld http_version=%s",
+	    r->client->config->server, ip != NULL ? ip : "", port,
+	    client_http_version_name(version));
+}
+
+/* Keeps the Retry-After header (429 and 503 responses carry it); notes new connections. */
 static size_t
 client_header(char *data, size_t size, size_t n, void *arg)
 {
@@ -226,6 +269,10 @@ client_header(char *data, size_t size, size_t n, void *arg)
 	size_t len = size * n;
 	static const char name[] = "retry-after:";
 
+	if (!r->status_seen && len > 5 && strncmp(data, "HTTP/", 5) == 0) {
+		r->status_seen = 1;
+		client_log_connection(r);
+	}
 	if (len > sizeof name - 1 && strncasecmp(data, name, sizeof name - 1) == 0) {
 		const char *v = data + sizeof name - 1;
 		size_t vlen = len - (sizeof name - 1);
@@ -466,6 +513,18 @@ client_finish(struct client *c, struct client_request *r, CURLcode result)
 
 	curl_multi_remove_handle(c->multi, r->easy);
 	TAILQ_REMOVE(&c->active, r, link);
+	if (log_verbosity >= 5) {
+		long version = 0;
+		curl_off_t micros = 0;
+
+		curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
+		curl_easy_getinfo(r->easy, CURLINFO_HTTP_VERSION, &version);
+		curl_easy_getinfo(r->easy, CURLINFO_TOTAL_TIME_T, &micros);
+		log_v(5, "client: %s %s code=%ld http_version=%s seconds=%.3f%s%s", r->method,
+		    r->url, code, client_http_version_name(version), (double)micros / 1e6,
+		    result != CURLE_OK ? " err=" : "", result != CURLE_OK ?
+		    curl_easy_strerror(result) : "");
+	}
 	if (!r->cancelled && r->on_done != NULL) {
 		curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
 		if (code == 401)

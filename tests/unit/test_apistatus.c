@@ -334,6 +334,60 @@ status_that_is_not_an_object_is_unknown(void **state)
 	cJSON_Delete(array);
 }
 
+/* The Status NamespaceLifecycle admission answers a create in a namespace being deleted
+ * with, as kube-apiserver sends it. */
+static void
+create_in_a_terminating_namespace_is_forbidden_with_the_namespace_terminating_cause(void **state)
+{
+	static const char body[] = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+	    "\"status\":\"Failure\",\"message\":\"pods \\\"web-1\\\" is forbidden: unable to "
+	    "create new content in namespace shop because it is being terminated\","
+	    "\"reason\":\"Forbidden\",\"details\":{\"name\":\"web-1\",\"kind\":\"pods\","
+	    "\"causes\":[{\"reason\":\"NamespaceTerminating\",\"message\":\"namespace shop is "
+	    "being terminated\",\"field\":\"metadata.namespace\"}]},\"code\":403}";
+	struct api_status st;
+
+	(void)state;
+	api_status_from_response(403, body, strlen(body), NULL, &st);
+	assert_int_equal(st.reason, API_FORBIDDEN);
+	assert_true(api_status_is_namespace_terminating(&st));
+	assert_true(api_status_has_cause(&st, API_CAUSE_NAMESPACE_TERMINATING));
+	assert_false(api_status_has_cause(&st, "FieldValueInvalid"));
+	api_status_clear(&st);
+	assert_null(st.cause_types);
+}
+
+/* A Forbidden from RBAC has no causes; neither has a body that is no Status. */
+static void
+other_refusals_have_no_namespace_terminating_cause(void **state)
+{
+	static const char rbac[] = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":"
+	    "\"Failure\",\"reason\":\"Forbidden\",\"details\":{\"kind\":\"pods\"},\"code\":403}";
+	static const char invalid[] = "{\"kind\":\"Status\",\"status\":\"Failure\",\"reason\":"
+	    "\"Invalid\",\"details\":{\"causes\":[{\"reason\":\"FieldValueInvalid\",\"field\":"
+	    "\"metadata.name\"},{\"message\":\"no reason\"},{\"reason\":7},"
+	    "{\"reason\":\"FieldValueRequired\"}]},\"code\":422}";
+	struct api_status st;
+
+	(void)state;
+	api_status_from_response(403, rbac, strlen(rbac), NULL, &st);
+	assert_int_equal(st.reason, API_FORBIDDEN);
+	assert_false(api_status_is_namespace_terminating(&st));
+	api_status_clear(&st);
+
+	api_status_from_response(403, "forbidden", 9, NULL, &st);
+	assert_false(api_status_is_namespace_terminating(&st));
+	api_status_clear(&st);
+
+	api_status_from_response(422, invalid, strlen(invalid), NULL, &st);
+	assert_true(api_status_has_cause(&st, "FieldValueInvalid"));
+	assert_true(api_status_has_cause(&st, "FieldValueRequired"));
+	assert_false(api_status_is_namespace_terminating(&st));
+	assert_non_null(st.cause_types);
+	assert_null(st.cause_types[2]);
+	api_status_clear(&st);
+}
+
 static void
 every_reason_has_a_name_for_logs(void **state)
 {
@@ -359,6 +413,8 @@ main(void)
 		cmocka_unit_test(retry_after_comes_from_details_else_the_header),
 		cmocka_unit_test(relist_is_needed_for_410_expired_gone_or_a_too_old_resource_version),
 		cmocka_unit_test(status_that_is_not_an_object_is_unknown),
+		cmocka_unit_test(create_in_a_terminating_namespace_is_forbidden_with_the_namespace_terminating_cause),
+		cmocka_unit_test(other_refusals_have_no_namespace_terminating_cause),
 		cmocka_unit_test(every_reason_has_a_name_for_logs),
 	};
 
