@@ -63,3 +63,18 @@ SELECT namespace, name, json_extract(body, '$.spec.containers[0].image') AS imag
   FROM cache_pods
  ORDER BY creation_timestamp DESC
  LIMIT 10;
+
+-- The ReplicaSet controller's view: desired against actual per ReplicaSet, the ones
+-- that differ first (schema/002-controllers.sql).
+SELECT namespace, name, desired, actual, diff, deleting
+  FROM replicaset_diff
+ ORDER BY abs(diff) DESC, namespace, name
+ LIMIT 20;
+
+-- What the controller still waits to see: creations and deletions asked for and not
+-- yet in the cache (ignored after five minutes), and the pods it is deleting.
+SELECT e.key, e.adds, e.deletes, datetime(e.set_at, 'unixepoch') AS since,
+       (SELECT group_concat(pod_key, ' ') FROM expected_deletions d
+         WHERE d.controller = e.controller AND d.key = e.key) AS deleting
+  FROM expectations e
+ WHERE e.adds > 0 OR e.deletes > 0;

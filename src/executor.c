@@ -38,6 +38,7 @@
 
 #include <event2/event.h>
 
+#include "client.h"
 #include "consistency.h"
 #include "controller.h"
 #include "eventrecorder.h"

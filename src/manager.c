@@ -18,22 +18,36 @@
  * Before a sync reads the cache, the informers' pending transaction is committed, so the
  * sync sees every event received so far. The handlers' writes (expectations observed)
  * go in one transaction per committed batch of events.
+ *
+ * Expectations left by an earlier run (the process was killed with requests out) keep
+ * their owners from creating or deleting: the cache may not show yet what those requests
+ * did. They are released per owner as soon as a live LIST of the owner's pods, read after
+ * the restart, shows the same active pods as the cache: whatever the earlier run's
+ * requests did is then in the cache, and whatever they did not do never will be. Waiting
+ * out the five-minute timeout instead would stall every owner a crash interrupted.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 #include <sys/time.h>
 
+#include "client.h"
 #include "controller.h"
 #include "executor.h"
+#include "expectations.h"
 #include "informer.h"
 #include "log.h"
 #include "manager.h"
 #include "resource.h"
+#include "restops.h"
+#include "selector.h"
 #include "store.h"
 #include "util.h"
 #include "workqueue.h"
+
+struct recovery;
 
 /* One running controller. */
 struct running {
@@ -53,6 +67,9 @@ struct manager {
 	struct running *running;
 	int nrunning;
 	struct event *sync_check;	/* polls for the informers' first sync */
+	struct client *client;		/* for the live reads of recovery */
+	int recovering;			/* owners whose inherited expectations are checked */
+	TAILQ_HEAD(, recovery) recoveries;
 	int started;
 	int stopping;
 	int in_transaction;		/* the handlers' batch transaction is open */
@@ -137,6 +154,7 @@ manager_on_batch_end(void *arg)
 /* --- syncs ----------------------------------------------------------------------------- */
 
 static void running_pump(struct running *r);
+static void recovery_start(struct running *r);
 
 static void
 sync_done(const char *key, const struct executor_outcome *outcome, void *arg)
@@ -238,6 +256,7 @@ sync_check(evutil_socket_t fd, short what, void *arg)
 		struct running *r = &m->running[i];
 		log_info("controller=%s: caches synced, starting workers=%d",
 		    r->controller->type->name, r->workers);
+		recovery_start(r);
 		if (r->controller->type->list_keys(r->controller, add_key, r, &error) != 0) {
 			log_error("%s: listing keys: %s", r->controller->type->name, error);
 			free(error);
@@ -245,6 +264,229 @@ sync_check(evutil_socket_t fd, short what, void *arg)
 		}
 		running_pump(r);
 	}
+}
+
+/* --- expectations inherited from an earlier run ------------------------------------------ */
+
+/* One owner whose inherited expectations wait for the cache to agree with a live read. */
+struct recovery {
+	struct running *r;
+	struct client_request *request;	/* the live read in flight, or NULL */
+	TAILQ_ENTRY(recovery) link;
+	char *key;
+	char *owner_uid;
+	char *path;		/* the live LIST of its pods */
+	struct event *retry;
+};
+
+static void recovery_send(struct recovery *rc);
+
+static void
+recovery_free(struct recovery *rc)
+{
+	struct manager *m = rc->r->m;
+
+	if (rc->request != NULL)
+		client_cancel(rc->request);
+	TAILQ_REMOVE(&m->recoveries, rc, link);
+	m->recovering--;
+	if (rc->retry != NULL)
+		event_free(rc->retry);
+	free(rc->key);
+	free(rc->owner_uid);
+	free(rc->path);
+	free(rc);
+}
+
+/* Returns the uids of the active pods the cache shows controlled by owner_uid, sorted,
+ * one per line (malloc'd). */
+static char *
+cached_pods(struct manager *m, const char *owner_uid)
+{
+	sqlite3_stmt *stmt;
+	struct buf b;
+
+	buf_init(&b);
+	if (sqlite3_prepare_v2(store_db(m->store), "SELECT p.uid FROM owner_refs o"
+	    " JOIN cache_pods p ON p.uid = o.uid WHERE o.owner_uid = ?1 AND o.controller = 1"
+	    " AND p.deletion_timestamp IS NULL"
+	    " AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed') ORDER BY p.uid", -1,
+	    &stmt, NULL) != SQLITE_OK)
+		return buf_detach(&b);
+	sqlite3_bind_text(stmt, 1, owner_uid, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(stmt) == SQLITE_ROW)
+		buf_printf(&b, "%s\n", sqlite3_column_text(stmt, 0));
+	sqlite3_finalize(stmt);
+	return buf_detach(&b);
+}
+
+static int
+uid_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Returns the uids of the active pods in a live list controlled by owner_uid, as
+ * cached_pods does. */
+static char *
+live_pods(const cJSON *list, const char *owner_uid)
+{
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(list, "items"), *pod, *ref;
+	const char **uids = xcalloc((size_t)cJSON_GetArraySize(items) + 1, sizeof *uids);
+	struct buf b;
+	int n = 0;
+
+	buf_init(&b);
+	cJSON_ArrayForEach(pod, items) {
+		const cJSON *meta = cJSON_GetObjectItemCaseSensitive(pod, "metadata");
+		const cJSON *phase = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(pod, "status"), "phase");
+		const cJSON *uid = cJSON_GetObjectItemCaseSensitive(meta, "uid");
+		const cJSON *deleting = cJSON_GetObjectItemCaseSensitive(meta,
+		    "deletionTimestamp");
+
+		if (!cJSON_IsString(uid) || (deleting != NULL && !cJSON_IsNull(deleting)) ||
+		    (cJSON_IsString(phase) && (strcmp(phase->valuestring, "Succeeded") == 0 ||
+		    strcmp(phase->valuestring, "Failed") == 0)))
+			continue;
+		cJSON_ArrayForEach(ref, cJSON_GetObjectItemCaseSensitive(meta,
+		    "ownerReferences")) {
+			const cJSON *ruid = cJSON_GetObjectItemCaseSensitive(ref, "uid");
+			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")) &&
+			    cJSON_IsString(ruid) && strcmp(ruid->valuestring, owner_uid) == 0)
+				uids[n++] = uid->valuestring;
+		}
+	}
+	qsort(uids, (size_t)n, sizeof *uids, uid_cmp);
+	for (int i = 0; i < n; i++)
+		buf_printf(&b, "%s\n", uids[i]);
+	free(uids);
+	return buf_detach(&b);
+}
+
+static void
+recovery_retry(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	recovery_send(arg);
+}
+
+/* The live list is in: release the expectations if the cache agrees, else read again. */
+static void
+recovery_done(const struct client_response *resp, void *arg)
+{
+	struct recovery *rc = arg;
+	struct manager *m = rc->r->m;
+	struct timeval again = { 1, 0 };
+	cJSON *list = NULL;
+	char *live = NULL, *cached = NULL, *error = NULL;
+	int agree = 0;
+
+	rc->request = NULL;
+	if (resp->http_code / 100 == 2 && (list = cJSON_ParseWithLength(resp->body,
+	    resp->len)) != NULL) {
+		/* What arrived before this response was applied is in the cache now. */
+		informer_set_commit(m->informers);
+		live = live_pods(list, rc->owner_uid);
+		cached = cached_pods(m, rc->owner_uid);
+		agree = strcmp(live, cached) == 0;
+	}
+	if (!agree || m->stopping) {
+		free(live);
+		free(cached);
+		cJSON_Delete(list);
+		if (m->stopping) {
+			recovery_free(rc);
+			return;
+		}
+		log_v(2, "%s %s: the cache does not show the earlier run's requests yet",
+		    rc->r->controller->type->name, rc->key);
+		evtimer_add(rc->retry, &again);
+		return;
+	}
+	if (store_begin(m->store, &error) != 0 ||
+	    expectations_delete(rc->r->controller->expectations, rc->key, &error) != 0 ||
+	    store_commit(m->store, &error) != 0) {
+		log_error("%s %s: releasing the earlier run's expectations: %s",
+		    rc->r->controller->type->name, rc->key, error);
+		free(error);
+		store_rollback(m->store);
+	} else {
+		log_info("controller=%s key=%s: the cache shows every pod the apiserver has; "
+		    "released the expectations of the earlier run",
+		    rc->r->controller->type->name, rc->key);
+		workqueue_add(rc->r->queue, rc->key);
+	}
+	free(live);
+	free(cached);
+	cJSON_Delete(list);
+	recovery_free(rc);
+}
+
+static void
+recovery_send(struct recovery *rc)
+{
+	struct timeval again = { 1, 0 };
+
+	rc->request = client_send(rc->r->m->client, "GET", rc->path, NULL, NULL, 0,
+	    recovery_done, rc);
+	if (rc->request == NULL)
+		evtimer_add(rc->retry, &again);
+}
+
+/* Starts recovery for every owner of r with expectations left by an earlier run. */
+static void
+recovery_start(struct running *r)
+{
+	struct manager *m = r->m;
+	sqlite3_stmt *stmt;
+
+	if (m->client == NULL || sqlite3_prepare_v2(store_db(m->store),
+	    "SELECT e.key, rs.uid, rs.selector, rs.namespace FROM expectations e"
+	    "  JOIN cache_replicasets rs ON rs.namespace || '/' || rs.name = e.key"
+	    " WHERE e.controller = ?1 AND (e.adds > 0 OR e.deletes > 0)", -1, &stmt,
+	    NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_text(stmt, 1, r->controller->type->name, -1, SQLITE_STATIC);
+	while (sqlite3_step(stmt) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(stmt, 2);
+		cJSON *json = text != NULL ? cJSON_Parse(text) : NULL;
+		struct selector *sel = selector_from_json(json, NULL);
+		char *sel_text = sel != NULL ? selector_to_string(sel) : NULL;
+		struct recovery *rc;
+		struct buf path;
+
+		cJSON_Delete(json);
+		selector_free(sel);
+		if (sel_text == NULL)
+			continue;	/* no usable selector: the sync will say so */
+		rc = xcalloc(1, sizeof *rc);
+		rc->r = r;
+		TAILQ_INSERT_TAIL(&m->recoveries, rc, link);
+		m->recovering++;
+		rc->key = xstrdup((const char *)sqlite3_column_text(stmt, 0));
+		rc->owner_uid = xstrdup((const char *)sqlite3_column_text(stmt, 1));
+		buf_init(&path);
+		char *base = restops_path(resource_find("pods"),
+		    (const char *)sqlite3_column_text(stmt, 3), NULL, NULL, NULL);
+		if (base == NULL) {
+			free(sel_text);
+			buf_free(&path);
+			recovery_free(rc);
+			continue;
+		}
+		buf_append_str(&path, base);
+		free(base);
+		restops_append_query(&path, "labelSelector", sel_text);
+		free(sel_text);
+		rc->path = buf_detach(&path);
+		rc->retry = evtimer_new(m->base, recovery_retry, rc);
+		log_info("controller=%s key=%s: expectations left by an earlier run; checking "
+		    "the cache against the apiserver", r->controller->type->name, rc->key);
+		recovery_send(rc);
+	}
+	sqlite3_finalize(stmt);
 }
 
 /* --- the manager ----------------------------------------------------------------------- */
@@ -270,6 +512,8 @@ manager_new(struct event_base *base, struct store *store, struct informer_set *i
 	struct manager *m = xcalloc(1, sizeof *m);
 	struct informer_handlers h = { manager_on_event, manager_on_batch_end, m };
 
+	m->client = options->client;
+	TAILQ_INIT(&m->recoveries);
 	m->base = base;
 	m->store = store;
 	m->informers = informers;
@@ -334,6 +578,8 @@ manager_free(struct manager *m)
 {
 	if (m == NULL)
 		return;
+	while (!TAILQ_EMPTY(&m->recoveries))
+		recovery_free(TAILQ_FIRST(&m->recoveries));
 	for (int i = 0; i < m->nrunning; i++) {
 		workqueue_free(m->running[i].queue);
 		controller_free(m->running[i].controller);

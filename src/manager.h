@@ -19,6 +19,8 @@ struct manager_options {
 	const int *enabled;		/* by controller_types index */
 	const int *workers;		/* syncs in flight per controller type; 0: its default */
 	struct metrics_registry *metrics;	/* NULL: none */
+	struct client *client;		/* for live reads; NULL: expectations left by an
+					   earlier run wait out their timeout */
 };
 
 /* Creates the enabled controllers over store, their handlers on informers (before

@@ -176,6 +176,19 @@ pod_bind_sidecar_restarts(sqlite3_stmt *stmt, int index, const cJSON *pod)
 	return sqlite3_bind_int64(stmt, index, max);
 }
 
+/* controller_uid: the uid of the pod's controller owner reference, NULL when none. */
+static int
+pod_bind_controller_uid(sqlite3_stmt *stmt, int index, const cJSON *pod)
+{
+	const cJSON *ref;
+
+	cJSON_ArrayForEach(ref, json_path(pod, "metadata.ownerReferences")) {
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")))
+			return bind_string(stmt, index, cJSON_GetObjectItemCaseSensitive(ref, "uid"));
+	}
+	return sqlite3_bind_null(stmt, index);
+}
+
 static const struct resource_column pod_columns[] = {
 	{ "phase", COLUMN_TEXT, "status.phase", 0, NULL },
 	{ "node_name", COLUMN_TEXT, "spec.nodeName", 0, NULL },
@@ -184,6 +197,7 @@ static const struct resource_column pod_columns[] = {
 	{ "restarts", COLUMN_CUSTOM, NULL, 0, pod_bind_restarts },
 	{ "deletion_cost", COLUMN_CUSTOM, NULL, 0, pod_bind_deletion_cost },
 	{ "sidecar_restarts", COLUMN_CUSTOM, NULL, 0, pod_bind_sidecar_restarts },
+	{ "controller_uid", COLUMN_CUSTOM, NULL, 0, pod_bind_controller_uid },
 	{ NULL, 0, NULL, 0, NULL },
 };
 

@@ -19,9 +19,13 @@
 
 #include "client.h"
 #include "command.h"
+#include "controller.h"
+#include "eventrecorder.h"
+#include "executor.h"
 #include "informer.h"
 #include "kubeconfig.h"
 #include "log.h"
+#include "manager.h"
 #include "recorder.h"
 #include "resource.h"
 #include "run.h"
@@ -44,8 +48,10 @@ const char run_usage[] =
     "  --record FILE             append every applied event to FILE as a JSON line\n"
     "                            (the input of `sqlkcm replay`); SIGHUP reopens it\n"
     "  --controllers LIST        controllers to run: '*', NAME or -NAME, comma-separated\n"
-    "                            (default: '*'); '' runs the informers only. None is\n"
-    "                            built yet in this version.\n"
+    "                            (default: '*'; known: replicaset). '' runs no\n"
+    "                            controller and mirrors every resource sqlkcm knows\n"
+    "  --concurrent-replicaset-syncs N\n"
+    "                            ReplicaSets synced at once (default: 5)\n"
     "  --kube-api-qps N          requests per second to the apiserver (default: 20)\n"
     "  --kube-api-burst N        requests allowed in a burst (default: 30)\n"
     "  -v, --v N                 log verbosity, as klog (default: 0)\n"
@@ -59,16 +65,24 @@ struct run_options {
 	const char *record;
 	const char *controllers;
 	long db_cache_mib;
+	long replicaset_syncs;
 	double qps;
 	long burst;
 	long verbosity;
 };
+
+/* How long a stopping daemon waits for requests in flight. */
+#define RUN_DRAIN_SECONDS 10
 
 /* Everything the daemon holds, for the signal callbacks. */
 struct daemon {
 	struct event_base *base;
 	struct informer_set *informers;
 	struct recorder *recorder;
+	struct manager *manager;
+	struct executor *executor;
+	struct event *drain_timer;
+	struct timeval drain_deadline;
 };
 
 /* Parses a whole decimal integer in [min, max] for flag; -1 with a message otherwise. */
@@ -89,29 +103,19 @@ parse_long(const char *flag, const char *text, long min, long max, long *out, FI
 	return 0;
 }
 
-/* Checks --controllers: every name must be one sqlkcm has (none yet). */
+/* Checks --controllers: every name must be one sqlkcm has. */
 static int
 check_controllers(const char *list, FILE *err)
 {
-	char *copy = xstrdup(list), *save = NULL;
-	int rc = 0;
+	int *enabled = xcalloc((size_t)controller_type_count, sizeof *enabled);
+	char *error = NULL;
+	int rc = controller_parse_list(list, enabled, &error);
 
-	for (char *name = strtok_r(copy, ",", &save); name != NULL;
-	    name = strtok_r(NULL, ",", &save)) {
-		const char *bare = name[0] == '-' ? name + 1 : name;
-		if (strcmp(name, "*") == 0)
-			continue;
-		if (strcmp(bare, "replicaset") == 0 || strcmp(bare, "deployment") == 0) {
-			if (name[0] == '-')
-				continue;
-			fprintf(err, "sqlkcm run: --controllers: the %s controller is not built yet "
-			    "in sqlkcm %s\n", bare, PACKAGE_VERSION);
-		} else {
-			fprintf(err, "sqlkcm run: --controllers: unknown controller \"%s\"\n", bare);
-		}
-		rc = -1;
+	if (rc != 0) {
+		fprintf(err, "sqlkcm run: %s\n", error);
+		free(error);
 	}
-	free(copy);
+	free(enabled);
 	return rc;
 }
 
@@ -120,7 +124,7 @@ static int
 run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 {
 	enum { OPT_KUBECONFIG = 256, OPT_CONTEXT, OPT_MASTER, OPT_DB, OPT_DB_CACHE, OPT_RECORD,
-		OPT_CONTROLLERS, OPT_QPS, OPT_BURST };
+		OPT_CONTROLLERS, OPT_QPS, OPT_BURST, OPT_RS_SYNCS };
 	static const struct option longopts[] = {
 		{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
 		{ "context", required_argument, NULL, OPT_CONTEXT },
@@ -131,6 +135,7 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 		{ "controllers", required_argument, NULL, OPT_CONTROLLERS },
 		{ "kube-api-qps", required_argument, NULL, OPT_QPS },
 		{ "kube-api-burst", required_argument, NULL, OPT_BURST },
+		{ "concurrent-replicaset-syncs", required_argument, NULL, OPT_RS_SYNCS },
 		{ "v", required_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -140,6 +145,7 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 	opts->db = "sqlkcm.db";
 	opts->controllers = "*";
 	opts->db_cache_mib = 8;
+	opts->replicaset_syncs = 5;
 	opts->qps = 20;
 	opts->burst = 30;
 	opterr = 0;
@@ -178,6 +184,11 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 			if (parse_long("--kube-api-burst", optarg, 1, 1000000, &opts->burst, err) != 0)
 				return -1;
 			break;
+		case OPT_RS_SYNCS:
+			if (parse_long("--concurrent-replicaset-syncs", optarg, 1, 10000,
+			    &opts->replicaset_syncs, err) != 0)
+				return -1;
+			break;
 		case 'v':
 			if (parse_long("--v", optarg, 0, 10, &opts->verbosity, err) != 0)
 				return -1;
@@ -201,16 +212,46 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 	return check_controllers(opts->controllers, err);
 }
 
-/* SIGTERM, SIGINT: stop the watches, commit, leave the loop. */
+/* Leaves the loop once the executor has nothing in flight, or the deadline has passed. */
+static void
+run_drain(evutil_socket_t fd, short what, void *arg)
+{
+	struct daemon *d = arg;
+	struct timeval now, tick = { 0, 50 * 1000 };
+	int left = d->executor != NULL ? executor_in_flight(d->executor) : 0;
+
+	(void)fd;
+	(void)what;
+	gettimeofday(&now, NULL);
+	if (left > 0 && timercmp(&now, &d->drain_deadline, <)) {
+		evtimer_add(d->drain_timer, &tick);
+		return;
+	}
+	if (left > 0)
+		log_warning("stopping with %d syncs still in flight; their expectations are "
+		    "stored", left);
+	informer_set_stop(d->informers);
+	event_base_loopexit(d->base, NULL);
+}
+
+/* SIGTERM, SIGINT: take no new work, let the syncs in flight finish (bounded), stop the
+ * watches, commit, leave the loop. */
 static void
 run_stop(evutil_socket_t sig, short what, void *arg)
 {
 	struct daemon *d = arg;
+	struct timeval bound = { RUN_DRAIN_SECONDS, 0 }, now;
 
 	(void)what;
+	if (d->drain_timer != NULL)
+		return;	/* already stopping */
 	log_info("received signal %d: stopping", (int)sig);
-	informer_set_stop(d->informers);
-	event_base_loopexit(d->base, NULL);
+	if (d->manager != NULL)
+		manager_stop(d->manager);
+	gettimeofday(&now, NULL);
+	timeradd(&now, &bound, &d->drain_deadline);
+	d->drain_timer = evtimer_new(d->base, run_drain, d);
+	run_drain(-1, 0, d);
 }
 
 /* SIGHUP: reopen the record file. */
@@ -241,15 +282,29 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	struct daemon d = { 0 };
 	struct kube_config *kc = NULL;
 	struct store *store = NULL;
-	struct client *client = NULL;
+	struct client *client = NULL, *controller_client = NULL, *events_client = NULL;
+	struct eventrecorder *events = NULL;
+	int *enabled = xcalloc((size_t)controller_type_count, sizeof *enabled);
+	int *workers = xcalloc((size_t)controller_type_count, sizeof *workers);
+	int any = 0;
+	struct manager_options mopts;
 	struct event *sigterm = NULL, *sigint = NULL, *sighup = NULL;
 	struct informer_handlers handlers;
 	char *error = NULL;
 	int rc, status = EXIT_FAILURE_RUN;
 
 	rc = run_parse(argc, argv, &opts, out, err);
-	if (rc != 0)
+	if (rc != 0) {
+		free(enabled);
+		free(workers);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	controller_parse_list(opts.controllers, enabled, NULL);
+	for (int i = 0; i < controller_type_count; i++) {
+		any |= enabled[i];
+		if (strcmp(controller_types[i]->name, "replicaset") == 0)
+			workers[i] = (int)opts.replicaset_syncs;
+	}
 	log_verbosity = (int)opts.verbosity;
 	signal(SIGPIPE, SIG_IGN);
 
@@ -275,8 +330,33 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		goto out;
 	}
 	d.informers = informer_set_new(d.base, client, store);
-	for (int i = 0; i < resource_count; i++)
-		informer_set_add(d.informers, resource_all[i]);
+	if (any) {
+		/* As kube-controller-manager, each controller writes through a client of its
+		 * own, with its own rate limit; events go through another. */
+		controller_client = client_new(d.base, kc, &copts, &error);
+		events_client = controller_client != NULL ?
+		    client_new(d.base, kc, &copts, &error) : NULL;
+		if (events_client == NULL) {
+			fprintf(err, "sqlkcm run: %s\n", error);
+			goto out;
+		}
+		events = eventrecorder_new(events_client, "replicaset-controller");
+		d.executor = executor_new(controller_client, store, d.informers, events);
+		manager_add_informers(enabled, d.informers);
+		mopts.enabled = enabled;
+		mopts.workers = workers;
+		mopts.metrics = NULL;
+		mopts.client = controller_client;
+		d.manager = manager_new(d.base, store, d.informers, d.executor, &mopts, &error);
+		if (d.manager == NULL) {
+			fprintf(err, "sqlkcm run: %s\n", error);
+			goto out;
+		}
+	} else {
+		/* No controller: mirror everything sqlkcm knows. */
+		for (int i = 0; i < resource_count; i++)
+			informer_set_add(d.informers, resource_all[i]);
+	}
 	if (opts.record != NULL) {
 		d.recorder = recorder_open(opts.record, &error);
 		if (d.recorder == NULL) {
@@ -300,6 +380,8 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		fprintf(err, "sqlkcm run: %s\n", error);
 		goto out;
 	}
+	if (d.manager != NULL)
+		manager_start(d.manager);
 	event_base_dispatch(d.base);
 	log_info("stopped: %lu events applied, %lu batches, %lu lists, %lu watches, %lu errors",
 	    informer_set_stats(d.informers)->events, informer_set_stats(d.informers)->batches,
@@ -314,9 +396,18 @@ out:
 		event_free(sigint);
 	if (sighup != NULL)
 		event_free(sighup);
+	if (d.drain_timer != NULL)
+		event_free(d.drain_timer);
+	manager_free(d.manager);
+	executor_free(d.executor);
+	eventrecorder_free(events);
 	informer_set_free(d.informers);
 	recorder_close(d.recorder);
+	client_free(events_client);
+	client_free(controller_client);
 	client_free(client);
+	free(enabled);
+	free(workers);
 	store_close(store);
 	kube_config_free(kc);
 	if (d.base != NULL)

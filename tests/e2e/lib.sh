@@ -66,7 +66,7 @@ sqlkcm_stop() {
 	local pid
 	pid=$(cat "$cluster/pids/sqlkcm-$1.pid")
 	kill -"${2:-TERM}" "$pid" 2>/dev/null
-	wait "$pid"
+	wait "$pid" 2>/dev/null
 	local status=$?
 	rm -f "$cluster/pids/sqlkcm-$1.pid"
 	return $status
