@@ -160,6 +160,7 @@ expectations_expect(struct expectations *e, const char *key, int adds,
     const char *const *pod_keys, int n, double now, char **error)
 {
 	sqlite3_stmt *stmt;
+	int deletes = 0;
 
 	if (expectations_step(e, expectations_stmt(e, STMT_CLEAR_DELETIONS, key), error) != 0)
 		return -1;
@@ -168,10 +169,13 @@ expectations_expect(struct expectations *e, const char *key, int adds,
 		sqlite3_bind_text(stmt, 3, pod_keys[i], -1, SQLITE_TRANSIENT);
 		if (expectations_step(e, stmt, error) != 0)
 			return -1;
+		/* A pod key given twice is one deletion to wait for (kube counts the set):
+		 * the second insert is ignored and must not be counted. */
+		deletes += sqlite3_changes(e->db);
 	}
 	stmt = expectations_stmt(e, STMT_SET, key);
 	sqlite3_bind_int(stmt, 3, adds);
-	sqlite3_bind_int(stmt, 4, n);
+	sqlite3_bind_int(stmt, 4, deletes);
 	sqlite3_bind_double(stmt, 5, now);
 	return expectations_step(e, stmt, error);
 }

@@ -24,7 +24,7 @@ int expectations_satisfied(struct expectations *e, const char *key, double now,
     int *satisfied, char **error);
 
 /* Replaces key's expectations with adds creations and the deletions of the n pods in
- * pod_keys ("namespace/name"), set at now. */
+ * pod_keys ("namespace/name"; a key given twice counts once), set at now. */
 int expectations_expect(struct expectations *e, const char *key, int adds,
     const char *const *pod_keys, int n, double now, char **error);
 

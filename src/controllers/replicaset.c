@@ -287,6 +287,10 @@ replicaset_pod_from_template(const cJSON *rs)
 	cJSON_AddStringToObject(pod, "kind", "Pod");
 	meta = cJSON_AddObjectToObject(pod, "metadata");
 	prefix = xasprintf("%s-", cJSON_IsString(name) ? name->valuestring : "");
+	/* kube drops the dash when "<name>-" is not a valid name prefix; for a valid
+	 * ReplicaSet name that is only when it has the maximum length, 253. */
+	if (strlen(prefix) > 253)
+		prefix[strlen(prefix) - 1] = '\0';
 	cJSON_AddStringToObject(meta, "generateName", prefix);
 	free(prefix);
 	copy_member(meta, json_path(rs, "metadata"), "namespace");
@@ -631,9 +635,10 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 		c->fully_labeled = sqlite3_column_int(stmt, 12);
 		c->terminating = sqlite3_column_int(stmt, 13);
 		c->matches = sqlite3_column_int(stmt, 14);
-		/* Available: ready, and for minReadySeconds (strictly) when there is one. */
+		/* Available: ready, and for at least minReadySeconds when there is one
+		 * (kube's IsPodAvailable: lastTransitionTime + minReadySeconds <= now). */
 		c->available = c->rank.ready && (min_ready == 0 ||
-		    (c->rank.ready_since != 0 && c->rank.ready_since + min_ready < now));
+		    (c->rank.ready_since != 0 && c->rank.ready_since + min_ready <= now));
 	}
 	if (rc != SQLITE_DONE)
 		error_set(error, "replicaset: listing pods: %s", sqlite3_errmsg(st->db));
@@ -751,6 +756,17 @@ manage(struct sync_result *out, const cJSON *rs, const char *namespace,
 	free(ranked);
 }
 
+/* Sets member name of o to item (taken), replacing it or adding it: a cached object
+ * may have no status member at all. */
+static void
+object_set_member(cJSON *o, const char *name, cJSON *item)
+{
+	if (cJSON_GetObjectItemCaseSensitive(o, name) != NULL)
+		cJSON_ReplaceItemInObjectCaseSensitive(o, name, item);
+	else
+		cJSON_AddItemToObject(o, name, item);
+}
+
 /* Adds the status update, if the status changes, or for the case the creations or
  * deletions fail (the ReplicaFailure condition). */
 static void
@@ -758,24 +774,28 @@ status_action(struct sync_result *out, const cJSON *rs, const char *namespace,
     const char *name, const struct replicaset_counts *counts, double now)
 {
 	cJSON *status = replicaset_status_new(rs, counts);
-	cJSON *object = NULL, *ctx = NULL;
+	cJSON *object = NULL, *ctx = NULL, *failed_status = NULL;
 	int changed;
 	struct action *a;
 	char stamp[TIME_RFC3339_SIZE];
 
+	/* Should the creations or deletions fail, a ReplicaFailure condition already
+	 * there stays as it is (kube refreshes neither its reason nor its message): that
+	 * status starts from the cached conditions. */
+	if (out->nmanage > 0)
+		failed_status = cJSON_Duplicate(status, 1);
 	/* Manage succeeds unless told otherwise: no failure condition then. */
 	replicaset_status_clear_failure(status);
 	changed = replicaset_status_changed(rs, status);
 	if (changed) {
 		object = cJSON_Duplicate(rs, 1);
-		cJSON_ReplaceItemInObjectCaseSensitive(object, "status", cJSON_Duplicate(status, 1));
+		object_set_member(object, "status", cJSON_Duplicate(status, 1));
 	}
-	if (out->nmanage > 0) {
+	if (failed_status != NULL) {
 		/* What to send if the creations or deletions fail. */
 		ctx = cJSON_CreateObject();
 		cJSON *failed = cJSON_Duplicate(rs, 1);
-		cJSON_ReplaceItemInObjectCaseSensitive(failed, "status", status);
-		status = NULL;
+		object_set_member(failed, "status", failed_status);
 		cJSON_AddItemToObject(ctx, "object", failed);
 		cJSON_AddBoolToObject(ctx, "creating", out->creating);
 		time_format_rfc3339((time_t)now, stamp);
