@@ -415,7 +415,9 @@ replicaset_status_clear_failure(cJSON *status)
 }
 
 /* The status update to send when the creations or deletions failed: the object with the
- * ReplicaFailure condition added. failure_context: {"object", "creating", "now"}. */
+ * ReplicaFailure condition added, or NULL when that is the cached status already.
+ * failure_context: {"object", "creating", "now", "cached"}, cached being true when the
+ * object's status, with its conditions as they are, equals the cached one. */
 static cJSON *
 status_on_failure(const struct action *a, const char *message)
 {
@@ -423,9 +425,14 @@ status_on_failure(const struct action *a, const char *message)
 	cJSON *object = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(ctx, "object"), 1);
 	const cJSON *now = cJSON_GetObjectItemCaseSensitive(ctx, "now");
 
-	replicaset_status_set_failure(cJSON_GetObjectItemCaseSensitive(object, "status"),
+	if (!replicaset_status_set_failure(cJSON_GetObjectItemCaseSensitive(object, "status"),
 	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ctx, "creating")), message,
-	    cJSON_IsString(now) ? now->valuestring : "");
+	    cJSON_IsString(now) ? now->valuestring : "") &&
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ctx, "cached"))) {
+		/* The condition was there and nothing else moved: as kube, no write. */
+		cJSON_Delete(object);
+		return NULL;
+	}
 	return object;
 }
 
@@ -798,6 +805,7 @@ status_action(struct sync_result *out, const cJSON *rs, const char *namespace,
 		object_set_member(failed, "status", failed_status);
 		cJSON_AddItemToObject(ctx, "object", failed);
 		cJSON_AddBoolToObject(ctx, "creating", out->creating);
+		cJSON_AddBoolToObject(ctx, "cached", !replicaset_status_changed(rs, failed_status));
 		time_format_rfc3339((time_t)now, stamp);
 		cJSON_AddStringToObject(ctx, "now", stamp);
 	}

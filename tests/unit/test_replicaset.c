@@ -1088,6 +1088,39 @@ replica_failure_condition_follows_the_outcome_of_creations_and_deletions(void **
 #undef FAIL_RS_STATUS
 }
 
+/* A failure whose status, ReplicaFailure condition included, is the cached one already
+ * writes nothing (kube's updateReplicaSetStatus skips the PUT): body_on_failure gives
+ * NULL. Found by syncing once, caching the failure status, and syncing again. */
+static void
+failure_status_already_cached_is_not_written_again(void **state)
+{
+	(void)state;
+	struct fixture *f = fixture_new();
+	struct sync_result r;
+	cJSON *failed;
+	char *status;
+
+	add_rs(f, &(struct rs){ .replicas = 2 });
+	add_pod(f, &(struct pod){ .name = "pod0", .owner = "foobar", .phase = "Running",
+	    .ready = "True" });
+	sync_key(f, KEY, NOW, &r);
+	assert_non_null(r.status);
+	failed = r.status->body_on_failure(r.status, "fake manageReplicasErr");
+	assert_non_null(failed);
+	status = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(failed, "status"));
+	cJSON_Delete(failed);
+	sync_result_clear(&r);
+
+	add_rs(f, &(struct rs){ .replicas = 2, .status = status, .rv = "19" });
+	sync_key(f, KEY, NOW, &r);
+	assert_int_equal(r.nmanage, 1);
+	assert_non_null(r.status);
+	assert_null(r.status->body_on_failure(r.status, "another error"));
+	sync_result_clear(&r);
+	free(status);
+	fixture_free(f);
+}
+
 /* TestSetCondition / TestRemoveCondition rows that apply to the ReplicaFailure helpers:
  * the condition is appended after others, and removing the only one removes the list.
  * Setting it where there is one already leaves that one, as calculateStatus does (kube's
@@ -2239,6 +2272,7 @@ main(void)
 		cmocka_unit_test(status_counts_active_and_terminating_pods_apart),
 		cmocka_unit_test(
 		    replica_failure_condition_follows_the_outcome_of_creations_and_deletions),
+		cmocka_unit_test(failure_status_already_cached_is_not_written_again),
 		cmocka_unit_test(failure_condition_is_appended_and_removed_alone),
 		cmocka_unit_test(status_update_is_skipped_only_when_nothing_differs),
 		/* 13.11-13.13 claiming */
