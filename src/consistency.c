@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "consistency.h"
+#include "store.h"
 #include "util.h"
 
 enum {
@@ -61,13 +62,10 @@ consistency_new(sqlite3 *db, const char *controller, char **error)
 
 	c->db = db;
 	c->controller = xstrdup(controller);
-	for (int i = 0; i < STMT_COUNT; i++) {
-		if (sqlite3_prepare_v3(db, consistency_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-		    &c->stmt[i], NULL) != SQLITE_OK) {
-			error_set(error, "controller writes: %s", sqlite3_errmsg(db));
-			consistency_free(c);
-			return NULL;
-		}
+	if (store_prepare_statements(db, consistency_sql, STMT_COUNT, c->stmt, "controller writes",
+	    error) != 0) {
+		consistency_free(c);
+		return NULL;
 	}
 	return c;
 }
@@ -77,8 +75,7 @@ consistency_free(struct consistency *c)
 {
 	if (c == NULL)
 		return;
-	for (int i = 0; i < STMT_COUNT; i++)
-		sqlite3_finalize(c->stmt[i]);
+	store_finalize_statements(c->stmt, STMT_COUNT);
 	free(c->controller);
 	free(c);
 }

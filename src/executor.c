@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
-#include <sys/time.h>
 
 #include <event2/event.h>
 
@@ -50,6 +49,7 @@
 #include "resource.h"
 #include "restops.h"
 #include "store.h"
+#include "timeutil.h"
 #include "util.h"
 
 /* How often a failed status update is read again and retried (kube's statusUpdateRetries). */
@@ -210,15 +210,6 @@ set_expectations(struct execution *x, double now)
 		return -1;
 	}
 	return bookkeeping_commit(x->e);
-}
-
-static double
-wall_now(void)
-{
-	struct timeval tv;
-
-	gettimeofday(&tv, NULL);
-	return (double)tv.tv_sec + tv.tv_usec / 1e6;
 }
 
 /* --- events ---------------------------------------------------------------------------- */
@@ -602,7 +593,7 @@ execution_step(struct execution *x)
 		if (x->failed || x->retry_now)
 			break;
 		x->phase = PHASE_MANAGE;
-		if (x->r.nmanage > 0 && set_expectations(x, wall_now()) != 0) {
+		if (x->r.nmanage > 0 && set_expectations(x, time_now()) != 0) {
 			x->failed = 1;
 			break;
 		}

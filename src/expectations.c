@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "expectations.h"
+#include "store.h"
 #include "util.h"
 
 enum {
@@ -67,13 +68,10 @@ expectations_new(sqlite3 *db, const char *controller, char **error)
 
 	e->db = db;
 	e->controller = xstrdup(controller);
-	for (int i = 0; i < STMT_COUNT; i++) {
-		if (sqlite3_prepare_v3(db, expectations_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-		    &e->stmt[i], NULL) != SQLITE_OK) {
-			error_set(error, "expectations: %s", sqlite3_errmsg(db));
-			expectations_free(e);
-			return NULL;
-		}
+	if (store_prepare_statements(db, expectations_sql, STMT_COUNT, e->stmt, "expectations",
+	    error) != 0) {
+		expectations_free(e);
+		return NULL;
 	}
 	return e;
 }
@@ -83,8 +81,7 @@ expectations_free(struct expectations *e)
 {
 	if (e == NULL)
 		return;
-	for (int i = 0; i < STMT_COUNT; i++)
-		sqlite3_finalize(e->stmt[i]);
+	store_finalize_statements(e->stmt, STMT_COUNT);
 	free(e->controller);
 	free(e);
 }

@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
-#include <sys/time.h>
 
 #include "client.h"
 #include "controller.h"
@@ -44,6 +43,7 @@
 #include "restops.h"
 #include "selector.h"
 #include "store.h"
+#include "timeutil.h"
 #include "util.h"
 #include "workqueue.h"
 
@@ -74,15 +74,6 @@ struct manager {
 	int stopping;
 	int in_transaction;		/* the handlers' batch transaction is open */
 };
-
-static double
-wall_now(void)
-{
-	struct timeval tv;
-
-	gettimeofday(&tv, NULL);
-	return (double)tv.tv_sec + tv.tv_usec / 1e6;
-}
 
 static void
 queue_add(const char *key, void *arg)
@@ -118,7 +109,7 @@ manager_on_event(const struct informer_event *ev, void *arg)
 {
 	struct manager *m = arg;
 	char *error = NULL;
-	double now = wall_now();
+	double now = time_now();
 
 	if (!m->in_transaction) {
 		if (store_begin(m->store, &error) != 0) {
@@ -186,7 +177,7 @@ running_sync(struct running *r, const char *key)
 	memset(&result, 0, sizeof result);
 	/* See every event received so far. */
 	informer_set_commit(m->informers);
-	if (r->controller->type->sync(r->controller, key, wall_now(), &result, &error) != 0) {
+	if (r->controller->type->sync(r->controller, key, time_now(), &result, &error) != 0) {
 		log_error("%s: syncing %s: %s", r->controller->type->name, key, error);
 		free(error);
 		sync_result_clear(&result);

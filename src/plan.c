@@ -13,13 +13,13 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 
 #include "command.h"
 #include "controller.h"
 #include "log.h"
 #include "plan.h"
 #include "store.h"
+#include "timeutil.h"
 #include "util.h"
 
 const char plan_usage[] =
@@ -84,7 +84,6 @@ plan_command(int argc, char **argv, FILE *out, FILE *err)
 	struct store_options so = { 0, 1 };
 	struct store *store = NULL;
 	struct plan p;
-	struct timeval tv;
 	char *error = NULL, *end;
 	int *enabled, c, rc = EXIT_FAILURE_RUN;
 
@@ -133,8 +132,7 @@ plan_command(int argc, char **argv, FILE *out, FILE *err)
 	memset(&p, 0, sizeof p);
 	buf_init(&p.out);
 	p.outf = out;
-	gettimeofday(&tv, NULL);
-	p.now = (double)tv.tv_sec + tv.tv_usec / 1e6;
+	p.now = time_now();
 	rc = EXIT_OK;
 	for (int i = 0; i < controller_type_count; i++) {
 		if (!enabled[i])

@@ -270,20 +270,30 @@ restops_create(struct client *c, const struct resource *r, const char *ns, const
 	return restops_send(c, "POST", path, "application/json", body, on_done, arg);
 }
 
+/* Returns the path of the object name (or its subresource) that body is to be sent to,
+ * after checking both; NULL with *error set when either is wrong. */
+static char *
+restops_object_path(const struct resource *r, const char *ns, const char *name,
+    const char *subresource, const char *body, char **error)
+{
+	if (name == NULL) {
+		error_set(error, "the name is missing");
+		return NULL;
+	}
+	if (restops_check_body(body, error) != 0)
+		return NULL;
+	return restops_path(r, ns, name, subresource, error);
+}
+
 /* PUT body to the object or its subresource. */
 static struct restops_request *
 restops_put(struct client *c, const struct resource *r, const char *ns, const char *name,
     const char *subresource, const char *body, restops_done_cb on_done, void *arg,
     char **error)
 {
-	char *path;
+	char *path = restops_object_path(r, ns, name, subresource, body, error);
 
-	if (name == NULL) {
-		error_set(error, "the name is missing");
-		return NULL;
-	}
-	if (restops_check_body(body, error) != 0 ||
-	    (path = restops_path(r, ns, name, subresource, error)) == NULL)
+	if (path == NULL)
 		return NULL;
 	return restops_send(c, "PUT", path, "application/json", body, on_done, arg);
 }
@@ -308,14 +318,9 @@ restops_patch_at(struct client *c, const struct resource *r, const char *ns,
     const char *name, const char *subresource, enum restops_patch_type type,
     const char *body, restops_done_cb on_done, void *arg, char **error)
 {
-	char *path;
+	char *path = restops_object_path(r, ns, name, subresource, body, error);
 
-	if (name == NULL) {
-		error_set(error, "the name is missing");
-		return NULL;
-	}
-	if (restops_check_body(body, error) != 0 ||
-	    (path = restops_path(r, ns, name, subresource, error)) == NULL)
+	if (path == NULL)
 		return NULL;
 	return restops_send(c, "PATCH", path, restops_patch_content_type(type), body, on_done,
 	    arg);

@@ -340,6 +340,25 @@ store_close(struct store *s)
 	free(s);
 }
 
+int
+store_prepare_statements(sqlite3 *db, const char *const *sql, int n, sqlite3_stmt **stmts,
+    const char *what, char **error)
+{
+	for (int i = 0; i < n; i++) {
+		if (sqlite3_prepare_v3(db, sql[i], -1, SQLITE_PREPARE_PERSISTENT, &stmts[i],
+		    NULL) != SQLITE_OK)
+			return error_set(error, "%s: %s", what, sqlite3_errmsg(db));
+	}
+	return 0;
+}
+
+void
+store_finalize_statements(sqlite3_stmt **stmts, int n)
+{
+	for (int i = 0; i < n; i++)
+		sqlite3_finalize(stmts[i]);
+}
+
 sqlite3 *
 store_db(struct store *s)
 {

@@ -40,6 +40,15 @@ void store_close(struct store *s);
 /* The connection, for listers and tests. Use it from the loop thread only. */
 sqlite3 *store_db(struct store *s);
 
+/* Prepares the n statements of sql (kept for reuse) on db into stmts; on an error returns
+ * -1 with *error starting with what, leaving the statements prepared so far in stmts for
+ * store_finalize_statements. */
+int store_prepare_statements(sqlite3 *db, const char *const *sql, int n,
+    sqlite3_stmt **stmts, const char *what, char **error);
+
+/* Finalizes n statements (NULL ones are fine). */
+void store_finalize_statements(sqlite3_stmt **stmts, int n);
+
 /* Transactions: all writes of one loop turn go in one. */
 int store_begin(struct store *s, char **error);
 int store_commit(struct store *s, char **error);

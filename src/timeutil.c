@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/time.h>
 
 #include "timeutil.h"
 
@@ -91,4 +92,13 @@ time_format_rfc3339(time_t t, char out[TIME_RFC3339_SIZE])
 
 	gmtime_r(&t, &tm);
 	strftime(out, TIME_RFC3339_SIZE, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+double
+time_now(void)
+{
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	return (double)tv.tv_sec + tv.tv_usec / 1e6;
 }

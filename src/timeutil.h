@@ -13,6 +13,9 @@
  * epoch; fractions of a second are dropped. Returns -1 when s is not one. */
 int time_parse_rfc3339(const char *s, time_t *out);
 
+/* Returns the wall-clock time in seconds since the epoch, with microseconds. */
+double time_now(void);
+
 /* Writes t as the apiserver writes a metav1.Time: UTC, whole seconds. */
 void time_format_rfc3339(time_t t, char out[TIME_RFC3339_SIZE]);
 

@@ -455,13 +455,8 @@ replicaset_init(struct controller *c, char **error)
 
 	c->state = st;
 	st->db = store_db(c->store);
-	for (int i = 0; i < STMT_COUNT; i++) {
-		if (sqlite3_prepare_v3(st->db, replicaset_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-		    &st->stmt[i], NULL) != SQLITE_OK)
-			return error_set(error, "replicaset controller: %s",
-			    sqlite3_errmsg(st->db));
-	}
-	return 0;
+	return store_prepare_statements(st->db, replicaset_sql, STMT_COUNT, st->stmt,
+	    "replicaset controller", error);
 }
 
 static void
@@ -471,8 +466,7 @@ replicaset_fini(struct controller *c)
 
 	if (st == NULL)
 		return;
-	for (int i = 0; i < STMT_COUNT; i++)
-		sqlite3_finalize(st->stmt[i]);
+	store_finalize_statements(st->stmt, STMT_COUNT);
 	free(st);
 	c->state = NULL;
 }

@@ -103,3 +103,22 @@ for line in sys.stdin:
         n += 1
 print(n)' "$1" "$2"
 }
+
+# e2e_cleanup NAMESPACE: kills every sqlkcm the test started, removes NAMESPACE's
+# ReplicaSets and pods (no namespace controller runs in the test cluster, so deleting the
+# namespace alone would leave them filling the nodes for the tests after this one), asks
+# for the namespace's deletion, and removes $work unless a check failed.
+e2e_cleanup() {
+	local f
+	for f in "$cluster"/pids/sqlkcm-*.pid; do
+		[ -e "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null && rm -f "$f"
+	done
+	kubectl delete rs -n "$1" --all --cascade=background --wait=false >/dev/null 2>&1
+	kubectl delete pods -n "$1" --all --grace-period=0 --force >/dev/null 2>&1
+	kubectl delete namespace "$1" --wait=false >/dev/null 2>&1
+	if [ "$tap_failed" = 0 ]; then
+		rm -rf "$work"
+	else
+		echo "# logs and database kept in $work"
+	fi
+}

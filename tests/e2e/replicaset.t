@@ -11,19 +11,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/sqlkcm-replicaset.XXXXXX")
 db=$work/cache.db
 ns=rs-$RANDOM
 cleanup() {
-	for f in "$cluster"/pids/sqlkcm-*.pid; do
-		[ -e "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null && rm -f "$f"
-	done
-	# No namespace controller runs in the test cluster: remove the pods themselves,
-	# so that they do not fill the nodes for the tests after this one.
-	kubectl delete rs -n "$ns" --all --cascade=background --wait=false >/dev/null 2>&1
-	kubectl delete pods -n "$ns" --all --grace-period=0 --force >/dev/null 2>&1
-	kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1
-	if [ "$tap_failed" = 0 ]; then
-		rm -rf "$work"
-	else
-		echo "# logs and database kept in $work"
-	fi
+	e2e_cleanup "$ns"
 }
 trap cleanup EXIT
 
