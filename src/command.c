@@ -17,6 +17,7 @@
 #include "command.h"
 #include "plan.h"
 #include "run.h"
+#include "shell.h"
 #include "version.h"
 
 static int version_run(int, char **, FILE *, FILE *);
@@ -46,10 +47,8 @@ static const struct command commands[] = {
 	{
 		"shell",
 		"open the cache read-only in sqlite3",
-		"usage: sqlkcm shell [--db FILE]\n"
-		"\n"
-		"Opens sqlite3 read-only on the cache; safe while `sqlkcm run` writes to it.\n",
-		NULL,
+		shell_usage,
+		shell_command,
 	},
 	{
 		"version",

@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # check NAME EXPECTED-STATUS STDOUT-PATTERN STDERR-PATTERN -- ARGS...
-# Runs sqlkcm ARGS; passes when the status matches and each output matches its grep
+# Runs sqlkcm ARGS; passes when the status matches (!0: any failure) and each output matches its grep
 # pattern ("" means the output must be empty).
 check() {
 	name=$1 want=$2 outpat=$3 errpat=$4
@@ -18,7 +18,11 @@ check() {
 	"$SQLKCM" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
 	status=$?
 	why=""
-	[ "$status" = "$want" ] || why="exit status $status, want $want"
+	if [ "$want" = "!0" ]; then
+		[ "$status" != 0 ] || why="exit status 0, want a failure"
+	else
+		[ "$status" = "$want" ] || why="exit status $status, want $want"
+	fi
 	if [ -z "$outpat" ]; then
 		[ -s "$tmp/out" ] && why="$why; stdout not empty"
 	else
@@ -50,6 +54,30 @@ for cmd in run plan replay shell; do
 		check "$cmd, not built yet, says so and exits 2" 2 "" "$cmd: not built yet" -- "$cmd"
 	fi
 done
+
+# shell: the cache read-only in sqlite3, with headers and columns.
+check "shell names a missing cache, exit 1" 1 "" "cannot open the cache $tmp/none.db" -- \
+    shell --db "$tmp/none.db"
+printf 'not a database, just text that is long enough to be a header and more\n' >"$tmp/text.db"
+check "shell refuses a file that is not SQLite, exit 1" 1 "" "not a readable SQLite database" -- \
+    shell --db "$tmp/text.db"
+sqlite3 "$tmp/other.db" "CREATE TABLE t(a)"
+check "shell refuses a database sqlkcm did not make, exit 1" 1 "" "not an sqlkcm cache" -- \
+    shell --db "$tmp/other.db"
+sqlite3 "$tmp/cache.db" "PRAGMA journal_mode=WAL; PRAGMA user_version=2;
+    CREATE TABLE pods(name, phase); INSERT INTO pods VALUES ('web-1', 'Running');" >/dev/null
+check "shell runs SQL with headers and columns" 0 "^name  *phase" "" -- \
+    shell --db "$tmp/cache.db" "SELECT name, phase FROM pods"
+check "shell shows the rows" 0 "^web-1  *Running" "" -- \
+    shell --db "$tmp/cache.db" "SELECT name, phase FROM pods"
+check "shell opens the cache read-only" '!0' "" "readonly" -- \
+    shell --db "$tmp/cache.db" "DELETE FROM pods"
+check "shell left the cache as it was" 0 "^web-1" "" -- \
+    shell --db "$tmp/cache.db" "SELECT name FROM pods"
+check "shell names a sqlite3 it cannot run, exit 127" 127 "" "cannot run $tmp/no-sqlite3" -- \
+    shell --db "$tmp/cache.db" --sqlite3 "$tmp/no-sqlite3" "SELECT 1"
+check "shell rejects an unknown flag, exit 2" 2 "" "unknown flag --bogus" -- \
+    shell --bogus
 
 echo "1..$n"
 [ "$failed" = 0 ]
