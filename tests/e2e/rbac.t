@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# rbac.t - the in-cluster manifests (contrib/kubernetes/): their RBAC rules are enough for
+# the ReplicaSet controller and leader election, and grant nothing more. sqlkcm runs with
+# the ServiceAccount's own token, as it would in the Deployment, on the control plane with
+# RBAC on; the Deployment manifest is checked by the apiserver (server-side dry run).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+use_shared_cluster
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/sqlkcm-rbac.XXXXXX")
+ns=rbac-$RANDOM
+sa=system:serviceaccount:sqlkcm-system:sqlkcm
+manifests=$top/contrib/kubernetes
+cleanup() {
+	e2e_cleanup "$ns"
+	# Everything of rbac.yaml but the namespace: no namespace controller runs in the test
+	# cluster, so a deleted namespace would stay Terminating and refuse the next run.
+	kubectl delete clusterrolebinding,clusterrole sqlkcm:replicaset-controller \
+	    --wait=false >/dev/null 2>&1
+	kubectl delete -n sqlkcm-system rolebinding,role sqlkcm:leader-election \
+	    --wait=false >/dev/null 2>&1
+	kubectl delete -n sqlkcm-system serviceaccount/sqlkcm lease/sqlkcm \
+	    --wait=false >/dev/null 2>&1
+}
+trap cleanup EXIT
+
+kubectl create namespace "$ns" >/dev/null
+check "the RBAC manifest applies" kubectl apply -f "$manifests/rbac.yaml"
+check "the Deployment manifest passes the apiserver's validation (server-side dry run)" \
+    kubectl apply --dry-run=server -f "$manifests/deployment.yaml"
+
+# A kubeconfig with the ServiceAccount's token and nothing else of the admin's.
+token=$(kubectl create token sqlkcm -n sqlkcm-system --duration=1h)
+python3 - "$cluster/kubeconfig" "$work/kubeconfig" "$token" <<'PY'
+import sys, yaml
+src, dst, token = sys.argv[1], sys.argv[2], sys.argv[3]
+cfg = yaml.safe_load(open(src))
+cluster = cfg["clusters"][0]["cluster"]
+out = {"apiVersion": "v1", "kind": "Config", "current-context": "sa",
+       "clusters": [{"name": "c", "cluster": {"server": cluster["server"],
+           "certificate-authority-data": cluster["certificate-authority-data"]}}],
+       "users": [{"name": "sa", "user": {"token": token}}],
+       "contexts": [{"name": "sa", "context": {"cluster": "c", "user": "sa"}}]}
+with open(dst, "w") as f:
+    yaml.safe_dump(out, f)
+PY
+chmod 600 "$work/kubeconfig"
+
+# can / cannot VERB RESOURCE[/NAME] [ARGS]: the apiserver answers yes / no to the
+# ServiceAccount (asked with its own token; an error is neither).
+answer() {
+	kubectl --kubeconfig "$work/kubeconfig" auth can-i "$@" 2>/dev/null
+}
+can() {
+	[ "$(answer "$@")" = yes ]
+}
+cannot() {
+	[ "$(answer "$@")" = no ]
+}
+check "it may create, delete, patch, list and watch pods" eval \
+    'for v in create delete patch list watch; do can $v pods -n '"$ns"' || exit 1; done'
+check "it may get, list and watch ReplicaSets and update their status" eval \
+    'for v in get list watch; do can $v replicasets.apps -n '"$ns"' || exit 1; done;
+     can update replicasets.apps --subresource=status -n '"$ns"
+check "it may create and patch events" eval \
+    'can create events -n '"$ns"' && can patch events -n '"$ns"
+check "it may create Leases in sqlkcm-system and update only its own" eval \
+    'can create leases.coordination.k8s.io -n sqlkcm-system &&
+     can update leases.coordination.k8s.io/sqlkcm -n sqlkcm-system &&
+     cannot update leases.coordination.k8s.io/kube-controller-manager -n sqlkcm-system'
+check "it may not touch Leases elsewhere (kube-controller-manager's in kube-system)" eval \
+    'cannot get leases.coordination.k8s.io -n kube-system &&
+     cannot update leases.coordination.k8s.io/kube-controller-manager -n kube-system'
+check "it may not read secrets, update pods or pod status, or write ReplicaSets" eval \
+    'cannot get secrets -n '"$ns"' && cannot list secrets -A && cannot update pods -n '"$ns"' &&
+     cannot update pods --subresource=status -n '"$ns"' && cannot create replicasets.apps -n '"$ns"' &&
+     cannot delete replicasets.apps -n '"$ns"' && cannot patch replicasets.apps -n '"$ns"' &&
+     cannot update replicasets.apps -n '"$ns"' && cannot list deployments.apps -n '"$ns"' &&
+     cannot create pods --subresource=eviction -n '"$ns"' && cannot list nodes'
+
+# Nothing more: every rule the apiserver reports for it, beyond what every authenticated
+# user gets (system:basic-user, system:discovery, system:public-info-viewer), is one of
+# the rules of rbac.yaml.
+granted() {
+	kubectl --kubeconfig "$work/kubeconfig" auth can-i --list -n "$1" | python3 -c '
+import re, sys
+rows = sys.stdin.read().splitlines()[1:]
+everyone = {"selfsubjectreviews.authentication.k8s.io", "selfsubjectaccessreviews.authorization.k8s.io",
+            "selfsubjectrulesreviews.authorization.k8s.io"}
+for row in rows:
+    cols = re.split(r"\s{2,}", row.strip())
+    if len(cols) < 4 or cols[0] in everyone:
+        continue   # a non-resource URL row, or what every user may do
+    verbs = " ".join(sorted(cols[3].strip("[]").split()))
+    print(f"{cols[0]} {cols[2]} {verbs}")' | sort
+}
+cat >"$work/want-ns" <<'WANT'
+events [] create patch
+pods [] create delete list patch watch
+replicasets.apps/finalizers [] update
+replicasets.apps/status [] update
+replicasets.apps [] get list watch
+WANT
+sort -o "$work/want-ns" "$work/want-ns"
+{ cat "$work/want-ns"; printf '%s\n' 'leases.coordination.k8s.io [] create' \
+    'leases.coordination.k8s.io [sqlkcm] get update'; } | sort >"$work/want-system"
+check "in a namespace of workloads it has exactly the rules of rbac.yaml" \
+    diff "$work/want-ns" <(granted "$ns")
+check "in sqlkcm-system it has those and the Lease rules, nothing more" \
+    diff "$work/want-system" <(granted sqlkcm-system)
+
+# The controller at work with those rights only.
+cat >"$work/rs.yaml" <<'RS'
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: web
+spec:
+  replicas: 5
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers: [{name: c, image: pause}]
+RS
+sqlkcm_start sa --kubeconfig "$work/kubeconfig" --db "$work/cache.db" \
+    --controllers replicaset --leader-elect=true --leader-elect-resource-namespace=sqlkcm-system \
+    --leader-elect-resource-name=sqlkcm -v 2
+kubectl apply -n "$ns" -f "$work/rs.yaml" >/dev/null
+
+ready_is() {
+	[ "$(kubectl get rs -n "$ns" web -o jsonpath='{.status.readyReplicas}')" = "$1" ] &&
+	    [ "$(kubectl get pods -n "$ns" -l app=web -o name | wc -l)" = "$1" ]
+}
+check "it takes the Lease in sqlkcm-system" cluster_wait_until 30 "the lease" eval \
+    '[ -n "$(kubectl get lease -n sqlkcm-system sqlkcm -o jsonpath="{.spec.holderIdentity}" 2>/dev/null)" ]'
+check "it creates the 5 pods and writes the status" cluster_wait_until 60 "5 ready" ready_is 5
+kubectl run orphan -n "$ns" --image=pause --labels=app=web >/dev/null
+kubectl scale rs -n "$ns" web --replicas=3 >/dev/null
+check "it adopts an orphan and scales down to 3 (patch and delete allowed)" \
+    cluster_wait_until 60 "3 ready" ready_is 3
+check "its events are recorded" cluster_wait_until 30 "SuccessfulCreate events" eval \
+    'kubectl get events -n '"$ns"' --field-selector reason=SuccessfulCreate -o name | grep -q .'
+check "no request of sqlkcm was forbidden" eval \
+    '! grep -i -E "forbidden|403" "$work/sa.log"'
+check "its log never shows the token" eval '! grep -F -q -- "$token" "$work/sa.log"'
+check "SIGTERM: exit 0" sqlkcm_stop sa
+check "SIGTERM released the Lease for a standby" eval \
+    '[ -z "$(kubectl get lease -n sqlkcm-system sqlkcm -o jsonpath="{.spec.holderIdentity}")" ]'
+
+tap_done
