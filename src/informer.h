@@ -10,6 +10,7 @@
 #include "resource.h"
 
 struct client;
+struct metrics_registry;
 struct store;
 struct informer_set;
 
@@ -37,6 +38,7 @@ struct informer_stats {
 	unsigned long events;		/* watch events and list items applied */
 	unsigned long errors;		/* bad events, failed requests */
 	unsigned long batches;		/* transactions committed */
+	unsigned long batch_failures;	/* transactions that failed to commit */
 };
 
 /* Creates the informers' common part: one transaction per loop turn over store.
@@ -66,5 +68,10 @@ void informer_set_commit(struct informer_set *set);
 int informer_set_synced(const struct informer_set *set);
 
 const struct informer_stats *informer_set_stats(const struct informer_set *set);
+
+/* Publishes the informers' counts in registry as sqlkcm_informer_* metrics, per resource
+ * (informers added later included); the set must be freed before the registry. */
+void informer_set_register_metrics(struct informer_set *set,
+    struct metrics_registry *registry);
 
 #endif
