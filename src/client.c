@@ -16,7 +16,7 @@
  *
  * Metrics (when the options give a registry) carry client-go's names, labels and buckets:
  * rest_client_requests_total{code,method,host} counts every request once its status is
- * known (a stream as soon as its body starts; "<error>" when no response came),
+ * known (a stream at the end of its headers; "<error>" when no response came),
  * rest_client_request_duration_seconds{verb,host} times each request that is not a stream
  * from the moment it was queued, the wait for a token included, as client-go does, and
  * rest_client_rate_limiter_duration_seconds{verb,host} the wait for the token alone. host is
@@ -130,16 +130,18 @@ client_register_metrics(struct client *c, struct metrics_registry *registry)
 	static const char *const latency_labels[] = { "verb", "host", NULL };
 	static const struct metrics_spec requests_total = { METRICS_COUNTER,
 	    "rest_client_requests_total",
-	    "[ALPHA] Number of HTTP requests, partitioned by status code, method, and host.",
+	    "[ALPHA] HTTP requests sent to the apiserver, by response status code (\"<error>\" "
+	    "when none came), method and host.",
 	    result_labels, NULL, 0 };
 	static const struct metrics_spec request_duration = { METRICS_HISTOGRAM,
 	    "rest_client_request_duration_seconds",
-	    "[ALPHA] Request latency in seconds. Broken down by verb, and host.",
+	    "[ALPHA] Seconds from queueing a request to its whole response, by verb and host.",
 	    latency_labels, client_latency_buckets,
 	    sizeof client_latency_buckets / sizeof client_latency_buckets[0] };
 	static const struct metrics_spec rate_limiter_duration = { METRICS_HISTOGRAM,
 	    "rest_client_rate_limiter_duration_seconds",
-	    "[ALPHA] Client side rate limiter latency in seconds. Broken down by verb, and host.",
+	    "[ALPHA] Seconds a request waited for the client-side rate limiter, by verb and "
+	    "host.",
 	    latency_labels, client_latency_buckets,
 	    sizeof client_latency_buckets / sizeof client_latency_buckets[0] };
 	char *error = NULL;
@@ -304,7 +306,6 @@ client_write(char *data, size_t size, size_t n, void *arg)
 		return 0;
 	curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
 	if (r->streaming && code >= 200 && code < 300) {
-		client_count_request(r, code);
 		r->in_write = 1;
 		r->on_data(data, len, r->arg);
 		r->in_write = 0;
@@ -368,6 +369,14 @@ client_header(char *data, size_t size, size_t n, void *arg)
 	if (!r->status_seen && len > 5 && strncmp(data, "HTTP/", 5) == 0) {
 		r->status_seen = 1;
 		client_log_connection(r);
+	}
+	if (r->streaming && (len == 2 || len == 1) && (data[0] == '\r' || data[0] == '\n')) {
+		long code = 0;
+
+		/* The end of a stream's headers: its status is known, its body may last. */
+		curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
+		if (code >= 200)
+			client_count_request(r, code);
 	}
 	if (len > sizeof name - 1 && strncasecmp(data, name, sizeof name - 1) == 0) {
 		const char *v = data + sizeof name - 1;

@@ -949,6 +949,21 @@ informer_set_synced(const struct informer_set *set)
 	return 1;
 }
 
+int
+informer_set_describe_unsynced(const struct informer_set *set, struct buf *out)
+{
+	const struct informer *inf;
+	int n = 0;
+
+	TAILQ_FOREACH(inf, &set->informers, link) {
+		if (inf->synced)
+			continue;
+		buf_printf(out, "%s%s", n > 0 ? "," : "", inf->resource->name);
+		n++;
+	}
+	return n;
+}
+
 const struct informer_stats *
 informer_set_stats(const struct informer_set *set)
 {

@@ -8,6 +8,7 @@
 #include <event2/event.h>
 
 #include "resource.h"
+#include "util.h"
 
 struct client;
 struct metrics_registry;
@@ -66,6 +67,10 @@ void informer_set_commit(struct informer_set *set);
 
 /* True once every informer's cache holds a complete list (now or from a previous run). */
 int informer_set_synced(const struct informer_set *set);
+
+/* Appends the names of the resources whose informers have not synced, comma-separated,
+ * to out; returns how many there are. */
+int informer_set_describe_unsynced(const struct informer_set *set, struct buf *out);
 
 const struct informer_stats *informer_set_stats(const struct informer_set *set);
 
