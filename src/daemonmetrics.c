@@ -201,6 +201,7 @@ process_metric_read(void *arg)
 	return 0;
 }
 
+/* Registers the process metrics, computed from procfs at each render. */
 struct process_metrics *
 process_metrics_new(struct metrics_registry *registry, const char *proc_root, char **error)
 {
@@ -227,6 +228,7 @@ process_metrics_new(struct metrics_registry *registry, const char *proc_root, ch
 	return pm;
 }
 
+/* Detaches the process metrics from procfs (keeping their last values) and frees them. */
 void
 process_metrics_free(struct process_metrics *pm)
 {
@@ -238,6 +240,7 @@ process_metrics_free(struct process_metrics *pm)
 	free(pm);
 }
 
+/* Returns the leader election status series of a lease. */
 struct metrics_series *
 leader_election_status_metric(struct metrics_registry *registry, const char *lease_name)
 {

@@ -102,6 +102,7 @@ httpserver_ping(void *arg, char **reason)
 	return 0;
 }
 
+/* Adds a named check to some of the health endpoints. */
 void
 httpserver_add_check(struct httpserver *server, int endpoints, const char *name,
     httpserver_check_cb check, void *arg)
@@ -228,6 +229,7 @@ httpserver_health(struct httpserver *server, int which, const char *name,
 
 /* --- routing ------------------------------------------------------------------------- */
 
+/* Answers a request from its method and target alone. */
 void
 httpserver_respond(struct httpserver *server, const char *method, const char *target,
     int *status, const char **content_type, struct buf *body)
@@ -594,6 +596,7 @@ fail:
 
 /* --- the server ---------------------------------------------------------------------- */
 
+/* Creates the server and starts its listeners. */
 struct httpserver *
 httpserver_new(struct event_base *base, const struct httpserver_options *options,
     char **error)
@@ -632,6 +635,7 @@ fail:
 	return NULL;
 }
 
+/* Closes the listeners and their connections, and frees the server. */
 void
 httpserver_free(struct httpserver *server)
 {
@@ -654,6 +658,7 @@ httpserver_free(struct httpserver *server)
 	free(server);
 }
 
+/* Replaces what /configz serves. */
 void
 httpserver_set_configz(struct httpserver *server, const char *json)
 {

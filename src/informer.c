@@ -810,6 +810,7 @@ informer_unregister_metrics(struct informer *inf)
 	metrics_gauge_set_callback(inf->metrics[INFORMER_METRIC_SYNCED], NULL, NULL);
 }
 
+/* Publishes the set's and its informers' counts in registry. */
 void
 informer_set_register_metrics(struct informer_set *set, struct metrics_registry *registry)
 {
@@ -949,6 +950,7 @@ informer_set_synced(const struct informer_set *set)
 	return 1;
 }
 
+/* Lists the resources whose informers have not synced yet. */
 int
 informer_set_describe_unsynced(const struct informer_set *set, struct buf *out)
 {

@@ -165,8 +165,9 @@ static int
 run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 {
 	enum { OPT_KUBECONFIG = 256, OPT_CONTEXT, OPT_MASTER, OPT_DB, OPT_DB_CACHE, OPT_RECORD,
-		OPT_CONTROLLERS, OPT_QPS, OPT_BURST, OPT_RS_SYNCS, OPT_BIND_ADDRESS,
-		OPT_SECURE_PORT, OPT_PORT, OPT_TLS_CERT, OPT_TLS_KEY };
+		OPT_CONTROLLERS, OPT_QPS, OPT_BURST, OPT_RS_SYNCS };
+	/* The HTTP endpoints' flags. */
+	enum { OPT_BIND_ADDRESS = 512, OPT_SECURE_PORT, OPT_PORT, OPT_TLS_CERT, OPT_TLS_KEY };
 	static const struct option longopts[] = {
 		{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
 		{ "context", required_argument, NULL, OPT_CONTEXT },

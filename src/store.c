@@ -813,6 +813,7 @@ store_metric_family(struct metrics_registry *registry, const struct metrics_spec
 	return family;
 }
 
+/* Publishes the cache's object counts, sizes and commit latency in registry. */
 void
 store_register_metrics(struct store *s, struct metrics_registry *registry)
 {
