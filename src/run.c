@@ -348,13 +348,18 @@ run_reopen(evutil_socket_t sig, short what, void *arg)
 
 /* --- health and metrics ------------------------------------------------------------- */
 
-/* /readyz "informer-sync": the caches hold complete lists. */
+/* /readyz "informer-sync": the caches hold complete lists. (With leader election, a
+ * standby that starts no informer must pass here: ready means "synced leader or standby".) */
 static int
 run_check_synced(void *arg, char **reason)
 {
 	struct daemon *d = arg;
 	struct buf names;
 
+	if (d->informers == NULL) {
+		*reason = xstrdup("the informers have not started");
+		return -1;
+	}
 	buf_init(&names);
 	if (informer_set_describe_unsynced(d->informers, &names) == 0) {
 		buf_free(&names);
