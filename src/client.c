@@ -14,6 +14,14 @@
  * with --kube-api-qps and --kube-api-burst); requests that find the bucket empty wait in
  * order for a timer.
  *
+ * Metrics (when the options give a registry) carry client-go's names, labels and buckets:
+ * rest_client_requests_total{code,method,host} counts every request once its status is
+ * known (a stream at the end of its headers; "<error>" when no response came),
+ * rest_client_request_duration_seconds{verb,host} times each request that is not a stream
+ * from the moment it was queued, the wait for a token included, as client-go does, and
+ * rest_client_rate_limiter_duration_seconds{verb,host} the wait for the token alone. host is
+ * the server URL's host:port; verb and method are the HTTP method.
+ *
  * Credentials come from the kubeconfig for every request (kube_config_credentials is
  * cheap: it re-reads a rotated token file, or re-runs an exec plugin, only when needed);
  * after a 401 the next request asks for fresh ones. curl's verbose mode stays off: it
@@ -36,6 +44,7 @@
 #include "client.h"
 #include "kubeconfig.h"
 #include "log.h"
+#include "metrics.h"
 #include "util.h"
 #include "version.h"
 
@@ -65,6 +74,8 @@ struct client_request {
 	int in_write;		/* inside its write callback */
 	int cancelled;
 	int status_seen;	/* a status line arrived: the connection is known */
+	int counted;		/* in rest_client_requests_total already */
+	double queued_at;	/* monotonic seconds */
 	char errbuf[CURL_ERROR_SIZE];
 	TAILQ_ENTRY(client_request) link;	/* in client->waiting, then client->active */
 };
@@ -85,6 +96,10 @@ struct client {
 	double tokens;
 	double refilled_at;		/* monotonic seconds */
 	int unauthorized_seen;		/* a 401 came back: ask for fresh credentials */
+	char *host;			/* the server's host:port, the metrics' host label */
+	struct metrics_family *requests_total;	/* NULL without metrics */
+	struct metrics_family *request_duration;
+	struct metrics_family *rate_limiter_duration;
 };
 
 static void client_start_waiting(struct client *c);
@@ -98,6 +113,88 @@ client_now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --- metrics -------------------------------------------------------------------------- */
+
+/* client-go's latency buckets for its REST client histograms, in seconds. */
+static const double client_latency_buckets[] = {
+	0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60,
+};
+
+/* Registers the client's families in registry (logging a conflict, then going without). */
+static void
+client_register_metrics(struct client *c, struct metrics_registry *registry)
+{
+	static const char *const result_labels[] = { "code", "method", "host", NULL };
+	static const char *const latency_labels[] = { "verb", "host", NULL };
+	static const struct metrics_spec requests_total = { METRICS_COUNTER,
+	    "rest_client_requests_total",
+	    "[ALPHA] HTTP requests sent to the apiserver, by response status code (\"<error>\" "
+	    "when none came), method and host.",
+	    result_labels, NULL, 0 };
+	static const struct metrics_spec request_duration = { METRICS_HISTOGRAM,
+	    "rest_client_request_duration_seconds",
+	    "[ALPHA] Seconds from queueing a request to its whole response, by verb and host.",
+	    latency_labels, client_latency_buckets,
+	    sizeof client_latency_buckets / sizeof client_latency_buckets[0] };
+	static const struct metrics_spec rate_limiter_duration = { METRICS_HISTOGRAM,
+	    "rest_client_rate_limiter_duration_seconds",
+	    "[ALPHA] Seconds a request waited for the client-side rate limiter, by verb and "
+	    "host.",
+	    latency_labels, client_latency_buckets,
+	    sizeof client_latency_buckets / sizeof client_latency_buckets[0] };
+	char *error = NULL;
+
+	if ((c->requests_total = metrics_family_register(registry, &requests_total,
+	    &error)) == NULL ||
+	    (c->request_duration = metrics_family_register(registry, &request_duration,
+	    &error)) == NULL ||
+	    (c->rate_limiter_duration = metrics_family_register(registry,
+	    &rate_limiter_duration, &error)) == NULL) {
+		log_error("client: no metrics: %s", error);
+		free(error);
+		c->requests_total = c->request_duration = c->rate_limiter_duration = NULL;
+	}
+}
+
+/* Returns the host:port of a server URL ("https://127.0.0.1:6443/x" gives
+ * "127.0.0.1:6443"), malloc'd. */
+static char *
+client_url_host(const char *server)
+{
+	const char *p = strstr(server, "://");
+
+	p = p != NULL ? p + 3 : server;
+	return xstrndup(p, strcspn(p, "/?#"));
+}
+
+/* Counts r in rest_client_requests_total, once: code is its HTTP status, 0 for none. */
+static void
+client_count_request(struct client_request *r, long code)
+{
+	struct client *c = r->client;
+	char text[24];
+	const char *values[] = { text, r->method, c->host, NULL };
+
+	if (r->counted || c->requests_total == NULL)
+		return;
+	r->counted = 1;
+	if (code > 0)
+		snprintf(text, sizeof text, "%ld", code);
+	else
+		snprintf(text, sizeof text, "<error>");
+	metrics_counter_add(metrics_series_get(c->requests_total, values), 1);
+}
+
+/* Observes seconds in one of the client's latency histograms (NULL: none). */
+static void
+client_observe(struct client_request *r, struct metrics_family *family, double seconds)
+{
+	const char *values[] = { r->method, r->client->host, NULL };
+
+	if (family != NULL)
+		metrics_histogram_observe(metrics_series_get(family, values), seconds);
 }
 
 /* --- curl on libevent ----------------------------------------------------------------- */
@@ -273,6 +370,14 @@ client_header(char *data, size_t size, size_t n, void *arg)
 		r->status_seen = 1;
 		client_log_connection(r);
 	}
+	if (r->streaming && (len == 2 || len == 1) && (data[0] == '\r' || data[0] == '\n')) {
+		long code = 0;
+
+		/* The end of a stream's headers: its status is known, its body may last. */
+		curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
+		if (code >= 200)
+			client_count_request(r, code);
+	}
 	if (len > sizeof name - 1 && strncasecmp(data, name, sizeof name - 1) == 0) {
 		const char *v = data + sizeof name - 1;
 		size_t vlen = len - (sizeof name - 1);
@@ -400,6 +505,7 @@ client_start(struct client *c, struct client_request *r)
 	    curl_multi_add_handle(c->multi, r->easy) != CURLM_OK) {
 		log_error("request failed before sending method=%s url=%s err=\"%s\"", r->method,
 		    r->url, error != NULL ? error : "curl_multi_add_handle failed");
+		client_count_request(r, 0);
 		client_fail_early(r, error != NULL ? error : "cannot start the request");
 		free(error);
 		client_request_free(r);
@@ -407,6 +513,7 @@ client_start(struct client *c, struct client_request *r)
 	}
 	r->started = 1;
 	TAILQ_INSERT_TAIL(&c->active, r, link);
+	client_observe(r, c->rate_limiter_duration, client_now() - r->queued_at);
 }
 
 /* Refills the bucket for the time passed. */
@@ -484,6 +591,7 @@ client_enqueue(struct client *c, const char *method, const char *path,
 	r->on_data = on_data;
 	r->on_done = on_done;
 	r->arg = arg;
+	r->queued_at = client_now();
 	buf_init(&r->response);
 	TAILQ_INSERT_TAIL(&c->waiting, r, link);
 	event_active(c->kick, EV_TIMEOUT, 0);
@@ -513,6 +621,14 @@ client_finish(struct client *c, struct client_request *r, CURLcode result)
 
 	curl_multi_remove_handle(c->multi, r->easy);
 	TAILQ_REMOVE(&c->active, r, link);
+	if (!r->cancelled) {
+		if (result == CURLE_OK)
+			curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
+		client_count_request(r, result == CURLE_OK ? code : 0);
+		if (!r->streaming)
+			client_observe(r, c->request_duration, client_now() - r->queued_at);
+		code = 0;
+	}
 	if (log_verbosity >= 5) {
 		long version = 0;
 		curl_off_t micros = 0;
@@ -585,6 +701,9 @@ client_new(struct event_base *base, struct kube_config *config,
 	c->burst = options != NULL && options->burst > 0 ? options->burst : 1;
 	c->tokens = c->burst;
 	c->refilled_at = client_now();
+	c->host = client_url_host(config->server);
+	if (options != NULL && options->metrics != NULL)
+		client_register_metrics(c, options->metrics);
 	TAILQ_INIT(&c->waiting);
 	TAILQ_INIT(&c->active);
 	c->multi = curl_multi_init();
@@ -629,6 +748,7 @@ client_free(struct client *c)
 		event_free(c->throttle_timer);
 	if (c->kick != NULL)
 		event_free(c->kick);
+	free(c->host);
 	free(c);
 }
 

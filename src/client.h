@@ -9,12 +9,15 @@
 #include <event2/event.h>
 
 struct kube_config;
+struct metrics_registry;
 struct client;
 struct client_request;
 
 struct client_options {
 	double qps;		/* client-side rate limit; <= 0: none */
 	int burst;		/* requests allowed at once above the rate */
+	/* client-go's rest_client_* metrics; clients may share a registry. NULL: none. */
+	struct metrics_registry *metrics;
 };
 
 /* What came back for a request. */

@@ -24,6 +24,11 @@
  * written in the same transaction as the rows, so after a crash the store and its
  * recorded position always agree. Handlers are called after the commit, never for a
  * change that was rolled back.
+ *
+ * Counts: every informer keeps its own informer_stats and the set keeps the totals
+ * (INFORMER_COUNT bumps both). With a metrics registry they are published as
+ * sqlkcm_informer_* counters read at each render; freeing the set freezes them at their
+ * final values.
  */
 #include "config.h"
 
@@ -39,7 +44,9 @@
 #include "json.h"
 #include "jsonstream.h"
 #include "log.h"
+#include "metrics.h"
 #include "store.h"
+#include "timeutil.h"
 #include "util.h"
 #include "watch.h"
 
@@ -52,6 +59,21 @@
 /* A watch the server has not ended this long after its timeoutSeconds is on a dead
  * connection (no FIN, no RST: a lost peer or a silent middlebox). */
 #define INFORMER_WATCH_GRACE 60
+
+/* Counts one field of informer_stats for an informer and for its set's totals. */
+#define INFORMER_COUNT(inf, field) ((inf)->stats.field++, (inf)->set->stats.field++)
+
+/* The per-resource metrics, in informer_metric_specs order. */
+enum {
+	INFORMER_METRIC_EVENTS,
+	INFORMER_METRIC_LISTS,
+	INFORMER_METRIC_WATCHES,
+	INFORMER_METRIC_RELISTS,
+	INFORMER_METRIC_ERRORS,
+	INFORMER_METRIC_SYNCED,
+	INFORMER_METRIC_RV_TIME,
+	INFORMER_METRIC_COUNT
+};
 
 /* Event priorities: the flush runs after everything else of a loop turn. */
 #define PRIORITY_COUNT 3
@@ -75,6 +97,8 @@ struct informer {
 	struct event *watchdog;		/* the watch outlived its timeoutSeconds */
 	struct event *prune_event;
 	long long prune_epoch;
+	struct informer_stats stats;	/* this informer's part of the set's totals */
+	struct metrics_series *metrics[INFORMER_METRIC_COUNT];	/* NULL without metrics */
 	TAILQ_ENTRY(informer) link;
 };
 
@@ -103,6 +127,9 @@ struct informer_set {
 	int in_transaction;
 	int stopping;
 	struct informer_stats stats;
+	struct metrics_registry *metrics;	/* NULL: none */
+	struct metrics_series *batches;
+	struct metrics_series *batch_failures;
 };
 
 static void informer_list(struct informer *inf);
@@ -172,6 +199,7 @@ informer_set_flush(evutil_socket_t fd, short what, void *arg)
 			pending_free(p);
 		}
 		set->stats.errors++;
+		set->stats.batch_failures++;
 		TAILQ_FOREACH(inf, &set->informers, link)
 			informer_retry(inf, "cache write failed");
 		return;
@@ -221,6 +249,7 @@ informer_set_rv(struct informer *inf, const char *rv)
 	free(inf->resource_version);
 	inf->resource_version = xstrdup(rv);
 	inf->rv_dirty = 1;
+	metrics_gauge_set(inf->metrics[INFORMER_METRIC_RV_TIME], time_now());
 }
 
 /* Returns the object's metadata.resourceVersion, or NULL. */
@@ -276,7 +305,7 @@ informer_apply_upsert(struct informer *inf, cJSON *object)
 	char *old_body = NULL, *error = NULL;
 
 	if (informer_check_kind(inf, object) != 0 || informer_set_begin(set) != 0) {
-		set->stats.errors++;
+		INFORMER_COUNT(inf, errors);
 		cJSON_Delete(object);
 		return 0;
 	}
@@ -287,11 +316,11 @@ informer_apply_upsert(struct informer *inf, cJSON *object)
 		    key, error);
 		free(key);
 		free(error);
-		set->stats.errors++;
+		INFORMER_COUNT(inf, errors);
 		cJSON_Delete(object);
 		return 0;
 	}
-	set->stats.events++;
+	INFORMER_COUNT(inf, events);
 	if (change == STORE_UNCHANGED) {
 		cJSON_Delete(object);
 		return 0;
@@ -314,7 +343,7 @@ informer_apply_delete(struct informer *inf, cJSON *object)
 	    "metadata"), "managedFields");
 	if (informer_check_kind(inf, object) != 0 || !cJSON_IsString(uid) ||
 	    informer_set_begin(set) != 0) {
-		set->stats.errors++;
+		INFORMER_COUNT(inf, errors);
 		cJSON_Delete(object);
 		return;
 	}
@@ -322,11 +351,11 @@ informer_apply_delete(struct informer *inf, cJSON *object)
 	    TAILQ_EMPTY(&set->handlers) ? NULL : &old_body, &error) != 0) {
 		log_error("informer resource=%s: delete not stored: %s", inf->resource->name, error);
 		free(error);
-		set->stats.errors++;
+		INFORMER_COUNT(inf, errors);
 		cJSON_Delete(object);
 		return;
 	}
-	set->stats.events++;
+	INFORMER_COUNT(inf, events);
 	if (change == STORE_DELETED)
 		informer_notify(inf, INFORMER_DELETED, object, old_body);
 	else
@@ -385,7 +414,7 @@ informer_relist(struct informer *inf, const char *why)
 		inf->request = NULL;
 	}
 	evtimer_del(inf->watchdog);
-	inf->set->stats.relists++;
+	INFORMER_COUNT(inf, relists);
 	free(inf->continue_token);
 	inf->continue_token = NULL;
 	inf->need_list = 1;
@@ -399,7 +428,7 @@ informer_failed(struct informer *inf, const char *what, const struct client_resp
 	struct api_status st;
 	char *why;
 
-	inf->set->stats.errors++;
+	INFORMER_COUNT(inf, errors);
 	if (resp->transport_error != NULL) {
 		why = xasprintf("%s failed: %s", what, resp->transport_error);
 		informer_retry(inf, why);
@@ -466,7 +495,7 @@ informer_list_done(const struct client_response *resp, void *arg)
 	rv = json_path(list, "metadata.resourceVersion");
 	if (!cJSON_IsArray(items) || !cJSON_IsString(rv)) {
 		cJSON_Delete(list);
-		set->stats.errors++;
+		INFORMER_COUNT(inf, errors);
 		informer_retry(inf, "list: the response is not a list with items and a resourceVersion");
 		return;
 	}
@@ -538,7 +567,7 @@ informer_list(struct informer *inf)
 		    token);
 		curl_free(token);
 	}
-	set->stats.lists++;
+	INFORMER_COUNT(inf, lists);
 	log_v(3, "informer resource=%s: GET %s", inf->resource->name, path);
 	inf->request = client_send(set->client, "GET", path, NULL, NULL, 0, informer_list_done, inf);
 	free(path);
@@ -561,7 +590,7 @@ informer_watch_value(const char *text, size_t len, unsigned long line, void *arg
 		 * the last event applied. */
 		char *why = xasprintf("watch: bad event: %s", error);
 		free(error);
-		inf->set->stats.errors++;
+		INFORMER_COUNT(inf, errors);
 		informer_retry(inf, why);
 		free(why);
 		return 1;
@@ -595,7 +624,7 @@ informer_watch_value(const char *text, size_t len, unsigned long line, void *arg
 			char *why = xasprintf("watch: error event: %s %s", api_reason_name(st.reason),
 			    st.message != NULL ? st.message : "");
 			api_status_clear(&st);
-			inf->set->stats.errors++;
+			INFORMER_COUNT(inf, errors);
 			informer_retry(inf, why);
 			free(why);
 		}
@@ -615,7 +644,7 @@ informer_watch_data(const char *data, size_t len, void *arg)
 	if (json_stream_feed(inf->stream, data, len, informer_watch_value, inf, &error) != 0) {
 		char *why = xasprintf("watch: %s", error);
 		free(error);
-		inf->set->stats.errors++;
+		INFORMER_COUNT(inf, errors);
 		informer_retry(inf, why);
 		free(why);
 	}
@@ -663,7 +692,7 @@ informer_watch(struct informer *inf)
 	path = xasprintf("%s?watch=1&allowWatchBookmarks=true&resourceVersion=%s"
 	    "&timeoutSeconds=%d", inf->resource->path, rv, timeout);
 	curl_free(rv);
-	set->stats.watches++;
+	INFORMER_COUNT(inf, watches);
 	log_v(3, "informer resource=%s: GET %s", inf->resource->name, path);
 	inf->request = client_stream(set->client, path, informer_watch_data, informer_watch_done,
 	    inf);
@@ -682,9 +711,133 @@ informer_watchdog_expired(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	inf->set->stats.errors++;
+	INFORMER_COUNT(inf, errors);
 	informer_retry(inf, "watch: still open past its timeoutSeconds; the connection is "
 	    "presumed dead");
+}
+
+/* --- metrics ------------------------------------------------------------------------- */
+
+static const char *const informer_resource_label[] = { "resource", NULL };
+
+static const struct metrics_spec informer_metric_specs[INFORMER_METRIC_COUNT] = {
+	[INFORMER_METRIC_EVENTS] = { METRICS_COUNTER, "sqlkcm_informer_events_total",
+	    "Watch events and list items the informer applied to the cache.",
+	    informer_resource_label, NULL, 0 },
+	[INFORMER_METRIC_LISTS] = { METRICS_COUNTER, "sqlkcm_informer_lists_total",
+	    "LIST requests (one per page) the informer sent.",
+	    informer_resource_label, NULL, 0 },
+	[INFORMER_METRIC_WATCHES] = { METRICS_COUNTER, "sqlkcm_informer_watches_total",
+	    "WATCH requests the informer sent.", informer_resource_label, NULL, 0 },
+	[INFORMER_METRIC_RELISTS] = { METRICS_COUNTER, "sqlkcm_informer_relists_total",
+	    "Lists begun again because the resourceVersion expired (410 Gone).",
+	    informer_resource_label, NULL, 0 },
+	[INFORMER_METRIC_ERRORS] = { METRICS_COUNTER, "sqlkcm_informer_errors_total",
+	    "Failed requests, bad events and objects the cache did not take.",
+	    informer_resource_label, NULL, 0 },
+	[INFORMER_METRIC_SYNCED] = { METRICS_GAUGE, "sqlkcm_informer_synced",
+	    "1 once the informer's cache holds a complete list, 0 before.",
+	    informer_resource_label, NULL, 0 },
+	[INFORMER_METRIC_RV_TIME] = { METRICS_GAUGE,
+	    "sqlkcm_informer_last_resource_version_timestamp_seconds",
+	    "Unix time the informer last advanced its resourceVersion (an event, a bookmark "
+	    "or a list); 0 before the first.", informer_resource_label, NULL, 0 },
+};
+
+/* Reads an unsigned long count for a metric. */
+static double
+informer_read_count(void *arg)
+{
+	return (double)*(const unsigned long *)arg;
+}
+
+/* Reads an int flag for a metric. */
+static double
+informer_read_flag(void *arg)
+{
+	return *(const int *)arg != 0;
+}
+
+/* Returns the family spec describes in registry, or NULL (logged). */
+static struct metrics_family *
+informer_metric_family(struct metrics_registry *registry, const struct metrics_spec *spec)
+{
+	struct metrics_family *family;
+	char *error = NULL;
+
+	family = metrics_family_register(registry, spec, &error);
+	if (family == NULL) {
+		log_error("informers: no metric %s: %s", spec->name, error);
+		free(error);
+	}
+	return family;
+}
+
+/* Creates inf's series in the set's registry, reading its counts. */
+static void
+informer_register_metrics(struct informer *inf)
+{
+	const char *values[] = { inf->resource->name, NULL };
+	unsigned long *counts[] = {
+		[INFORMER_METRIC_EVENTS] = &inf->stats.events,
+		[INFORMER_METRIC_LISTS] = &inf->stats.lists,
+		[INFORMER_METRIC_WATCHES] = &inf->stats.watches,
+		[INFORMER_METRIC_RELISTS] = &inf->stats.relists,
+		[INFORMER_METRIC_ERRORS] = &inf->stats.errors,
+	};
+
+	for (int i = 0; i < INFORMER_METRIC_COUNT; i++) {
+		struct metrics_family *family;
+
+		family = informer_metric_family(inf->set->metrics, &informer_metric_specs[i]);
+		if (family == NULL)
+			continue;
+		inf->metrics[i] = metrics_series_get(family, values);
+		if (i <= INFORMER_METRIC_ERRORS)
+			metrics_counter_set_callback(inf->metrics[i], informer_read_count,
+			    counts[i]);
+	}
+	metrics_gauge_set_callback(inf->metrics[INFORMER_METRIC_SYNCED], informer_read_flag,
+	    &inf->synced);
+}
+
+/* Detaches inf's series from its counts, which are about to be freed. */
+static void
+informer_unregister_metrics(struct informer *inf)
+{
+	for (int i = 0; i <= INFORMER_METRIC_ERRORS; i++)
+		metrics_counter_set_callback(inf->metrics[i], NULL, NULL);
+	metrics_gauge_set_callback(inf->metrics[INFORMER_METRIC_SYNCED], NULL, NULL);
+}
+
+/* Publishes the set's and its informers' counts in registry. */
+void
+informer_set_register_metrics(struct informer_set *set, struct metrics_registry *registry)
+{
+	static const struct metrics_spec batches = { METRICS_COUNTER,
+	    "sqlkcm_informer_batches_total",
+	    "Transactions the informers committed to the cache (one per loop turn that "
+	    "applied something).", NULL, NULL, 0 };
+	static const struct metrics_spec batch_failures = { METRICS_COUNTER,
+	    "sqlkcm_informer_batch_failures_total",
+	    "Transactions of the informers that failed to commit; the informers then "
+	    "restart from the stored state.", NULL, NULL, 0 };
+	struct metrics_family *family;
+	struct informer *inf;
+
+	set->metrics = registry;
+	if ((family = informer_metric_family(registry, &batches)) != NULL) {
+		set->batches = metrics_series_get(family, NULL);
+		metrics_counter_set_callback(set->batches, informer_read_count,
+		    &set->stats.batches);
+	}
+	if ((family = informer_metric_family(registry, &batch_failures)) != NULL) {
+		set->batch_failures = metrics_series_get(family, NULL);
+		metrics_counter_set_callback(set->batch_failures, informer_read_count,
+		    &set->stats.batch_failures);
+	}
+	TAILQ_FOREACH(inf, &set->informers, link)
+		informer_register_metrics(inf);
 }
 
 /* --- the set --------------------------------------------------------------------------- */
@@ -718,6 +871,8 @@ informer_set_add(struct informer_set *set, const struct resource *r)
 	inf->watchdog = evtimer_new(set->base, informer_watchdog_expired, inf);
 	inf->prune_event = event_new(set->base, -1, 0, informer_prune, inf);
 	TAILQ_INSERT_TAIL(&set->informers, inf, link);
+	if (set->metrics != NULL)
+		informer_register_metrics(inf);
 }
 
 void
@@ -795,6 +950,22 @@ informer_set_synced(const struct informer_set *set)
 	return 1;
 }
 
+/* Lists the resources whose informers have not synced yet. */
+int
+informer_set_describe_unsynced(const struct informer_set *set, struct buf *out)
+{
+	const struct informer *inf;
+	int n = 0;
+
+	TAILQ_FOREACH(inf, &set->informers, link) {
+		if (inf->synced)
+			continue;
+		buf_printf(out, "%s%s", n > 0 ? "," : "", inf->resource->name);
+		n++;
+	}
+	return n;
+}
+
 const struct informer_stats *
 informer_set_stats(const struct informer_set *set)
 {
@@ -814,6 +985,7 @@ informer_set_free(struct informer_set *set)
 		store_rollback(set->store);
 	while ((inf = TAILQ_FIRST(&set->informers)) != NULL) {
 		TAILQ_REMOVE(&set->informers, inf, link);
+		informer_unregister_metrics(inf);
 		if (inf->request != NULL)
 			client_cancel(inf->request);
 		event_free(inf->retry_timer);
@@ -833,6 +1005,8 @@ informer_set_free(struct informer_set *set)
 		TAILQ_REMOVE(&set->pending, p, link);
 		pending_free(p);
 	}
+	metrics_counter_set_callback(set->batches, NULL, NULL);
+	metrics_counter_set_callback(set->batch_failures, NULL, NULL);
 	event_free(set->flush_event);
 	free(set);
 }

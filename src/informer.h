@@ -8,8 +8,10 @@
 #include <event2/event.h>
 
 #include "resource.h"
+#include "util.h"
 
 struct client;
+struct metrics_registry;
 struct store;
 struct informer_set;
 
@@ -37,6 +39,7 @@ struct informer_stats {
 	unsigned long events;		/* watch events and list items applied */
 	unsigned long errors;		/* bad events, failed requests */
 	unsigned long batches;		/* transactions committed */
+	unsigned long batch_failures;	/* transactions that failed to commit */
 };
 
 /* Creates the informers' common part: one transaction per loop turn over store.
@@ -65,6 +68,15 @@ void informer_set_commit(struct informer_set *set);
 /* True once every informer's cache holds a complete list (now or from a previous run). */
 int informer_set_synced(const struct informer_set *set);
 
+/* Appends the names of the resources whose informers have not synced, comma-separated,
+ * to out; returns how many there are. */
+int informer_set_describe_unsynced(const struct informer_set *set, struct buf *out);
+
 const struct informer_stats *informer_set_stats(const struct informer_set *set);
+
+/* Publishes the informers' counts in registry as sqlkcm_informer_* metrics, per resource
+ * (informers added later included); the set must be freed before the registry. */
+void informer_set_register_metrics(struct informer_set *set,
+    struct metrics_registry *registry);
 
 #endif

@@ -338,14 +338,24 @@ metrics_gauge_add(struct metrics_series *series, double v)
 		series->value += v;
 }
 
-/* Makes a gauge's value computed by cb at each render (NULL: no longer). */
+/* Makes a gauge's value computed by cb at each render; NULL: no longer, keeping the value
+ * the old callback gives now. */
 void
 metrics_gauge_set_callback(struct metrics_series *series, metrics_gauge_cb cb, void *arg)
 {
 	if (series == NULL)
 		return;
+	if (cb == NULL && series->callback != NULL)
+		series->value = series->callback(series->callback_arg);
 	series->callback = cb;
 	series->callback_arg = arg;
+}
+
+/* Makes a counter's value computed by cb at each render (NULL: no longer). */
+void
+metrics_counter_set_callback(struct metrics_series *series, metrics_gauge_cb cb, void *arg)
+{
+	metrics_gauge_set_callback(series, cb, arg);
 }
 
 /* Counts one observation of v in a histogram. */

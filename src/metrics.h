@@ -35,7 +35,7 @@ struct metrics_spec {
 	size_t nbuckets;
 };
 
-/* Computes a gauge's value when the registry is rendered. */
+/* Computes a gauge's (or a counter's) value when the registry is rendered. */
 typedef double (*metrics_gauge_cb)(void *arg);
 
 struct metrics_registry *metrics_registry_new(void);
@@ -56,9 +56,13 @@ struct metrics_series *metrics_series_get(struct metrics_family *family,
 void metrics_counter_add(struct metrics_series *series, double v);
 void metrics_gauge_set(struct metrics_series *series, double v);
 void metrics_gauge_add(struct metrics_series *series, double v);
-/* Makes a gauge's value cb(arg), computed at each render; a NULL cb keeps the last value
- * computed and makes the gauge settable again. */
+/* Makes a gauge's value cb(arg), computed at each render; a NULL cb keeps the value the
+ * old callback gives at that moment and makes the gauge settable again. */
 void metrics_gauge_set_callback(struct metrics_series *series, metrics_gauge_cb cb,
+    void *arg);
+/* The same for a counter whose count is kept elsewhere (client_golang's CounterFunc):
+ * cb must never decrease. Call with a NULL cb before what arg points to is freed. */
+void metrics_counter_set_callback(struct metrics_series *series, metrics_gauge_cb cb,
     void *arg);
 void metrics_histogram_observe(struct metrics_series *series, double v);
 

@@ -6,26 +6,36 @@
  * the REST client, the informers, the event recorder. It runs until SIGTERM or SIGINT,
  * then stops the watches, commits what was applied and closes the store, and exits 0.
  * SIGHUP reopens the --record file, for log rotation.
+ *
+ * Health and metrics: one metrics registry is shared by the REST clients, the informers,
+ * the store, the workqueues and the process collector; the HTTP server (httpserver.c)
+ * serves it with the health checks and the effective configuration from the start, before
+ * the caches sync. /readyz fails until they have, and again once the daemon is stopping.
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
 #include <event2/event.h>
 
 #include "client.h"
 #include "command.h"
 #include "controller.h"
+#include "daemonmetrics.h"
 #include "eventrecorder.h"
 #include "executor.h"
+#include "httpserver.h"
 #include "informer.h"
 #include "kubeconfig.h"
 #include "log.h"
 #include "manager.h"
+#include "metrics.h"
 #include "recorder.h"
 #include "resource.h"
 #include "run.h"
@@ -54,6 +64,16 @@ const char run_usage[] =
     "                            ReplicaSets synced at once (default: 5)\n"
     "  --kube-api-qps N          requests per second to the apiserver (default: 20)\n"
     "  --kube-api-burst N        requests allowed in a burst (default: 30)\n"
+    "  --bind-address IP         address the HTTP endpoints listen on; 0.0.0.0 or ::\n"
+    "                            for every interface (default: 127.0.0.1)\n"
+    "  --secure-port N           HTTPS port of /healthz, /livez, /readyz, /metrics and\n"
+    "                            /configz; 0 turns HTTPS off (default: 10257)\n"
+    "  --port N                  plain HTTP port of the same endpoints; 0 turns it off\n"
+    "                            (default: 0)\n"
+    "  --tls-cert-file FILE      PEM certificate (chain) for HTTPS (default: a\n"
+    "                            self-signed one made in memory at start)\n"
+    "  --tls-private-key-file FILE\n"
+    "                            PEM private key of --tls-cert-file\n"
     "  -v, --v N                 log verbosity, as klog (default: 0)\n"
     "  -h, --help                this help\n";
 
@@ -69,6 +89,11 @@ struct run_options {
 	double qps;
 	long burst;
 	long verbosity;
+	const char *bind_address;
+	long secure_port;
+	long port;
+	const char *tls_cert_file;
+	const char *tls_key_file;
 };
 
 /* How long a stopping daemon waits for requests in flight. */
@@ -83,6 +108,9 @@ struct daemon {
 	struct executor *executor;
 	struct event *drain_timer;
 	struct timeval drain_deadline;
+	struct metrics_registry *metrics;
+	struct process_metrics *process_metrics;
+	struct httpserver *http;
 };
 
 /* Parses a whole decimal integer in [min, max] for flag; -1 with a message otherwise. */
@@ -119,12 +147,27 @@ check_controllers(const char *list, FILE *err)
 	return rc;
 }
 
+/* Checks --bind-address: an IPv4 or IPv6 address. */
+static int
+run_check_address(const char *text, FILE *err)
+{
+	unsigned char addr[sizeof(struct in6_addr)];
+
+	if (inet_pton(AF_INET, text, addr) == 1 || inet_pton(AF_INET6, text, addr) == 1)
+		return 0;
+	fprintf(err, "sqlkcm run: invalid value \"%s\" for --bind-address: want an IPv4 or "
+	    "IPv6 address\n", text);
+	return -1;
+}
+
 /* Parses argv into opts; returns -1 (message written) on a bad command line, 1 for --help. */
 static int
 run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 {
 	enum { OPT_KUBECONFIG = 256, OPT_CONTEXT, OPT_MASTER, OPT_DB, OPT_DB_CACHE, OPT_RECORD,
 		OPT_CONTROLLERS, OPT_QPS, OPT_BURST, OPT_RS_SYNCS };
+	/* The HTTP endpoints' flags. */
+	enum { OPT_BIND_ADDRESS = 512, OPT_SECURE_PORT, OPT_PORT, OPT_TLS_CERT, OPT_TLS_KEY };
 	static const struct option longopts[] = {
 		{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
 		{ "context", required_argument, NULL, OPT_CONTEXT },
@@ -136,6 +179,11 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 		{ "kube-api-qps", required_argument, NULL, OPT_QPS },
 		{ "kube-api-burst", required_argument, NULL, OPT_BURST },
 		{ "concurrent-replicaset-syncs", required_argument, NULL, OPT_RS_SYNCS },
+		{ "bind-address", required_argument, NULL, OPT_BIND_ADDRESS },
+		{ "secure-port", required_argument, NULL, OPT_SECURE_PORT },
+		{ "port", required_argument, NULL, OPT_PORT },
+		{ "tls-cert-file", required_argument, NULL, OPT_TLS_CERT },
+		{ "tls-private-key-file", required_argument, NULL, OPT_TLS_KEY },
 		{ "v", required_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -148,6 +196,8 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 	opts->replicaset_syncs = 5;
 	opts->qps = 20;
 	opts->burst = 30;
+	opts->bind_address = "127.0.0.1";
+	opts->secure_port = 10257;
 	opterr = 0;
 	optind = 0;	/* GNU: start over, whoever parsed before */
 	while ((c = getopt_long(argc, argv, "+v:h", longopts, NULL)) != -1) {
@@ -193,6 +243,21 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 			if (parse_long("--v", optarg, 0, 10, &opts->verbosity, err) != 0)
 				return -1;
 			break;
+		case OPT_BIND_ADDRESS:
+			if (run_check_address(optarg, err) != 0)
+				return -1;
+			opts->bind_address = optarg;
+			break;
+		case OPT_SECURE_PORT:
+			if (parse_long("--secure-port", optarg, 0, 65535, &opts->secure_port, err) != 0)
+				return -1;
+			break;
+		case OPT_PORT:
+			if (parse_long("--port", optarg, 0, 65535, &opts->port, err) != 0)
+				return -1;
+			break;
+		case OPT_TLS_CERT: opts->tls_cert_file = optarg; break;
+		case OPT_TLS_KEY: opts->tls_key_file = optarg; break;
 		case 'h':
 			fputs(run_usage, out);
 			return 1;
@@ -207,6 +272,14 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 	}
 	if (optind < argc) {
 		fprintf(err, "sqlkcm run: unexpected argument \"%s\"\n", argv[optind]);
+		return -1;
+	}
+	if ((opts->tls_cert_file == NULL) != (opts->tls_key_file == NULL)) {
+		fprintf(err, "sqlkcm run: --tls-cert-file and --tls-private-key-file go together\n");
+		return -1;
+	}
+	if (opts->secure_port != 0 && opts->secure_port == opts->port) {
+		fprintf(err, "sqlkcm run: --secure-port and --port are both %ld\n", opts->port);
 		return -1;
 	}
 	return check_controllers(opts->controllers, err);
@@ -273,6 +346,101 @@ run_reopen(evutil_socket_t sig, short what, void *arg)
 	}
 }
 
+/* --- health and metrics ------------------------------------------------------------- */
+
+/* /readyz "informer-sync": the caches hold complete lists. (With leader election, a
+ * standby that starts no informer must pass here: ready means "synced leader or standby".) */
+static int
+run_check_synced(void *arg, char **reason)
+{
+	struct daemon *d = arg;
+	struct buf names;
+
+	if (d->informers == NULL) {
+		*reason = xstrdup("the informers have not started");
+		return -1;
+	}
+	buf_init(&names);
+	if (informer_set_describe_unsynced(d->informers, &names) == 0) {
+		buf_free(&names);
+		return 0;
+	}
+	*reason = xasprintf("caches not synced: %s", names.data);
+	buf_free(&names);
+	return -1;
+}
+
+/* /readyz "shutdown": fails once a signal has asked the daemon to stop. */
+static int
+run_check_running(void *arg, char **reason)
+{
+	struct daemon *d = arg;
+
+	if (d->drain_timer == NULL)
+		return 0;
+	*reason = xstrdup("the daemon is stopping");
+	return -1;
+}
+
+/* Returns the effective configuration as a JSON object, malloc'd: every flag under its
+ * name with its value, defaults included. Nothing secret: paths, never what they hold. */
+static char *
+run_configz(const struct run_options *opts, const struct client *client)
+{
+	cJSON *root = cJSON_CreateObject(), *flags = cJSON_AddObjectToObject(root, "flags");
+	char *text;
+
+#define ADD_STRING(name, value) do {						\
+	if ((value) != NULL)							\
+		cJSON_AddStringToObject(flags, name, value);			\
+	else									\
+		cJSON_AddNullToObject(flags, name);				\
+} while (0)
+	ADD_STRING("kubeconfig", opts->kubeconfig);
+	ADD_STRING("context", opts->context);
+	ADD_STRING("master", opts->master);
+	ADD_STRING("db", opts->db);
+	cJSON_AddNumberToObject(flags, "db-cache-mib", (double)opts->db_cache_mib);
+	ADD_STRING("record", opts->record);
+	ADD_STRING("controllers", opts->controllers);
+	cJSON_AddNumberToObject(flags, "concurrent-replicaset-syncs",
+	    (double)opts->replicaset_syncs);
+	cJSON_AddNumberToObject(flags, "kube-api-qps", opts->qps);
+	cJSON_AddNumberToObject(flags, "kube-api-burst", (double)opts->burst);
+	ADD_STRING("bind-address", opts->bind_address);
+	cJSON_AddNumberToObject(flags, "secure-port", (double)opts->secure_port);
+	cJSON_AddNumberToObject(flags, "port", (double)opts->port);
+	ADD_STRING("tls-cert-file", opts->tls_cert_file);
+	ADD_STRING("tls-private-key-file", opts->tls_key_file);
+	cJSON_AddNumberToObject(flags, "v", (double)opts->verbosity);
+#undef ADD_STRING
+	cJSON_AddStringToObject(root, "server", client_server(client));
+	cJSON_AddStringToObject(root, "version", PACKAGE_VERSION);
+	text = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	return text;
+}
+
+/* Starts the HTTP endpoints on the daemon's loop, with its checks and configuration. */
+static int
+run_start_http(struct daemon *d, const struct run_options *opts, const struct client *client,
+    char **error)
+{
+	struct httpserver_options hopts = { opts->bind_address, (int)opts->secure_port,
+	    (int)opts->port, opts->tls_cert_file, opts->tls_key_file, d->metrics };
+	char *configz;
+
+	d->http = httpserver_new(d->base, &hopts, error);
+	if (d->http == NULL)
+		return -1;
+	httpserver_add_check(d->http, HTTPSERVER_READYZ, "informer-sync", run_check_synced, d);
+	httpserver_add_check(d->http, HTTPSERVER_READYZ, "shutdown", run_check_running, d);
+	configz = run_configz(opts, client);
+	httpserver_set_configz(d->http, configz);
+	cJSON_free(configz);
+	return 0;
+}
+
 int
 run_command(int argc, char **argv, FILE *out, FILE *err)
 {
@@ -322,14 +490,24 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		fprintf(err, "sqlkcm run: cannot create the event loop\n");
 		goto out;
 	}
+	d.metrics = metrics_registry_new();
+	d.process_metrics = process_metrics_new(d.metrics, NULL, &error);
+	if (d.process_metrics == NULL) {
+		log_warning("no process metrics: %s", error);
+		free(error);
+		error = NULL;
+	}
+	store_register_metrics(store, d.metrics);
 	copts.qps = opts.qps;
 	copts.burst = (int)opts.burst;
+	copts.metrics = d.metrics;
 	client = client_new(d.base, kc, &copts, &error);
 	if (client == NULL) {
 		fprintf(err, "sqlkcm run: %s\n", error);
 		goto out;
 	}
 	d.informers = informer_set_new(d.base, client, store);
+	informer_set_register_metrics(d.informers, d.metrics);
 	if (any) {
 		/* As kube-controller-manager, each controller writes through a client of its
 		 * own, with its own rate limit; events go through another. */
@@ -345,7 +523,7 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		manager_add_informers(enabled, d.informers);
 		mopts.enabled = enabled;
 		mopts.workers = workers;
-		mopts.metrics = NULL;
+		mopts.metrics = d.metrics;
 		mopts.client = controller_client;
 		d.manager = manager_new(d.base, store, d.informers, d.executor, &mopts, &error);
 		if (d.manager == NULL) {
@@ -376,6 +554,10 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	log_info("sqlkcm %s starting server=%s db=%s controllers=\"%s\" qps=%g burst=%ld",
 	    PACKAGE_VERSION, client_server(client), opts.db, opts.controllers, opts.qps,
 	    opts.burst);
+	if (run_start_http(&d, &opts, client, &error) != 0) {
+		fprintf(err, "sqlkcm run: %s\n", error);
+		goto out;
+	}
 	if (informer_set_start(d.informers, &error) != 0) {
 		fprintf(err, "sqlkcm run: %s\n", error);
 		goto out;
@@ -398,6 +580,7 @@ out:
 		event_free(sighup);
 	if (d.drain_timer != NULL)
 		event_free(d.drain_timer);
+	httpserver_free(d.http);
 	manager_free(d.manager);
 	executor_free(d.executor);
 	eventrecorder_free(events);
@@ -409,6 +592,8 @@ out:
 	free(enabled);
 	free(workers);
 	store_close(store);
+	process_metrics_free(d.process_metrics);
+	metrics_registry_free(d.metrics);
 	kube_config_free(kc);
 	if (d.base != NULL)
 		event_base_free(d.base);

@@ -16,6 +16,10 @@
  * the labels or ownerReferences changed (index_hash), since most updates are status
  * updates. Deleting a row deletes its index rows by trigger, whoever deletes it. Every
  * statement is prepared once and kept; every value is bound.
+ *
+ * Metrics (store_register_metrics): the object counts and the file sizes are computed when
+ * /metrics is rendered, by the loop thread like every other use of the connection; each
+ * COMMIT is timed.
  */
 #include "config.h"
 
@@ -25,8 +29,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "log.h"
+#include "metrics.h"
 #include "schema.h"
 #include "store.h"
 #include "util.h"
@@ -56,7 +63,21 @@ struct store {
 	sqlite3_stmt *informer_set_rv;
 	sqlite3_stmt *informer_begin_list;
 	sqlite3_stmt *informer_finish_list;
+	/* Metrics; NULL without. */
+	struct store_object_count *object_counts;	/* one per resource */
+	struct metrics_series **objects;		/* one per resource */
+	struct metrics_series *database_size;
+	struct metrics_series *wal_size;
+	struct metrics_series *commit_duration;
 };
+
+/* What a sqlkcm_store_objects series counts. */
+struct store_object_count {
+	struct store *store;
+	const struct resource *resource;
+};
+
+static void store_unregister_metrics(struct store *s);
 
 /* Sets *error to what SQLite said about the last call, prefixed by what was being done. */
 static int
@@ -329,6 +350,7 @@ store_close(struct store *s)
 {
 	if (s == NULL)
 		return;
+	store_unregister_metrics(s);
 	if (s->db != NULL) {
 		/* Finalizes every statement, the tables' and the shared ones alike. */
 		sqlite3_stmt *stmt;
@@ -371,10 +393,25 @@ store_begin(struct store *s, char **error)
 	return store_exec(s, "BEGIN IMMEDIATE", error, "begin");
 }
 
+/* Monotonic time in seconds. */
+static double
+store_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 int
 store_commit(struct store *s, char **error)
 {
-	return store_exec(s, "COMMIT", error, "commit");
+	double started = s->commit_duration != NULL ? store_now() : 0;
+	int rc = store_exec(s, "COMMIT", error, "commit");
+
+	if (rc == 0 && s->commit_duration != NULL)
+		metrics_histogram_observe(s->commit_duration, store_now() - started);
+	return rc;
 }
 
 void
@@ -715,4 +752,129 @@ store_count(struct store *s, const struct resource *r)
 	if (t->count != NULL)
 		sqlite3_reset(t->count);
 	return n;
+}
+
+/* --- metrics ------------------------------------------------------------------------- */
+
+/* Counts one resource's rows for sqlkcm_store_objects. */
+static double
+store_read_objects(void *arg)
+{
+	const struct store_object_count *c = arg;
+
+	return (double)store_count(c->store, c->resource);
+}
+
+/* The database's size in bytes: its pages times the page size (pages still only in the
+ * WAL included). */
+static double
+store_read_database_size(void *arg)
+{
+	struct store *s = arg;
+	long long pages = 0, page_size = 0;
+
+	if (store_pragma_int(s, "PRAGMA page_count", &pages, NULL) != 0 ||
+	    store_pragma_int(s, "PRAGMA page_size", &page_size, NULL) != 0)
+		return 0;
+	return (double)pages * (double)page_size;
+}
+
+/* The WAL file's size in bytes (0 when there is none). */
+static double
+store_read_wal_size(void *arg)
+{
+	struct store *s = arg;
+	const char *path = sqlite3_db_filename(s->db, "main");
+	struct stat st;
+	char *wal;
+	double size = 0;
+
+	if (path == NULL || *path == '\0')
+		return 0;
+	wal = xasprintf("%s-wal", path);
+	if (stat(wal, &st) == 0)
+		size = (double)st.st_size;
+	free(wal);
+	return size;
+}
+
+/* Returns the family spec describes in registry, or NULL (logged). */
+static struct metrics_family *
+store_metric_family(struct metrics_registry *registry, const struct metrics_spec *spec)
+{
+	struct metrics_family *family;
+	char *error = NULL;
+
+	family = metrics_family_register(registry, spec, &error);
+	if (family == NULL) {
+		log_error("store: no metric %s: %s", spec->name, error);
+		free(error);
+	}
+	return family;
+}
+
+/* Publishes the cache's object counts, sizes and commit latency in registry. */
+void
+store_register_metrics(struct store *s, struct metrics_registry *registry)
+{
+	static const char *const resource_label[] = { "resource", NULL };
+	static const double commit_buckets[] = {
+		0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+		0.5, 1, 2.5, 5,
+	};
+	static const struct metrics_spec objects = { METRICS_GAUGE, "sqlkcm_store_objects",
+	    "Objects the cache holds, by resource.", resource_label, NULL, 0 };
+	static const struct metrics_spec database_size = { METRICS_GAUGE,
+	    "sqlkcm_store_database_size_bytes",
+	    "Size of the cache database: its pages times the page size.", NULL, NULL, 0 };
+	static const struct metrics_spec wal_size = { METRICS_GAUGE,
+	    "sqlkcm_store_wal_size_bytes",
+	    "Size of the cache database's write-ahead log file.", NULL, NULL, 0 };
+	static const struct metrics_spec commit_duration = { METRICS_HISTOGRAM,
+	    "sqlkcm_store_transaction_commit_duration_seconds",
+	    "Seconds a COMMIT of the cache took.", NULL, commit_buckets,
+	    sizeof commit_buckets / sizeof commit_buckets[0] };
+	struct metrics_family *family;
+
+	if (s->objects != NULL)
+		return;		/* already registered */
+	s->object_counts = xcalloc((size_t)resource_count, sizeof *s->object_counts);
+	s->objects = xcalloc((size_t)resource_count, sizeof *s->objects);
+	if ((family = store_metric_family(registry, &objects)) != NULL) {
+		for (int i = 0; i < resource_count; i++) {
+			const char *values[] = { resource_all[i]->name, NULL };
+
+			s->object_counts[i].store = s;
+			s->object_counts[i].resource = resource_all[i];
+			s->objects[i] = metrics_series_get(family, values);
+			metrics_gauge_set_callback(s->objects[i], store_read_objects,
+			    &s->object_counts[i]);
+		}
+	}
+	if ((family = store_metric_family(registry, &database_size)) != NULL) {
+		s->database_size = metrics_series_get(family, NULL);
+		metrics_gauge_set_callback(s->database_size, store_read_database_size, s);
+	}
+	if ((family = store_metric_family(registry, &wal_size)) != NULL) {
+		s->wal_size = metrics_series_get(family, NULL);
+		metrics_gauge_set_callback(s->wal_size, store_read_wal_size, s);
+	}
+	if ((family = store_metric_family(registry, &commit_duration)) != NULL)
+		s->commit_duration = metrics_series_get(family, NULL);
+}
+
+/* Detaches the metrics from the store, keeping their last values. */
+static void
+store_unregister_metrics(struct store *s)
+{
+	if (s->objects == NULL)
+		return;
+	for (int i = 0; i < resource_count; i++)
+		metrics_gauge_set_callback(s->objects[i], NULL, NULL);
+	metrics_gauge_set_callback(s->database_size, NULL, NULL);
+	metrics_gauge_set_callback(s->wal_size, NULL, NULL);
+	free(s->objects);
+	free(s->object_counts);
+	s->objects = NULL;
+	s->object_counts = NULL;
 }

@@ -9,6 +9,7 @@
 
 #include "resource.h"
 
+struct metrics_registry;
 struct store;
 
 struct store_options {
@@ -95,5 +96,10 @@ int store_delete_unlisted(struct store *s, const struct resource *r, long long e
 
 /* Counts r's rows (for tests, metrics and messages). */
 long long store_count(struct store *s, const struct resource *r);
+
+/* Publishes the cache in registry as sqlkcm_store_* metrics: objects per resource and the
+ * database's size (both computed at each render) and how long commits take. The store
+ * must be closed before the registry is freed. */
+void store_register_metrics(struct store *s, struct metrics_registry *registry);
 
 #endif

@@ -78,6 +78,17 @@ check "shell names a sqlite3 it cannot run, exit 127" 127 "" "cannot run $tmp/no
     shell --db "$tmp/cache.db" --sqlite3 "$tmp/no-sqlite3" "SELECT 1"
 check "shell rejects an unknown flag, exit 2" 2 "" "unknown flag --bogus" -- \
     shell --bogus
+check "run rejects a --secure-port out of range" 2 "" 'invalid value "70000" for --secure-port' \
+	-- run --secure-port 70000
+check "run rejects a --port that is not a number" 2 "" 'invalid value "http" for --port' \
+	-- run --port http
+check "run rejects a --bind-address that is not an IP address" 2 "" \
+	'invalid value "example.com" for --bind-address' -- run --bind-address example.com
+check "run wants --tls-cert-file and --tls-private-key-file together" 2 "" \
+	"--tls-cert-file and --tls-private-key-file go together" -- run --tls-cert-file c.pem
+check "run refuses the same port for HTTPS and HTTP" 2 "" \
+	"--secure-port and --port are both 8080" -- run --secure-port 8080 --port 8080
+check "run --help documents the HTTPS port and its default" 0 "HTTPS off (default: 10257)" "" -- run --help
 
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -141,7 +141,8 @@ sqlkcm_stop a
 check "sqlkcm stops with status 0 on SIGTERM" test $? = 0
 # Scaled while no controller ran: the cache must show it before plan can.
 kubectl scale rs -n "$ns" web --replicas=9 >/dev/null
-"$SQLKCM" run --kubeconfig "$cluster/kubeconfig" --db "$db" --controllers '' >"$work/mirror.log" 2>&1 &
+"$SQLKCM" run --kubeconfig "$cluster/kubeconfig" --db "$db" --controllers '' --secure-port 0 \
+    >"$work/mirror.log" 2>&1 &
 mirror=$!
 wait_for 30 eval '[ "$(sqlite3 "$db" "SELECT desired FROM replicaset_diff WHERE namespace = '"'$ns'"' AND name = '"'web'"'")" = 9 ]'
 kill -TERM $mirror

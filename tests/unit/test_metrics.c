@@ -347,12 +347,37 @@ gauge_callback_is_computed_at_each_render(void **state)
 	assert_int_equal(calls, 0);
 	assert_renders(registry, "# HELP g G.\n# TYPE g gauge\ng 1\n");
 	assert_renders(registry, "# HELP g G.\n# TYPE g gauge\ng 2\n");
-	/* Without the callback, the gauge keeps its last value and can be set again. */
+	/* Without the callback, the gauge keeps the value the callback gave when it was
+	 * removed, and can be set again. */
 	metrics_gauge_set_callback(series, NULL, NULL);
-	assert_renders(registry, "# HELP g G.\n# TYPE g gauge\ng 2\n");
+	assert_int_equal(calls, 3);
+	assert_renders(registry, "# HELP g G.\n# TYPE g gauge\ng 3\n");
 	metrics_gauge_set(series, 5);
 	assert_renders(registry, "# HELP g G.\n# TYPE g gauge\ng 5\n");
-	assert_int_equal(calls, 2);
+	assert_int_equal(calls, 3);
+	metrics_registry_free(registry);
+}
+
+static void
+counter_callback_reads_a_count_kept_elsewhere(void **state)
+{
+	(void)state;
+	struct metrics_registry *registry = metrics_registry_new();
+	static const char *const labels[] = { "resource", NULL };
+	static const char *const pods[] = { "pods", NULL };
+	static const struct metrics_spec spec = { METRICS_COUNTER, "c_total", "C.", labels,
+	    NULL, 0 };
+	struct metrics_series *series = metrics_series_get(must_register(registry, &spec), pods);
+	int calls = 0;
+
+	metrics_counter_set_callback(series, count_calls, &calls);
+	assert_renders(registry, "# HELP c_total C.\n# TYPE c_total counter\n"
+	    "c_total{resource=\"pods\"} 1\n");
+	/* Removed before the count goes away: the counter keeps its final value. */
+	metrics_counter_set_callback(series, NULL, NULL);
+	calls = 100;
+	assert_renders(registry, "# HELP c_total C.\n# TYPE c_total counter\n"
+	    "c_total{resource=\"pods\"} 2\n");
 	metrics_registry_free(registry);
 }
 
@@ -443,6 +468,7 @@ main(void)
 		cmocka_unit_test(help_text_escapes_backslash_and_newline_but_not_quotes),
 		cmocka_unit_test(numbers_are_written_as_go_formats_them_and_round_trip),
 		cmocka_unit_test(gauge_callback_is_computed_at_each_render),
+		cmocka_unit_test(counter_callback_reads_a_count_kept_elsewhere),
 		cmocka_unit_test(updates_of_a_null_series_do_nothing),
 		cmocka_unit_test(invalid_or_conflicting_families_are_refused),
 	};
