@@ -839,6 +839,30 @@ sync_with_nothing_to_do_sends_nothing(void **state)
 	assert_expectations(h, -99, -99);
 }
 
+/* An executor freed with requests out (the drain at shutdown timed out) abandons them:
+ * they are cancelled, so nothing is delivered to the freed executions (and nothing is
+ * left allocated). */
+static void
+executor_freed_with_requests_out_abandons_them(void **state)
+{
+	struct harness *h = *state;
+	struct sync_result r;
+	char *error = NULL;
+
+	add_rs(h->f, &(struct rs){ .replicas = 3 });
+	sync_key(h->f, KEY, time_now(), &r);
+	if (executor_run(h->e, h->f->c, &r, on_done, h, &error) != 0)
+		fail_msg("executor_run: %s", error);
+	sync_result_clear(&r);
+	assert_int_equal(executor_in_flight(h->e), 1);
+	executor_free(h->e);
+	h->e = NULL;
+	fake_apiserver_run(h->fake);
+
+	assert_int_equal(h->done, 0);
+	assert_requests(h, "");		/* it was still waiting to start */
+}
+
 int
 main(void)
 {
@@ -869,6 +893,7 @@ main(void)
 		T(stale_sync_sends_nothing_and_backs_off),
 		T(sync_of_a_deleted_replicaset_forgets_its_bookkeeping),
 		T(sync_with_nothing_to_do_sends_nothing),
+		T(executor_freed_with_requests_out_abandons_them),
 	};
 #undef T
 	return cmocka_run_group_tests_name("executor", tests, NULL, NULL);
