@@ -362,6 +362,28 @@ cached_rs(struct fake_apiserver *fake, const char *ns, const char *name)
 	return rs;
 }
 
+/* The cached pods of ns as a PodList (the label selector is not applied). */
+static cJSON *
+cached_pod_list(struct fake_apiserver *fake, const char *ns)
+{
+	sqlite3_stmt *stmt;
+	cJSON *list = cJSON_CreateObject(), *items;
+
+	cJSON_AddStringToObject(list, "apiVersion", "v1");
+	cJSON_AddStringToObject(list, "kind", "PodList");
+	cJSON_AddObjectToObject(list, "metadata");
+	items = cJSON_AddArrayToObject(list, "items");
+	if (sqlite3_prepare_v2(store_db(fake->f->store), "SELECT body FROM cache_pods"
+	    " WHERE namespace = ?1 ORDER BY name", -1, &stmt, NULL) != SQLITE_OK)
+		fail_msg("fake: %s", sqlite3_errmsg(store_db(fake->f->store)));
+	sqlite3_bind_text(stmt, 1, ns, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(stmt) == SQLITE_ROW)
+		cJSON_AddItemToArray(items,
+		    cJSON_Parse((const char *)sqlite3_column_text(stmt, 0)));
+	sqlite3_finalize(stmt);
+	return list;
+}
+
 /* Answers a request no fault matched, as an apiserver would. */
 static void
 answer(struct fake_apiserver *fake, const struct recorded_request *rq, const char *ns,
@@ -388,6 +410,13 @@ answer(struct fake_apiserver *fake, const struct recorded_request *rq, const cha
 		set_meta(o, "uid", generated);
 		free(generated);
 		answer_written(fake, o, 201, reply);
+		cJSON_Delete(o);
+		return;
+	}
+	if (strcmp(sp, "pods") == 0 && strcmp(rq->method, "GET") == 0) {
+		o = cached_pod_list(fake, ns);
+		reply->http_code = 200;
+		reply->body = cJSON_PrintUnformatted(o);
 		cJSON_Delete(o);
 		return;
 	}

@@ -171,7 +171,8 @@ struct fake_apiserver {
  * next resourceVersion (201); a PATCH returns the object patched by name with the next
  * resourceVersion; a DELETE returns a Success Status; a status PUT returns its body with
  * the next resourceVersion; a GET of a ReplicaSet returns live_rs or the cached one (404
- * when there is none); events are accepted (201, or 200 for a PATCH). faults come first.
+ * when there is none), a LIST of pods the namespace's cached pods (whatever the selector);
+ * events are accepted (201, or 200 for a PATCH). faults come first.
  */
 struct fake_apiserver *fake_apiserver_new(struct fixture *f);
 void fake_apiserver_free(struct fake_apiserver *fake);

@@ -36,7 +36,9 @@
 #include "executor.h"
 #include "expectations.h"
 #include "fixtures.h"
+#include "informer.h"
 #include "json.h"
+#include "manager.h"
 #include "store.h"
 #include "timeutil.h"
 #include "util.h"
@@ -863,6 +865,199 @@ executor_freed_with_requests_out_abandons_them(void **state)
 	assert_requests(h, "");		/* it was still waiting to start */
 }
 
+/* --- the manager around it ----------------------------------------------------------------- */
+
+/* The manager over a harness: its own ReplicaSet controller on the same store, no
+ * informers (so synced at once), the harness's executor. */
+struct managed {
+	struct harness *h;
+	struct informer_set *informers;
+	struct manager *m;
+	int *enabled;
+	int (*until)(struct managed *);	/* the loop stops once this is true */
+	struct event *check;
+};
+
+/* Creates the manager for h; with_client: it may read live (recovery). */
+static struct managed *
+managed_new(struct harness *h, int with_client)
+{
+	struct managed *mg = xcalloc(1, sizeof *mg);
+	struct manager_options options;
+	char *error = NULL;
+
+	mg->h = h;
+	mg->enabled = xcalloc((size_t)controller_type_count, sizeof *mg->enabled);
+	assert_int_equal(controller_parse_list("replicaset", mg->enabled, &error), 0);
+	mg->informers = informer_set_new(h->fake->base, h->fake->client, h->f->store);
+	memset(&options, 0, sizeof options);
+	options.enabled = mg->enabled;
+	options.client = with_client ? h->fake->client : NULL;
+	mg->m = manager_new(h->fake->base, h->f->store, mg->informers, h->e, &options, &error);
+	if (mg->m == NULL)
+		fail_msg("manager_new: %s", error);
+	return mg;
+}
+
+static void
+managed_free(struct managed *mg)
+{
+	manager_free(mg->m);
+	informer_set_free(mg->informers);
+	if (mg->check != NULL)
+		event_free(mg->check);
+	free(mg->enabled);
+	free(mg);
+}
+
+/* Every 5 ms: leave the loop once the condition holds and nothing is in flight. */
+static void
+managed_check(evutil_socket_t fd, short what, void *arg)
+{
+	struct managed *mg = arg;
+	struct timeval tick = { 0, 5000 };
+
+	(void)fd;
+	(void)what;
+	if (executor_in_flight(mg->h->e) == 0 && mg->until(mg)) {
+		event_base_loopexit(mg->h->fake->base, NULL);
+		return;
+	}
+	evtimer_add(mg->check, &tick);
+}
+
+/* Starts the manager and runs the loop until until(mg) holds (at most 10 seconds), then
+ * 50 ms more to catch what should not happen, then stops the manager. */
+static void
+managed_run(struct managed *mg, int (*until)(struct managed *))
+{
+	struct timeval limit = { 10, 0 }, settle = { 0, 50000 }, tick = { 0, 5000 };
+	struct event_base *base = mg->h->fake->base;
+
+	mg->until = until;
+	mg->check = evtimer_new(base, managed_check, mg);
+	evtimer_add(mg->check, &tick);
+	manager_start(mg->m);
+	event_base_loopexit(base, &limit);
+	event_base_dispatch(base);
+	if (!until(mg))
+		fail_msg("the manager never got there");
+	event_base_loopexit(base, &settle);
+	event_base_dispatch(base);
+	assert_int_equal(manager_stop(mg->m), 0);
+}
+
+static int
+status_written(struct managed *mg)
+{
+	return fake_apiserver_count(mg->h->fake, "PUT", "replicasets/foobar/status") > 0;
+}
+
+static int
+two_pods_created(struct managed *mg)
+{
+	return fake_apiserver_count(mg->h->fake, "POST", "pods") == 2;
+}
+
+/* A failed sync is retried after a backoff, and the success that follows is final
+ * (processNextWorkItem: AddRateLimited on error, Forget on success). */
+static void
+manager_retries_a_failed_sync_with_backoff(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault once = { "POST", "pods", 1, 1, 500, "InternalError",
+	    "fake error", NULL };
+	struct managed *mg;
+
+	add_rs(h->f, &(struct rs){ .replicas = 1 });
+	fake_apiserver_set_faults(h->fake, &once, 1);
+	mg = managed_new(h, 0);
+	managed_run(mg, status_written);
+	/* The first sync's status had FailedCreate; the second's does not. */
+	while (fake_apiserver_count(h->fake, "PUT", "replicasets/foobar/status") < 2) {
+		struct timeval tick = { 0, 20000 };
+		event_base_loopexit(h->fake->base, &tick);
+		event_base_dispatch(h->fake->base);
+	}
+	assert_requests(h, "POST pods;PUT replicasets/foobar/status;"
+	    "POST pods;PUT replicasets/foobar/status");
+	assert_failure_condition(h, "");
+	assert_expectations(h, 1, 0);
+	managed_free(mg);
+}
+
+/* An outcome of retry_now (an adoption found its pod gone) syncs the key again at once. */
+static void
+manager_syncs_again_at_once_when_the_cache_proved_wrong(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault once = { "PATCH", "pods/pod1", 1, 1, 404, "NotFound",
+	    "pods \"pod1\" not found", NULL };
+	struct managed *mg;
+
+	add_rs(h->f, &(struct rs){ .replicas = 2 });
+	add_pod(h->f, &(struct pod){ .name = "pod1", .phase = "Running" });
+	fake_apiserver_set_faults(h->fake, &once, 1);
+	mg = managed_new(h, 0);
+	managed_run(mg, status_written);
+
+	assert_requests(h, "GET replicasets/foobar;PATCH pods/pod1;"
+	    "GET replicasets/foobar;PATCH pods/pod1;POST pods;PUT replicasets/foobar/status");
+	managed_free(mg);
+}
+
+/* Expectations left by an earlier run hold the owner back until a live LIST of its pods
+ * agrees with the cache; then they are released and the owner synced. */
+static void
+manager_releases_inherited_expectations_when_the_cache_agrees(void **state)
+{
+	struct harness *h = *state;
+	static const char *const names[] = { "pod-a" };
+	struct managed *mg;
+	char *error = NULL;
+
+	add_rs(h->f, &(struct rs){ .replicas = 3 });
+	add_owned_pods(h, names, 1);
+	assert_int_equal(expectations_expect(h->f->c->expectations, KEY, 2, NULL, 0,
+	    time_now(), &error), 0);
+	mg = managed_new(h, 1);
+	managed_run(mg, two_pods_created);
+
+	assert_string_equal(nth_request(h, "GET", "pods", 0)->path,
+	    "/api/v1/namespaces/default/pods?labelSelector=foo%3Dbar");
+	/* The first sync waits on them (and writes the status); once released, the
+	 * next one creates the two missing pods. */
+	assert_requests(h, "GET pods;PUT replicasets/foobar/status;POST pods;POST pods;"
+	    "PUT replicasets/foobar/status");
+	assert_expectations(h, 2, 0);
+	managed_free(mg);
+}
+
+/* Until the live read succeeds, inherited expectations hold: the sync only writes the
+ * status. */
+static void
+manager_keeps_inherited_expectations_until_a_live_read_succeeds(void **state)
+{
+	struct harness *h = *state;
+	static const char *const names[] = { "pod-a" };
+	static const struct fake_fault fail = { "GET", "pods", 1, 0, 500, "InternalError",
+	    "fake error", NULL };
+	struct managed *mg;
+	char *error = NULL;
+
+	add_rs(h->f, &(struct rs){ .replicas = 3 });
+	add_owned_pods(h, names, 1);
+	assert_int_equal(expectations_expect(h->f->c->expectations, KEY, 2, NULL, 0,
+	    time_now(), &error), 0);
+	fake_apiserver_set_faults(h->fake, &fail, 1);
+	mg = managed_new(h, 1);
+	managed_run(mg, status_written);
+
+	assert_requests(h, "GET pods;PUT replicasets/foobar/status");
+	assert_expectations(h, 2, 0);
+	managed_free(mg);
+}
+
 int
 main(void)
 {
@@ -894,6 +1089,11 @@ main(void)
 		T(sync_of_a_deleted_replicaset_forgets_its_bookkeeping),
 		T(sync_with_nothing_to_do_sends_nothing),
 		T(executor_freed_with_requests_out_abandons_them),
+		/* the manager */
+		T(manager_retries_a_failed_sync_with_backoff),
+		T(manager_syncs_again_at_once_when_the_cache_proved_wrong),
+		T(manager_releases_inherited_expectations_when_the_cache_agrees),
+		T(manager_keeps_inherited_expectations_until_a_live_read_succeeds),
 	};
 #undef T
 	return cmocka_run_group_tests_name("executor", tests, NULL, NULL);
