@@ -38,6 +38,7 @@
 #include "fixtures.h"
 #include "informer.h"
 #include "json.h"
+#include "resource.h"
 #include "manager.h"
 #include "store.h"
 #include "timeutil.h"
@@ -297,16 +298,21 @@ struct slow_start_case {
 	const char *batches;		/* the POSTs, per batch */
 	int successes;
 	long long adds_left;		/* expectations after the skipped ones are lowered */
+	const char *writes;		/* the newest resourceVersions recorded */
+	int event_patches;		/* identical failures after the first: one PATCH */
 };
 
 static const struct slow_start_case slow_start_cases[] = {
 	/* TestSlowStartBatch, count 10 */
-	{ "callLimit = 0 (all fail)", 10, 1, "1", 0, 0 },
-	{ "callLimit = count (all succeed)", 10, 0, "1,2,4,3", 10, 10 },
-	{ "callLimit < count (some succeed)", 10, 6, "1,2,4", 5, 5 },
+	{ "callLimit = 0 (all fail)", 10, 1, "1", 0, 0, "replicasets=100", 0 },
+	{ "callLimit = count (all succeed)", 10, 0, "1,2,4,3", 10, 10,
+	    "pods=109;replicasets=110", 0 },
+	{ "callLimit < count (some succeed)", 10, 6, "1,2,4", 5, 5,
+	    "pods=104;replicasets=105", 1 },
 	/* TestSyncReplicaSetCreateFailures: CreateLimit 10, 100 replicas; at most
 	 * 1+2+4+8 create calls */
-	{ "create limit 10 of 100", 100, 11, "1,2,4,8", 10, 10 },
+	{ "create limit 10 of 100", 100, 11, "1,2,4,8", 10, 10, "pods=109;replicasets=110",
+	    1 },
 };
 
 /* Creations go out in batches of 1, 2, 4, ...; a batch with a failure is the last; every
@@ -330,6 +336,7 @@ creations_go_out_in_slow_start_batches(void **state)
 
 		assert_batches(h, "POST", "pods", tc->batches);
 		assert_expectations(h, tc->adds_left, 0);
+		assert_writes(h, tc->writes);
 		assert_outcome(h, tc->fail_from > 0, 0);
 		assert_int_equal(fake_apiserver_count(h->fake, "PUT",
 		    "replicasets/foobar/status"), 1);
@@ -342,6 +349,8 @@ creations_go_out_in_slow_start_batches(void **state)
 		    "Error creating: fake error", created, *created != '\0' ? ";" : "") :
 		    xstrdup(created);
 		assert_events(h, want_events);
+		assert_int_equal(fake_apiserver_count(h->fake, "PATCH", "events/"),
+		    tc->event_patches);
 		free(created);
 		free(want_events);
 		harness_free(h);
@@ -782,6 +791,85 @@ expectations_are_committed_before_the_first_request(void **state)
 	rmdir(dir);
 }
 
+/* --- the writes recorded, and the next sync ------------------------------------------------ */
+
+/* Sets the resourceVersion the informer of resource has applied. */
+static void
+informer_at(struct harness *h, const char *resource, const char *rv)
+{
+	char *error = NULL;
+
+	if (store_set_resource_version(h->f->store, resource_find(resource), rv, &error) != 0)
+		fail_msg("store_set_resource_version: %s", error);
+}
+
+/* The resourceVersions a sync's writes returned hold the next sync back until both
+ * informers have reached them (KEP-5647's EnsureReady after WroteAt). */
+static void
+next_sync_waits_until_the_cache_shows_the_writes(void **state)
+{
+	struct harness *h = *state;
+
+	informer_at(h, "pods", "50");
+	informer_at(h, "replicasets", "50");
+	add_rs(h->f, &(struct rs){ .replicas = 2 });
+	carry_out(h);
+	assert_writes(h, "pods=101;replicasets=102");
+	assert_outcome(h, 0, 0);
+
+	fake_apiserver_clear(h->fake);
+	informer_at(h, "pods", "101");
+	carry_out(h);		/* the replicasets informer is behind */
+	assert_requests(h, "");
+	assert_outcome(h, 1, 0);
+
+	informer_at(h, "replicasets", "102");
+	carry_out(h);		/* caught up; still waiting for the two pods to be seen */
+	assert_outcome(h, 0, 0);
+	/* The status again (the cache here never shows the first one), and nothing else.
+	 * Records the cache has caught up with are kept, where kube clears them: they
+	 * hold nothing back any more. */
+	assert_requests(h, "PUT replicasets/foobar/status");
+	assert_writes(h, "pods=101;replicasets=103");
+}
+
+/* A sync that succeeds passes on when to look again: a ready pod not yet available under
+ * minReadySeconds (TestReplicaSetAvailabilityCheck). */
+static void
+success_passes_on_the_availability_requeue(void **state)
+{
+	struct harness *h = *state;
+	double now = time_now();
+
+	add_rs(h->f, &(struct rs){ .replicas = 1, .min_ready = 10 });
+	add_pod(h->f, &(struct pod){ .name = "pod-a", .owner = "foobar", .phase = "Running",
+	    .ready = "True", .ready_since = now - 3 });
+	carry_out(h);
+
+	assert_outcome(h, 0, 0);
+	if (h->outcome.requeue_after < 6 || h->outcome.requeue_after > 7.5)
+		fail_msg("requeue_after %g, want about 7", h->outcome.requeue_after);
+}
+
+/* A failed one does not: the backoff decides. */
+static void
+failure_drops_the_availability_requeue(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault fail = { "POST", "pods", 1, 0, 500, "InternalError",
+	    "fake error", NULL };
+	double now = time_now();
+
+	add_rs(h->f, &(struct rs){ .replicas = 2, .min_ready = 10 });
+	add_pod(h->f, &(struct pod){ .name = "pod-a", .owner = "foobar", .phase = "Running",
+	    .ready = "True", .ready_since = now - 3 });
+	fake_apiserver_set_faults(h->fake, &fail, 1);
+	carry_out(h);
+
+	assert_outcome(h, 1, 0);
+	assert_true(h->outcome.requeue_after == 0);
+}
+
 /* --- results that send nothing ------------------------------------------------------------ */
 
 /* A sync held back by a cache that lags the controller's own writes sends nothing and
@@ -1084,6 +1172,10 @@ main(void)
 		T(adoption_failures_stop_the_sync),
 		T(adoption_of_a_vanished_pod_syncs_again_at_once),
 		T(release_patches_without_a_recheck),
+		/* writes and requeues */
+		T(next_sync_waits_until_the_cache_shows_the_writes),
+		T(success_passes_on_the_availability_requeue),
+		T(failure_drops_the_availability_requeue),
 		/* nothing sent */
 		T(stale_sync_sends_nothing_and_backs_off),
 		T(sync_of_a_deleted_replicaset_forgets_its_bookkeeping),
