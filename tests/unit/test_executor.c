@@ -1146,6 +1146,36 @@ manager_keeps_inherited_expectations_until_a_live_read_succeeds(void **state)
 	managed_free(mg);
 }
 
+static int
+two_pods_deleted(struct managed *mg)
+{
+	return fake_apiserver_count(mg->h->fake, "DELETE", "pods/") >= 2;
+}
+
+/* Inherited expectations that have timed out do not hold the first sync back, which sets
+ * expectations of its own; the recovery's live read, answered meanwhile, must not release
+ * those: the cache agreeing with a LIST read before the deletions took effect says
+ * nothing about them, and a sync freed of them would delete more pods than it should. */
+static void
+manager_recovery_leaves_expectations_of_this_run_alone(void **state)
+{
+	struct harness *h = *state;
+	static const char *const names[] = { "pod-a", "pod-b" };
+	struct managed *mg;
+	char *error = NULL;
+
+	add_rs(h->f, &(struct rs){ .replicas = 0 });
+	add_owned_pods(h, names, 2);
+	assert_int_equal(expectations_expect(h->f->c->expectations, KEY, 1, NULL, 0,
+	    time_now() - 2 * EXPECTATIONS_TIMEOUT, &error), 0);
+	mg = managed_new(h, 1);
+	managed_run(mg, two_pods_deleted);
+
+	assert_int_equal(fake_apiserver_count(h->fake, "DELETE", "pods/"), 2);
+	assert_expectations(h, 0, 2);
+	managed_free(mg);
+}
+
 int
 main(void)
 {
@@ -1186,6 +1216,7 @@ main(void)
 		T(manager_syncs_again_at_once_when_the_cache_proved_wrong),
 		T(manager_releases_inherited_expectations_when_the_cache_agrees),
 		T(manager_keeps_inherited_expectations_until_a_live_read_succeeds),
+		T(manager_recovery_leaves_expectations_of_this_run_alone),
 	};
 #undef T
 	return cmocka_run_group_tests_name("executor", tests, NULL, NULL);
