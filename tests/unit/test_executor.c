@@ -1193,6 +1193,52 @@ two_pods_deleted(struct managed *mg)
 	return fake_apiserver_count(mg->h->fake, "DELETE", "pods/") >= 2;
 }
 
+/* The most executions seen in flight when a pod is created. */
+struct in_flight_check {
+	struct executor *e;
+	int most;
+};
+
+static void
+note_in_flight(struct fake_apiserver *fake, const struct recorded_request *rq, void *arg)
+{
+	struct in_flight_check *ic = arg;
+
+	(void)fake;
+	if (strcmp(rq->method, "POST") == 0 && strcmp(rq->short_path, "pods") == 0 &&
+	    executor_in_flight(ic->e) > ic->most)
+		ic->most = executor_in_flight(ic->e);
+}
+
+static int
+seven_pods_created(struct managed *mg)
+{
+	return fake_apiserver_count(mg->h->fake, "POST", "pods") == 7;
+}
+
+/* At most --concurrent-replicaset-syncs (5) keys are carried out at once; the others wait
+ * their turn. */
+static void
+manager_carries_out_at_most_five_syncs_at_once(void **state)
+{
+	struct harness *h = *state;
+	struct in_flight_check ic = { h->e, 0 };
+	struct managed *mg;
+	char name[16];
+
+	for (int i = 0; i < 7; i++) {
+		snprintf(name, sizeof name, "rs-%d", i);
+		add_rs(h->f, &(struct rs){ .name = name, .replicas = 1 });
+	}
+	h->fake->on_request = note_in_flight;
+	h->fake->on_request_arg = &ic;
+	mg = managed_new(h, 0);
+	managed_run(mg, seven_pods_created);
+
+	assert_int_equal(ic.most, 5);
+	managed_free(mg);
+}
+
 /* Inherited expectations that have timed out do not hold the first sync back, which sets
  * expectations of its own; the recovery's live read, answered meanwhile, must not release
  * those: the cache agreeing with a LIST read before the deletions took effect says
@@ -1258,6 +1304,7 @@ main(void)
 		T(manager_releases_inherited_expectations_when_the_cache_agrees),
 		T(manager_keeps_inherited_expectations_until_a_live_read_succeeds),
 		T(manager_recovery_leaves_expectations_of_this_run_alone),
+		T(manager_carries_out_at_most_five_syncs_at_once),
 	};
 #undef T
 	return cmocka_run_group_tests_name("executor", tests, NULL, NULL);
