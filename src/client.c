@@ -24,8 +24,8 @@
  * curl gives it back.
  *
  * For unit tests, client_new_responder makes a client without curl or a kubeconfig whose
- * requests a function answers: the request waits for the rate limit (none by default) and
- * starts as any other, the function is called when it starts, and its answer is delivered
+ * requests a function answers, with no rate limit: a request is queued and started from the
+ * loop as any other, the function is called when it starts, and its answer is delivered
  * from a loop callback of its own, so callers see the same order of callbacks as over the
  * network. Only client_start, client_cancel and client_free know the difference.
  */
