@@ -56,6 +56,7 @@ respond(const char *method, const char *path, const char *content_type, const ch
 	}
 }
 
+/* Notes an answer as "code body [retry-after] [transport-error];". */
 static void
 on_done(const struct client_response *resp, void *arg)
 {
@@ -68,6 +69,7 @@ on_done(const struct client_response *resp, void *arg)
 	    resp->transport_error != NULL ? " transport-error" : "");
 }
 
+/* Notes a stream's data as "data:...;". */
 static void
 on_data(const char *data, size_t len, void *arg)
 {

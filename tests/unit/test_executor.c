@@ -87,6 +87,7 @@ setup(void **state)
 	return 0;
 }
 
+/* Frees the test's harness. */
 static int
 teardown(void **state)
 {
@@ -1028,6 +1029,7 @@ managed_new(struct harness *h, int with_client)
 	return mg;
 }
 
+/* Frees the manager and its informer set (not the harness). */
 static void
 managed_free(struct managed *mg)
 {
@@ -1076,12 +1078,14 @@ managed_run(struct managed *mg, int (*until)(struct managed *))
 	assert_int_equal(manager_stop(mg->m), 0);
 }
 
+/* Until: a status was written. */
 static int
 status_written(struct managed *mg)
 {
 	return fake_apiserver_count(mg->h->fake, "PUT", "replicasets/foobar/status") > 0;
 }
 
+/* Until: two pods were created. */
 static int
 two_pods_created(struct managed *mg)
 {
@@ -1187,6 +1191,7 @@ manager_keeps_inherited_expectations_until_a_live_read_succeeds(void **state)
 	managed_free(mg);
 }
 
+/* Until: two pods were deleted. */
 static int
 two_pods_deleted(struct managed *mg)
 {
@@ -1199,6 +1204,7 @@ struct in_flight_check {
 	int most;
 };
 
+/* At each pod POST: notes how many executions are in flight. */
 static void
 note_in_flight(struct fake_apiserver *fake, const struct recorded_request *rq, void *arg)
 {
@@ -1210,6 +1216,7 @@ note_in_flight(struct fake_apiserver *fake, const struct recorded_request *rq, v
 		ic->most = executor_in_flight(ic->e);
 }
 
+/* Until: seven pods were created. */
 static int
 seven_pods_created(struct managed *mg)
 {
