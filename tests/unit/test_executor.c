@@ -296,6 +296,7 @@ struct slow_start_case {
 	const char *name;
 	int replicas;
 	int fail_from;
+	int fail_to;			/* the last to fail; 0: all from fail_from on */
 	const char *batches;		/* the POSTs, per batch */
 	int successes;
 	long long adds_left;		/* expectations after the skipped ones are lowered */
@@ -306,18 +307,20 @@ struct slow_start_case {
 
 static const struct slow_start_case slow_start_cases[] = {
 	/* TestSlowStartBatch, count 10 */
-	{ "callLimit = 0 (all fail)", 10, 1, "1", 0, 0, "replicasets=100", 0 },
-	{ "callLimit = count (all succeed)", 10, 0, "1,2,4,3", 10, 10,
+	{ "callLimit = 0 (all fail)", 10, 1, 0, "1", 0, 0, "replicasets=100", 0 },
+	{ "callLimit = count (all succeed)", 10, 0, 0, "1,2,4,3", 10, 10,
 	    "pods=109;replicasets=110", 0 },
-	{ "callLimit < count (some succeed)", 10, 6, "1,2,4", 5, 5,
+	{ "callLimit < count (some succeed)", 10, 6, 0, "1,2,4", 5, 5,
 	    "pods=104;replicasets=105", 1 },
+	/* one failure, the 7th: its batch is the last, 4 not made */
+	{ "the 7th fails", 10, 7, 7, "1,2,4", 6, 6, "pods=105;replicasets=106", 0 },
 	/* TestSyncReplicaSetCreateFailures: CreateLimit 10, 100 replicas; at most
 	 * 1+2+4+8 create calls */
-	{ "create limit 10 of 100", 100, 11, "1,2,4,8", 10, 10, "pods=109;replicasets=110",
-	    1 },
+	{ "create limit 10 of 100", 100, 11, 0, "1,2,4,8", 10, 10,
+	    "pods=109;replicasets=110", 1 },
 	/* TestControllerBurstReplicas with kube's burst of 500: 600 wanted, 500 asked for
 	 * (events not checked: past 25 the spam filter drops them) */
-	{ "burst of 500", 600, 0, "1,2,4,8,16,32,64,128,245", 500, 500,
+	{ "burst of 500", 600, 0, 0, "1,2,4,8,16,32,64,128,245", 500, 500,
 	    "pods=599;replicasets=600", -1 },
 };
 
@@ -330,7 +333,7 @@ creations_go_out_in_slow_start_batches(void **state)
 	for (size_t i = 0; i < NELEM(slow_start_cases); i++) {
 		const struct slow_start_case *tc = &slow_start_cases[i];
 		struct harness *h = harness_new(fixture_new());
-		struct fake_fault fault = { "POST", "pods", tc->fail_from, 0, 500,
+		struct fake_fault fault = { "POST", "pods", tc->fail_from, tc->fail_to, 500,
 		    "InternalError", "fake error", NULL };
 		char *want_events, *created;
 
