@@ -30,10 +30,17 @@
  * Lifetime: a request belongs to the client until on_done returns or it is cancelled.
  * A request cancelled from inside its own write callback is only marked, and freed when
  * curl gives it back.
+ *
+ * For unit tests, client_new_responder makes a client without curl or a kubeconfig whose
+ * requests a function answers, with no rate limit: a request is queued and started from the
+ * loop as any other, the function is called when it starts, and its answer is delivered
+ * from a loop callback of its own, so callers see the same order of callbacks as over the
+ * network. Only client_start, client_cancel and client_free know the difference.
  */
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
@@ -76,6 +83,7 @@ struct client_request {
 	int status_seen;	/* a status line arrived: the connection is known */
 	int counted;		/* in rest_client_requests_total already */
 	double queued_at;	/* monotonic seconds */
+	int reply_code;		/* a responder's answer (0: none, errbuf says why) */
 	char errbuf[CURL_ERROR_SIZE];
 	TAILQ_ENTRY(client_request) link;	/* in client->waiting, then client->active */
 };
@@ -100,10 +108,14 @@ struct client {
 	struct metrics_family *requests_total;	/* NULL without metrics */
 	struct metrics_family *request_duration;
 	struct metrics_family *rate_limiter_duration;
+	client_responder_cb responder;	/* tests: answers instead of curl (and config) */
+	void *responder_arg;
+	struct event *deliver;		/* hands the responder's answers back */
 };
 
 static void client_start_waiting(struct client *c);
 static void client_finish(struct client *c, struct client_request *r, CURLcode result);
+static void client_respond(struct client *c, struct client_request *r);
 
 /* Monotonic time in seconds. */
 static double
@@ -501,6 +513,10 @@ client_start(struct client *c, struct client_request *r)
 {
 	char *error = NULL;
 
+	if (c->responder != NULL) {
+		client_respond(c, r);
+		return;
+	}
 	if (client_prepare(c, r, &error) != 0 ||
 	    curl_multi_add_handle(c->multi, r->easy) != CURLM_OK) {
 		log_error("request failed before sending method=%s url=%s err=\"%s\"", r->method,
@@ -579,7 +595,7 @@ client_enqueue(struct client *c, const char *method, const char *path,
 
 	r->client = c;
 	r->method = xstrdup(method);
-	r->url = xasprintf("%s%s", c->config->server, path);
+	r->url = xasprintf("%s%s", c->config != NULL ? c->config->server : "", path);
 	if (body != NULL) {
 		r->body = xmalloc(len + 1);
 		memcpy(r->body, body, len);
@@ -673,7 +689,8 @@ client_cancel(struct client_request *r)
 	}
 	if (r->in_write)
 		return;		/* curl gets 0 from the write callback and gives it back */
-	curl_multi_remove_handle(c->multi, r->easy);
+	if (r->easy != NULL)
+		curl_multi_remove_handle(c->multi, r->easy);
 	TAILQ_REMOVE(&c->active, r, link);
 	client_request_free(r);
 }
@@ -737,7 +754,8 @@ client_free(struct client *c)
 	}
 	while ((r = TAILQ_FIRST(&c->active)) != NULL) {
 		TAILQ_REMOVE(&c->active, r, link);
-		curl_multi_remove_handle(c->multi, r->easy);
+		if (r->easy != NULL)
+			curl_multi_remove_handle(c->multi, r->easy);
 		client_request_free(r);
 	}
 	if (c->multi != NULL)
@@ -749,17 +767,90 @@ client_free(struct client *c)
 	if (c->kick != NULL)
 		event_free(c->kick);
 	free(c->host);
+	if (c->deliver != NULL)
+		event_free(c->deliver);
 	free(c);
 }
 
 const char *
 client_server(const struct client *c)
 {
-	return c->config->server;
+	return c->config != NULL ? c->config->server : "responder";
 }
 
 struct event_base *
 client_base(const struct client *c)
 {
 	return c->base;
+}
+
+/* --- answering from a function (tests) ----------------------------------------------- */
+
+/* Hands every answered request to its owner, in the order they started. */
+static void
+client_deliver(evutil_socket_t fd, short what, void *arg)
+{
+	struct client *c = arg;
+	struct client_request *r;
+	struct client_response resp;
+
+	(void)fd;
+	(void)what;
+	while ((r = TAILQ_FIRST(&c->active)) != NULL) {
+		TAILQ_REMOVE(&c->active, r, link);
+		resp.http_code = r->reply_code;
+		resp.body = r->response.data != NULL ? r->response.data : "";
+		resp.len = r->response.len;
+		resp.retry_after = r->retry_after;
+		resp.transport_error = r->reply_code == 0 ? r->errbuf : NULL;
+		if (r->streaming && r->reply_code / 100 == 2 && resp.len > 0) {
+			r->in_write = 1;
+			r->on_data(resp.body, resp.len, r->arg);
+			r->in_write = 0;
+			resp.body = "";
+			resp.len = 0;
+		}
+		if (!r->cancelled && r->on_done != NULL)
+			r->on_done(&resp, r->arg);
+		client_request_free(r);
+	}
+}
+
+/* Starts r by asking the responder; the answer goes back from client_deliver. */
+static void
+client_respond(struct client *c, struct client_request *r)
+{
+	struct client_reply reply = { 0, NULL, NULL };
+
+	c->responder(r->method, r->url, r->content_type, r->body, r->body_len, &reply,
+	    c->responder_arg);
+	r->reply_code = reply.http_code;
+	if (reply.body != NULL)
+		buf_append_str(&r->response, reply.body);
+	free(reply.body);
+	r->retry_after = reply.retry_after;
+	if (reply.http_code == 0)
+		snprintf(r->errbuf, sizeof r->errbuf, "the responder sent no response");
+	r->started = 1;
+	TAILQ_INSERT_TAIL(&c->active, r, link);
+	event_active(c->deliver, EV_TIMEOUT, 0);
+}
+
+struct client *
+client_new_responder(struct event_base *base, client_responder_cb responder, void *arg)
+{
+	struct client *c = xcalloc(1, sizeof *c);
+
+	c->base = base;
+	c->responder = responder;
+	c->responder_arg = arg;
+	c->burst = 1;
+	c->tokens = c->burst;
+	c->refilled_at = client_now();
+	TAILQ_INIT(&c->waiting);
+	TAILQ_INIT(&c->active);
+	c->throttle_timer = evtimer_new(base, client_throttle_expired, c);
+	c->kick = event_new(base, -1, 0, client_kick, c);
+	c->deliver = event_new(base, -1, 0, client_deliver, c);
+	return c;
 }

@@ -54,6 +54,26 @@ struct client_request *client_stream(struct client *c, const char *path,
 /* Abandons a request: no callback will be called for it. Safe from inside its on_data. */
 void client_cancel(struct client_request *r);
 
+/* What a responder answers: http_code 0 for no response (a transport error); body (a
+ * string) and retry_after are malloc'd or NULL, and taken by the client. */
+struct client_reply {
+	int http_code;
+	char *body;
+	char *retry_after;
+};
+
+/* Answers a request: path is the path and query; body (len bytes, NUL-terminated) and
+ * content_type are NULL when the request has none. */
+typedef void (*client_responder_cb)(const char *method, const char *path,
+    const char *content_type, const char *body, size_t len, struct client_reply *reply,
+    void *arg);
+
+/* Creates a client for tests whose requests responder answers, with no network and no
+ * rate limit: each request is answered when it starts, and the answer is delivered from
+ * the loop as a real response is (streams get the whole body in one piece). */
+struct client *client_new_responder(struct event_base *base, client_responder_cb responder,
+    void *arg);
+
 /* The loop the client runs on. */
 struct event_base *client_base(const struct client *c);
 

@@ -74,6 +74,7 @@ struct execution {
 	int created;			/* creations that succeeded (or need not be made) */
 	int status_tries;
 	struct event *finish_event;
+	TAILQ_HEAD(, request) requests;	/* in flight */
 	TAILQ_ENTRY(execution) link;
 };
 
@@ -82,6 +83,8 @@ struct request {
 	struct execution *x;
 	enum { REQUEST_ACTION, REQUEST_RECHECK, REQUEST_REREAD } kind;
 	struct action *action;
+	struct restops_request *req;
+	TAILQ_ENTRY(request) link;	/* in x->requests */
 };
 
 struct executor {
@@ -279,6 +282,8 @@ request_send(struct execution *x, int kind, struct action *a, const cJSON *body)
 		free(rq);
 		return -1;
 	}
+	rq->req = req;
+	TAILQ_INSERT_TAIL(&x->requests, rq, link);
 	x->pending++;
 	return 0;
 }
@@ -458,6 +463,7 @@ request_done(struct restops_result *res, void *arg)
 	struct request *rq = arg;
 	struct execution *x = rq->x;
 
+	TAILQ_REMOVE(&x->requests, rq, link);
 	x->pending--;
 	if (rq->kind == REQUEST_RECHECK) {
 		recheck_done(x, res);
@@ -501,9 +507,18 @@ executor_batch_size(int n, int sent, int previous)
 	return size < n - sent ? size : n - sent;
 }
 
+/* Frees x, abandoning its requests still out. */
 static void
 execution_free(struct execution *x)
 {
+	struct request *rq;
+
+	/* Requests still out (the executor is freed early): nobody is told of them. */
+	while ((rq = TAILQ_FIRST(&x->requests)) != NULL) {
+		TAILQ_REMOVE(&x->requests, rq, link);
+		restops_cancel(rq->req);
+		free(rq);
+	}
 	sync_result_clear(&x->r);
 	free(x->manage_error);
 	if (x->finish_event != NULL)
@@ -674,6 +689,7 @@ executor_run(struct executor *e, struct controller *c, struct sync_result *r,
 	memset(r, 0, sizeof *r);
 	x->done = done;
 	x->arg = arg;
+	TAILQ_INIT(&x->requests);
 	x->finish_event = event_new(e->base, -1, 0, execution_finish_cb, x);
 	if (x->finish_event == NULL) {
 		execution_free(x);

@@ -24,7 +24,10 @@
  * did. They are released per owner as soon as a live LIST of the owner's pods, read after
  * the restart, shows the same active pods as the cache: whatever the earlier run's
  * requests did is then in the cache, and whatever they did not do never will be. Waiting
- * out the five-minute timeout instead would stall every owner a crash interrupted.
+ * out the five-minute timeout instead would stall every owner a crash interrupted. Only
+ * the inherited row is released: once a sync of this run has set expectations of its
+ * own (the inherited ones had timed out), the recovery of that owner ends, since a LIST
+ * read before this run's requests took effect says nothing about them.
  */
 #include "config.h"
 
@@ -266,6 +269,7 @@ struct recovery {
 	TAILQ_ENTRY(recovery) link;
 	char *key;
 	char *owner_uid;
+	double set_at;		/* when the inherited expectations were set */
 	char *path;		/* the live LIST of its pods */
 	struct event *retry;
 };
@@ -363,6 +367,26 @@ recovery_retry(evutil_socket_t fd, short what, void *arg)
 	recovery_send(arg);
 }
 
+/* Returns 1 if rc's owner still has the expectations it inherited: not replaced by a
+ * sync of this run, nor deleted. */
+static int
+recovery_inherited(struct recovery *rc)
+{
+	long long adds, deletes;
+	double set_at;
+	char *error = NULL;
+	int found;
+
+	if (expectations_get(rc->r->controller->expectations, rc->key, &found, &adds, &deletes,
+	    &set_at, &error) != 0) {
+		log_error("%s %s: reading expectations: %s", rc->r->controller->type->name,
+		    rc->key, error);
+		free(error);
+		return 1;	/* ask again later */
+	}
+	return found && set_at == rc->set_at;
+}
+
 /* The live list is in: release the expectations if the cache agrees, else read again. */
 static void
 recovery_done(const struct client_response *resp, void *arg)
@@ -375,6 +399,12 @@ recovery_done(const struct client_response *resp, void *arg)
 	int agree = 0;
 
 	rc->request = NULL;
+	if (!recovery_inherited(rc)) {
+		log_v(2, "%s %s: this run has set expectations of its own; the earlier run's "
+		    "are gone", rc->r->controller->type->name, rc->key);
+		recovery_free(rc);
+		return;
+	}
 	if (resp->http_code / 100 == 2 && (list = cJSON_ParseWithLength(resp->body,
 	    resp->len)) != NULL) {
 		/* What arrived before this response was applied is in the cache now. */
@@ -434,7 +464,7 @@ recovery_start(struct running *r)
 	sqlite3_stmt *stmt;
 
 	if (m->client == NULL || sqlite3_prepare_v2(store_db(m->store),
-	    "SELECT e.key, rs.uid, rs.selector, rs.namespace FROM expectations e"
+	    "SELECT e.key, rs.uid, rs.selector, rs.namespace, e.set_at FROM expectations e"
 	    "  JOIN cache_replicasets rs ON rs.namespace || '/' || rs.name = e.key"
 	    " WHERE e.controller = ?1 AND (e.adds > 0 OR e.deletes > 0)", -1, &stmt,
 	    NULL) != SQLITE_OK)
@@ -458,6 +488,7 @@ recovery_start(struct running *r)
 		m->recovering++;
 		rc->key = xstrdup((const char *)sqlite3_column_text(stmt, 0));
 		rc->owner_uid = xstrdup((const char *)sqlite3_column_text(stmt, 1));
+		rc->set_at = sqlite3_column_double(stmt, 4);
 		buf_init(&path);
 		char *base = restops_path(resource_find("pods"),
 		    (const char *)sqlite3_column_text(stmt, 3), NULL, NULL, NULL);

@@ -35,282 +35,14 @@
 #include "controller.h"
 #include "controllers/replicaset.h"
 #include "expectations.h"
+#include "fixtures.h"
 #include "json.h"
 #include "resource.h"
 #include "store.h"
 #include "timeutil.h"
 #include "util.h"
 
-#define NOW 1767225600.0	/* 2026-01-01T00:00:00Z */
-#define HOUR 3600.0
-#define DAY (24 * HOUR)
-#define KEY "default/foobar"
-#define NELEM(a) (sizeof (a) / sizeof (a)[0])
-
-/* --- fixtures -------------------------------------------------------------------------- */
-
-struct fixture {
-	struct store *store;
-	struct controller *c;
-	const struct resource *pods;
-	const struct resource *replicasets;
-};
-
-/* An in-memory store and a ReplicaSet controller over it. */
-static struct fixture *
-fixture_new(void)
-{
-	struct fixture *f = xcalloc(1, sizeof *f);
-	char *error = NULL;
-
-	assert_int_equal(store_open(":memory:", NULL, &f->store, &error), 0);
-	f->c = controller_new(&replicaset_controller_type, f->store, &error);
-	assert_non_null(f->c);
-	f->pods = resource_find("pods");
-	f->replicasets = resource_find("replicasets");
-	return f;
-}
-
-/* Frees f, its controller and its store. */
-static void
-fixture_free(struct fixture *f)
-{
-	controller_free(f->c);
-	store_close(f->store);
-	free(f);
-}
-
-/* A fresh fixture for each test. */
-static int
-setup(void **state)
-{
-	*state = fixture_new();
-	return 0;
-}
-
-/* Frees the test's fixture. */
-static int
-teardown(void **state)
-{
-	fixture_free(*state);
-	return 0;
-}
-
-/* Adds member name = t as the apiserver writes times. */
-static void
-add_time(cJSON *o, const char *name, double t)
-{
-	char stamp[TIME_RFC3339_SIZE];
-
-	time_format_rfc3339((time_t)t, stamp);
-	cJSON_AddStringToObject(o, name, stamp);
-}
-
-/* Parses JSON the test wrote. */
-static cJSON *
-parse(const char *text)
-{
-	cJSON *json = cJSON_Parse(text);
-
-	if (json == NULL)
-		fail_msg("bad test JSON: %s", text);
-	return json;
-}
-
-/*
- * A ReplicaSet as kube's newReplicaSet fixture makes it: name foobar in default, uid
- * "uid-<name>", resourceVersion 18, controlled by owner uid 123, selector matchLabels
- * {foo: bar}, template labels {name: foo, type: production}.
- */
-struct rs {
-	const char *name;	/* NULL: foobar */
-	int replicas;
-	const char *selector;	/* matchLabels JSON; NULL: {"foo":"bar"} */
-	int no_selector;	/* no spec.selector at all */
-	const char *controller;	/* the controller owner's uid; NULL: "123"; "": none */
-	int min_ready;
-	double deleting;	/* deletionTimestamp; 0: none */
-	const char *status;	/* status JSON; NULL: none */
-	long long generation;	/* 0: none */
-	const char *uid;	/* NULL: "uid-<name>" */
-	const char *ns;		/* NULL: default */
-	const char *template_labels;	/* NULL: {"name":"foo","type":"production"} */
-	const char *rv;		/* NULL: "18" */
-};
-
-/* Returns the ReplicaSet object r describes. */
-static cJSON *
-rs_new(const struct rs *r)
-{
-	const char *name = r->name != NULL ? r->name : "foobar";
-	cJSON *rs = cJSON_CreateObject(), *meta, *spec, *sel, *template, *tmeta;
-	char *uid = r->uid != NULL ? xstrdup(r->uid) : xasprintf("uid-%s", name);
-
-	cJSON_AddStringToObject(rs, "apiVersion", "apps/v1");
-	cJSON_AddStringToObject(rs, "kind", "ReplicaSet");
-	meta = cJSON_AddObjectToObject(rs, "metadata");
-	cJSON_AddStringToObject(meta, "name", name);
-	cJSON_AddStringToObject(meta, "namespace", r->ns != NULL ? r->ns : "default");
-	cJSON_AddStringToObject(meta, "uid", uid);
-	cJSON_AddStringToObject(meta, "resourceVersion", r->rv != NULL ? r->rv : "18");
-	if (r->generation != 0)
-		cJSON_AddNumberToObject(meta, "generation", (double)r->generation);
-	add_time(meta, "creationTimestamp", NOW - DAY);
-	if (r->deleting != 0)
-		add_time(meta, "deletionTimestamp", r->deleting);
-	if (r->controller == NULL || *r->controller != '\0') {
-		cJSON *refs = cJSON_AddArrayToObject(meta, "ownerReferences");
-		cJSON *ref = cJSON_CreateObject();
-		cJSON_AddStringToObject(ref, "apiVersion", "apps/v1");
-		cJSON_AddStringToObject(ref, "kind", "Deployment");
-		cJSON_AddStringToObject(ref, "name", "deployment");
-		cJSON_AddStringToObject(ref, "uid", r->controller != NULL ? r->controller : "123");
-		cJSON_AddTrueToObject(ref, "controller");
-		cJSON_AddItemToArray(refs, ref);
-	}
-	spec = cJSON_AddObjectToObject(rs, "spec");
-	cJSON_AddNumberToObject(spec, "replicas", r->replicas);
-	if (r->min_ready != 0)
-		cJSON_AddNumberToObject(spec, "minReadySeconds", r->min_ready);
-	if (!r->no_selector) {
-		sel = cJSON_AddObjectToObject(spec, "selector");
-		cJSON_AddItemToObject(sel, "matchLabels",
-		    parse(r->selector != NULL ? r->selector : "{\"foo\":\"bar\"}"));
-	}
-	template = cJSON_AddObjectToObject(spec, "template");
-	tmeta = cJSON_AddObjectToObject(template, "metadata");
-	cJSON_AddItemToObject(tmeta, "labels", parse(r->template_labels != NULL ?
-	    r->template_labels : "{\"name\":\"foo\",\"type\":\"production\"}"));
-	cJSON_AddItemToObject(template, "spec", parse("{\"containers\":[{\"name\":\"c\","
-	    "\"image\":\"foo/bar\"}],\"restartPolicy\":\"Always\",\"dnsPolicy\":\"Default\","
-	    "\"nodeSelector\":{\"baz\":\"blah\"}}"));
-	if (r->status != NULL)
-		cJSON_AddItemToObject(rs, "status", parse(r->status));
-	free(uid);
-	return rs;
-}
-
-/* A pod. Its controller owner (if any) is the ReplicaSet owner with uid "uid-<owner>". */
-struct pod {
-	const char *name;
-	const char *owner;	/* the controlling ReplicaSet's name; NULL: none */
-	const char *labels;	/* JSON; NULL: {"foo":"bar"} */
-	const char *phase;	/* NULL: none */
-	const char *node;	/* spec.nodeName; NULL: unscheduled */
-	const char *ready;	/* the Ready condition's status; NULL: no condition */
-	double ready_since;	/* its lastTransitionTime; 0: none */
-	double created;		/* 0: none */
-	double deleting;	/* deletionTimestamp; 0: none */
-	const char *cost;	/* the pod-deletion-cost annotation; NULL: none */
-	int restarts;
-	const char *ns;		/* NULL: default */
-	const char *owners;	/* ownerReferences JSON, instead of owner's */
-	const char *owner_uid;	/* the controller reference's uid; NULL: "uid-<owner>" */
-	const char *rv;		/* NULL: "1" */
-};
-
-/* Returns the pod object p describes. */
-static cJSON *
-pod_new(const struct pod *p)
-{
-	cJSON *pod = cJSON_CreateObject(), *meta, *spec, *status;
-	char *uid = xasprintf("uid-%s", p->name);
-
-	cJSON_AddStringToObject(pod, "apiVersion", "v1");
-	cJSON_AddStringToObject(pod, "kind", "Pod");
-	meta = cJSON_AddObjectToObject(pod, "metadata");
-	cJSON_AddStringToObject(meta, "name", p->name);
-	cJSON_AddStringToObject(meta, "namespace", p->ns != NULL ? p->ns : "default");
-	cJSON_AddStringToObject(meta, "uid", uid);
-	cJSON_AddStringToObject(meta, "resourceVersion", p->rv != NULL ? p->rv : "1");
-	if (p->created != 0)
-		add_time(meta, "creationTimestamp", p->created);
-	if (p->deleting != 0)
-		add_time(meta, "deletionTimestamp", p->deleting);
-	cJSON_AddItemToObject(meta, "labels",
-	    parse(p->labels != NULL ? p->labels : "{\"foo\":\"bar\"}"));
-	if (p->cost != NULL) {
-		cJSON *annotations = cJSON_AddObjectToObject(meta, "annotations");
-		cJSON_AddStringToObject(annotations, "controller.kubernetes.io/pod-deletion-cost",
-		    p->cost);
-	}
-	if (p->owners != NULL) {
-		cJSON_AddItemToObject(meta, "ownerReferences", parse(p->owners));
-	} else if (p->owner != NULL) {
-		cJSON *refs = cJSON_AddArrayToObject(meta, "ownerReferences");
-		cJSON *ref = cJSON_CreateObject();
-		char *owner_uid = p->owner_uid != NULL ? xstrdup(p->owner_uid) :
-		    xasprintf("uid-%s", p->owner);
-		cJSON_AddStringToObject(ref, "apiVersion", "apps/v1");
-		cJSON_AddStringToObject(ref, "kind", "ReplicaSet");
-		cJSON_AddStringToObject(ref, "name", p->owner);
-		cJSON_AddStringToObject(ref, "uid", owner_uid);
-		cJSON_AddTrueToObject(ref, "controller");
-		cJSON_AddTrueToObject(ref, "blockOwnerDeletion");
-		cJSON_AddItemToArray(refs, ref);
-		free(owner_uid);
-	}
-	spec = cJSON_AddObjectToObject(pod, "spec");
-	if (p->node != NULL)
-		cJSON_AddStringToObject(spec, "nodeName", p->node);
-	status = cJSON_AddObjectToObject(pod, "status");
-	if (p->phase != NULL)
-		cJSON_AddStringToObject(status, "phase", p->phase);
-	if (p->ready != NULL) {
-		cJSON *conditions = cJSON_AddArrayToObject(status, "conditions");
-		cJSON *c = cJSON_CreateObject();
-		cJSON_AddStringToObject(c, "type", "Ready");
-		cJSON_AddStringToObject(c, "status", p->ready);
-		if (p->ready_since != 0)
-			add_time(c, "lastTransitionTime", p->ready_since);
-		cJSON_AddItemToArray(conditions, c);
-	}
-	if (p->restarts != 0) {
-		cJSON *statuses = cJSON_AddArrayToObject(status, "containerStatuses");
-		cJSON *cs = cJSON_CreateObject();
-		cJSON_AddStringToObject(cs, "name", "c");
-		cJSON_AddNumberToObject(cs, "restartCount", p->restarts);
-		cJSON_AddItemToArray(statuses, cs);
-	}
-	free(uid);
-	return pod;
-}
-
-/* Writes object (taken) into r's table. */
-static void
-upsert(struct fixture *f, const struct resource *r, cJSON *object)
-{
-	char *error = NULL;
-
-	if (store_upsert_object(f->store, r, object, 1, NULL, NULL, &error) != 0)
-		fail_msg("upsert: %s", error);
-	cJSON_Delete(object);
-}
-
-/* Writes the ReplicaSet r describes into the cache. */
-static void
-add_rs(struct fixture *f, const struct rs *r)
-{
-	upsert(f, f->replicasets, rs_new(r));
-}
-
-/* Writes the pod p describes into the cache. */
-static void
-add_pod(struct fixture *f, const struct pod *p)
-{
-	upsert(f, f->pods, pod_new(p));
-}
-
-/* Syncs key at now into *r; the sync must not fail. */
-static void
-sync_key(struct fixture *f, const char *key, double now, struct sync_result *r)
-{
-	char *error = NULL;
-
-	memset(r, 0, sizeof *r);
-	if (f->c->type->sync(f->c, key, now, r, &error) != 0)
-		fail_msg("sync %s: %s", key, error);
-}
+/* --- helpers -------------------------------------------------------------------------- */
 
 /* The names of the pods r deletes, in order, as "a,b,c". */
 static char *
@@ -1156,7 +888,7 @@ failure_condition_is_appended_and_removed_alone(void **state)
 		int changed;
 
 		if (cases[i].conditions != NULL)
-			cJSON_AddItemToObject(status, "conditions", parse(cases[i].conditions));
+			cJSON_AddItemToObject(status, "conditions", fixture_parse(cases[i].conditions));
 		changed = cases[i].set ?
 		    replicaset_status_set_failure(status, 1, "m", "2026-01-01T00:00:00Z") :
 		    replicaset_status_clear_failure(status);
@@ -1370,7 +1102,7 @@ claim_patches_are_kubes_bytes(void **state)
 		    .owner = cases[i].owned ? "foobar" : NULL, .owner_uid = cases[i].rs_uid });
 		cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(pod,
 		    "metadata"), "uid", cJSON_CreateString(cases[i].pod_uid));
-		upsert(f, f->pods, pod);
+		fixture_upsert(f, f->pods, pod);
 		sync_key(f, KEY, NOW, &r);
 		assert_int_equal(r.nclaims, 1);
 		assert_string_equal(r.claims[0].verb, cases[i].owned ? "release" : "adopt");
@@ -1769,7 +1501,7 @@ sync_waits_for_its_burst_to_be_observed(void **state)
 		snprintf(name, sizeof name, "pod%03d", i);
 		pod = pod_new(&(struct pod){ .name = name, .owner = "foobar",
 		    .phase = "Pending" });
-		upsert(f, f->pods, cJSON_Duplicate(pod, 1));
+		fixture_upsert(f, f->pods, cJSON_Duplicate(pod, 1));
 		got = deliver(f, INFORMER_ADDED, f->pods, pod, NULL);
 		assert_string_equal(got, KEY);
 		free(got);
@@ -1990,12 +1722,12 @@ pod_from_template_keeps_only_what_kube_keeps(void **state)
 	cJSON *tmeta = (cJSON *)json_path(rs, "spec.template.metadata");
 	char *got;
 
-	cJSON_AddItemToObject(tmeta, "annotations", parse("{\"a\":\"b\"}"));
-	cJSON_AddItemToObject(tmeta, "finalizers", parse("[\"f\"]"));
+	cJSON_AddItemToObject(tmeta, "annotations", fixture_parse("{\"a\":\"b\"}"));
+	cJSON_AddItemToObject(tmeta, "finalizers", fixture_parse("[\"f\"]"));
 	cJSON_AddStringToObject(tmeta, "name", "template-name");
 	cJSON_AddStringToObject(tmeta, "generateName", "hello-");
 	cJSON_AddStringToObject(tmeta, "uid", "template-uid");
-	cJSON_AddItemToObject(tmeta, "ownerReferences", parse("[{\"uid\":\"x\"}]"));
+	cJSON_AddItemToObject(tmeta, "ownerReferences", fixture_parse("[{\"uid\":\"x\"}]"));
 	pod = replicaset_pod_from_template(rs);
 	cJSON_DeleteItemFromObjectCaseSensitive(pod, "spec");
 	got = cJSON_PrintUnformatted(pod);
@@ -2254,7 +1986,7 @@ replicaset_delete_drops_its_expectations_and_write_records(void **state)
 int
 main(void)
 {
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, fixture_setup, fixture_teardown)
 	const struct CMUnitTest tests[] = {
 		/* 13.1 ranking */
 		cmocka_unit_test(pod_less_is_false_both_ways_for_equivalent_pods),

@@ -1,0 +1,1321 @@
+/*
+ * test_executor.c - carrying out a ReplicaSet sync against an apiserver: the order and
+ * number of requests, the expectations and write records left in the store, the events,
+ * and the outcome the workqueue gets.
+ *
+ * Each test writes ReplicaSets and pods into an in-memory store, syncs the key, and hands
+ * the result to a real executor on a real event loop; its requests go through restops and
+ * the REST client to the fixtures' fake apiserver (client_new_responder), which records
+ * them and answers as an apiserver would unless a fault of the test matches first.
+ *
+ * The cases are kube-controller-manager v1.36's (pkg/controller/replicaset/
+ * replica_set_test.go, pkg/controller/controller_utils_test.go), as data; where kube
+ * checks a fake PodControl's counters or a fake clientset's actions, these check the
+ * requests that reached the apiserver. Deliberate differences, asserted as sqlkcm has
+ * them: a delete carries the pod's uid as a precondition; the live recheck of the owner
+ * happens only before an adoption, not before a release.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "action.h"
+#include "consistency.h"
+#include "controller.h"
+#include "eventrecorder.h"
+#include "executor.h"
+#include "expectations.h"
+#include "fixtures.h"
+#include "informer.h"
+#include "json.h"
+#include "resource.h"
+#include "manager.h"
+#include "store.h"
+#include "timeutil.h"
+#include "util.h"
+
+/* A fixture, a fake apiserver, and an executor sending to it. */
+struct harness {
+	struct fixture *f;
+	struct fake_apiserver *fake;
+	struct eventrecorder *events;
+	struct executor *e;
+	int done;			/* times the done callback ran */
+	struct executor_outcome outcome;
+	char *dir;			/* for tests with a database file */
+};
+
+/* Builds the harness over f. */
+static struct harness *
+harness_new(struct fixture *f)
+{
+	struct harness *h = xcalloc(1, sizeof *h);
+
+	h->f = f;
+	h->fake = fake_apiserver_new(f);
+	h->events = eventrecorder_new(h->fake->client, "replicaset-controller");
+	h->e = executor_new(h->fake->client, f->store, NULL, h->events);
+	return h;
+}
+
+/* Frees the harness and its fixture. */
+static void
+harness_free(struct harness *h)
+{
+	executor_free(h->e);
+	eventrecorder_free(h->events);
+	fake_apiserver_free(h->fake);
+	fixture_free(h->f);
+	free(h);
+}
+
+/* A harness over an in-memory store for each test. */
+static int
+setup(void **state)
+{
+	*state = harness_new(fixture_new());
+	return 0;
+}
+
+/* Frees the test's harness. */
+static int
+teardown(void **state)
+{
+	harness_free(*state);
+	return 0;
+}
+
+/* The executor's done callback: keeps the outcome. */
+static void
+on_done(const char *key, const struct executor_outcome *outcome, void *arg)
+{
+	struct harness *h = arg;
+
+	assert_string_equal(key, KEY);
+	h->done++;
+	h->outcome = *outcome;
+}
+
+/* Syncs KEY, carries the result out, and runs the loop until everything (events too) is
+ * sent. */
+static void
+carry_out(struct harness *h)
+{
+	struct sync_result r;
+	char *error = NULL;
+
+	sync_key(h->f, KEY, time_now(), &r);
+	h->done = 0;
+	memset(&h->outcome, 0, sizeof h->outcome);
+	if (executor_run(h->e, h->f->c, &r, on_done, h, &error) != 0)
+		fail_msg("executor_run: %s", error);
+	assert_int_equal(h->done, 0);	/* never from inside executor_run */
+	fake_apiserver_run(h->fake);
+	assert_int_equal(h->done, 1);
+	assert_int_equal(executor_in_flight(h->e), 0);
+	sync_result_clear(&r);
+}
+
+/* Fails unless the outcome is (failed, retry_now). */
+static void
+assert_outcome(const struct harness *h, int failed, int retry_now)
+{
+	if (h->outcome.failed != failed || h->outcome.retry_now != retry_now)
+		fail_msg("outcome failed=%d retry_now=%d, want failed=%d retry_now=%d",
+		    h->outcome.failed, h->outcome.retry_now, failed, retry_now);
+}
+
+/* Fails unless the requests (events left out) are want. */
+static void
+assert_requests(const struct harness *h, const char *want)
+{
+	char *got = fake_apiserver_requests(h->fake);
+
+	if (strcmp(got, want) != 0)
+		fail_msg("requests:\n  got  %s\n  want %s", got, want);
+	free(got);
+}
+
+/* Fails unless the requests of method on path went out in batches want ("1,2,4"). */
+static void
+assert_batches(const struct harness *h, const char *method, const char *path,
+    const char *want)
+{
+	char *got = fake_apiserver_batches(h->fake, method, path);
+
+	if (strcmp(got, want) != 0)
+		fail_msg("%s %s batches: got \"%s\", want \"%s\"", method, path, got, want);
+	free(got);
+}
+
+/* Fails unless KEY's expectations are (adds, deletes); -99 for no row. */
+static void
+assert_expectations(const struct harness *h, long long adds, long long deletes)
+{
+	long long a = -99, d = -99;
+	char *error = NULL;
+	int found;
+
+	if (expectations_get(h->f->c->expectations, KEY, &found, &a, &d, NULL, &error) != 0)
+		fail_msg("expectations_get: %s", error);
+	if (!found)
+		a = d = -99;
+	if (a != adds || d != deletes)
+		fail_msg("expectations adds=%lld deletes=%lld, want adds=%lld deletes=%lld", a, d,
+		    adds, deletes);
+}
+
+/* Returns the rows of db's query (one text parameter) as "a=b;c=d" (malloc'd). */
+static char *
+query_pairs(sqlite3 *db, const char *sql, const char *param)
+{
+	sqlite3_stmt *stmt;
+	struct buf b;
+
+	buf_init(&b);
+	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	sqlite3_bind_text(stmt, 1, param, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(stmt) == SQLITE_ROW)
+		buf_printf(&b, "%s%s=%s", b.len > 0 ? ";" : "", sqlite3_column_text(stmt, 0),
+		    sqlite3_column_text(stmt, 1));
+	sqlite3_finalize(stmt);
+	return buf_detach(&b);
+}
+
+/* Fails unless KEY's write records (controller_writes) are want, "pods=109;replicasets=110". */
+static void
+assert_writes(const struct harness *h, const char *want)
+{
+	char *got = query_pairs(store_db(h->f->store), "SELECT resource, resource_version"
+	    " FROM controller_writes WHERE controller = 'replicaset' AND key = ?1"
+	    " ORDER BY resource", KEY);
+
+	if (strcmp(got, want) != 0)
+		fail_msg("controller_writes: got \"%s\", want \"%s\"", got, want);
+	free(got);
+}
+
+/* Fails unless the pods KEY still waits to see deleted are want, "default/a=1;...". */
+static void
+assert_expected_deletions(const struct harness *h, const char *want)
+{
+	char *got = query_pairs(store_db(h->f->store), "SELECT pod_key, 1"
+	    " FROM expected_deletions WHERE controller = 'replicaset' AND key = ?1"
+	    " ORDER BY pod_key", KEY);
+
+	if (strcmp(got, want) != 0)
+		fail_msg("expected_deletions: got \"%s\", want \"%s\"", got, want);
+	free(got);
+}
+
+/* Fails unless the event POSTs are want ("type reason: message;..."). */
+static void
+assert_events(const struct harness *h, const char *want)
+{
+	char *got = fake_apiserver_events(h->fake);
+
+	if (strcmp(got, want) != 0)
+		fail_msg("events:\n  got  %s\n  want %s", got, want);
+	free(got);
+}
+
+/* Returns the n-th (from 0) request of method on path; fails if there is none. */
+static const struct recorded_request *
+nth_request(const struct harness *h, const char *method, const char *path, int n)
+{
+	for (int i = 0; i < h->fake->nrequests; i++) {
+		const struct recorded_request *rq = &h->fake->requests[i];
+		if (strcmp(rq->method, method) == 0 && strcmp(rq->short_path, path) == 0 &&
+		    n-- == 0)
+			return rq;
+	}
+	fail_msg("no such request: %s %s", method, path);
+	return NULL;
+}
+
+/* The ReplicaFailure condition of a status PUT as "reason: message", or "" when none. */
+static char *
+failure_condition(const struct recorded_request *rq)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, json_path(rq->json, "status.conditions")) {
+		const cJSON *type = cJSON_GetObjectItemCaseSensitive(c, "type");
+		if (cJSON_IsString(type) && strcmp(type->valuestring, "ReplicaFailure") == 0)
+			return xasprintf("%s: %s",
+			    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "reason")),
+			    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(c, "message")));
+	}
+	return xstrdup("");
+}
+
+/* Fails unless the last status PUT's ReplicaFailure condition is want ("" for none). */
+static void
+assert_failure_condition(const struct harness *h, const char *want)
+{
+	int n = fake_apiserver_count(h->fake, "PUT", "replicasets/foobar/status");
+	char *got;
+
+	assert_true(n > 0);
+	got = failure_condition(nth_request(h, "PUT", "replicasets/foobar/status", n - 1));
+	if (strcmp(got, want) != 0)
+		fail_msg("ReplicaFailure: got \"%s\", want \"%s\"", got, want);
+	free(got);
+}
+
+/* The events of creations foobar-0 to foobar-<n - 1>. The tenth distinct message of one
+ * reason within ten minutes is sent combined, as client-go's EventAggregator does. */
+static char *
+created_events(int n)
+{
+	struct buf b;
+
+	buf_init(&b);
+	for (int i = 0; i < n; i++)
+		buf_printf(&b, "%sNormal SuccessfulCreate: %sCreated pod: foobar-%d",
+		    b.len > 0 ? ";" : "", i >= 9 ? "(combined from similar events): " : "", i);
+	return buf_detach(&b);
+}
+
+/* --- creations: slow start (TestSlowStartBatch, TestSyncReplicaSetCreateFailures) --------- */
+
+/* A slow start case: replicas wanted, creations failing from the fail_from-th on (0:
+ * none), and what kube's table says comes of it. */
+struct slow_start_case {
+	const char *name;
+	int replicas;
+	int fail_from;
+	int fail_to;			/* the last to fail; 0: all from fail_from on */
+	const char *batches;		/* the POSTs, per batch */
+	int successes;
+	long long adds_left;		/* expectations after the skipped ones are lowered */
+	const char *writes;		/* the newest resourceVersions recorded */
+	int event_patches;		/* identical failures after the first: one PATCH;
+					   -1: events not checked */
+};
+
+static const struct slow_start_case slow_start_cases[] = {
+	/* TestSlowStartBatch, count 10 */
+	{ "callLimit = 0 (all fail)", 10, 1, 0, "1", 0, 0, "replicasets=100", 0 },
+	{ "callLimit = count (all succeed)", 10, 0, 0, "1,2,4,3", 10, 10,
+	    "pods=109;replicasets=110", 0 },
+	{ "callLimit < count (some succeed)", 10, 6, 0, "1,2,4", 5, 5,
+	    "pods=104;replicasets=105", 1 },
+	/* one failure, the 7th: its batch is the last, 4 not made */
+	{ "the 7th fails", 10, 7, 7, "1,2,4", 6, 6, "pods=105;replicasets=106", 0 },
+	/* TestSyncReplicaSetCreateFailures: CreateLimit 10, 100 replicas; at most
+	 * 1+2+4+8 create calls */
+	{ "create limit 10 of 100", 100, 11, 0, "1,2,4,8", 10, 10,
+	    "pods=109;replicasets=110", 1 },
+	/* TestControllerBurstReplicas with kube's burst of 500: 600 wanted, 500 asked for
+	 * (events not checked: past 25 the spam filter drops them) */
+	{ "burst of 500", 600, 0, 0, "1,2,4,8,16,32,64,128,245", 500, 500,
+	    "pods=599;replicasets=600", -1 },
+};
+
+/* Creations go out in batches of 1, 2, 4, ...; a batch with a failure is the last; every
+ * creation not made lowers the expectations; the status carries FailedCreate. */
+static void
+creations_go_out_in_slow_start_batches(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NELEM(slow_start_cases); i++) {
+		const struct slow_start_case *tc = &slow_start_cases[i];
+		struct harness *h = harness_new(fixture_new());
+		struct fake_fault fault = { "POST", "pods", tc->fail_from, tc->fail_to, 500,
+		    "InternalError", "fake error", NULL };
+		char *want_events, *created;
+
+		print_message("# %s\n", tc->name);
+		add_rs(h->f, &(struct rs){ .replicas = tc->replicas });
+		if (tc->fail_from > 0)
+			fake_apiserver_set_faults(h->fake, &fault, 1);
+		carry_out(h);
+
+		assert_batches(h, "POST", "pods", tc->batches);
+		assert_expectations(h, tc->adds_left, 0);
+		assert_writes(h, tc->writes);
+		assert_outcome(h, tc->fail_from > 0, 0);
+		assert_int_equal(fake_apiserver_count(h->fake, "PUT",
+		    "replicasets/foobar/status"), 1);
+		assert_failure_condition(h, tc->fail_from > 0 ?
+		    "FailedCreate: fake error" : "");
+		/* One event per pod created; identical failures are one Event (counted by
+		 * a PATCH, which is not a POST). */
+		created = created_events(tc->successes < 10 ? tc->successes : 10);
+		want_events = tc->fail_from > 0 ? xasprintf("%s%sWarning FailedCreate: "
+		    "Error creating: fake error", created, *created != '\0' ? ";" : "") :
+		    xstrdup(created);
+		if (tc->event_patches >= 0) {
+			assert_events(h, want_events);
+			assert_int_equal(fake_apiserver_count(h->fake, "PATCH", "events/"),
+			    tc->event_patches);
+		}
+		free(created);
+		free(want_events);
+		harness_free(h);
+	}
+}
+
+/* kube's RealPodControl creates what the template says (TestCreatePodsWithGenerateName):
+ * a POST to the namespace's pods with generateName "<rs>-", the template's labels and
+ * spec and the controller reference. */
+static void
+creation_posts_the_template_with_the_controller_reference(void **state)
+{
+	struct harness *h = *state;
+	const struct recorded_request *rq;
+	const cJSON *ref;
+
+	add_rs(h->f, &(struct rs){ .replicas = 1 });
+	carry_out(h);
+
+	rq = nth_request(h, "POST", "pods", 0);
+	assert_string_equal(rq->path, "/api/v1/namespaces/default/pods");
+	assert_string_equal(rq->content_type, "application/json");
+	assert_string_equal(cJSON_GetStringValue(json_path(rq->json, "metadata.generateName")),
+	    "foobar-");
+	assert_string_equal(cJSON_GetStringValue(json_path(rq->json, "metadata.labels.type")),
+	    "production");
+	assert_string_equal(cJSON_GetStringValue(json_path(rq->json, "spec.nodeSelector.baz")),
+	    "blah");
+	ref = cJSON_GetArrayItem(json_path(rq->json, "metadata.ownerReferences"), 0);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(ref, "uid")),
+	    "uid-foobar");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(ref, "controller")));
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(ref, "blockOwnerDeletion")));
+	assert_outcome(h, 0, 0);
+}
+
+/* A creation refused because the namespace is being deleted counts as made
+ * (manageReplicas' NamespaceTerminatingCause case): no failure, no condition, no event,
+ * the expectations stay as set (the namespace's deletion ends the owner). */
+static void
+creation_refused_by_a_terminating_namespace_is_no_failure(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault terminating = { "POST", "pods", 1, 0, 403, "Forbidden",
+	    "unable to create new content in namespace default because it is being terminated",
+	    "NamespaceTerminating" };
+
+	add_rs(h->f, &(struct rs){ .replicas = 3 });
+	fake_apiserver_set_faults(h->fake, &terminating, 1);
+	carry_out(h);
+
+	assert_batches(h, "POST", "pods", "1,2");
+	assert_outcome(h, 0, 0);
+	assert_expectations(h, 3, 0);
+	assert_failure_condition(h, "");
+	assert_events(h, "");
+}
+
+/* Any other refusal fails the batch, even a 403. */
+static void
+creation_forbidden_otherwise_is_a_failure(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault quota = { "POST", "pods", 1, 0, 403, "Forbidden",
+	    "exceeded quota", NULL };
+
+	add_rs(h->f, &(struct rs){ .replicas = 3 });
+	fake_apiserver_set_faults(h->fake, &quota, 1);
+	carry_out(h);
+
+	assert_batches(h, "POST", "pods", "1");
+	assert_outcome(h, 1, 0);
+	assert_expectations(h, 0, 0);
+	assert_failure_condition(h, "FailedCreate: exceeded quota");
+	assert_events(h, "Warning FailedCreate: Error creating: exceeded quota");
+}
+
+/* A creation that got no response at all fails as a refusal does. */
+static void
+creation_without_a_response_is_a_failure(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault lost = { "POST", "pods", 2, 2, 0, NULL, NULL, NULL };
+
+	add_rs(h->f, &(struct rs){ .replicas = 4 });
+	fake_apiserver_set_faults(h->fake, &lost, 1);
+	carry_out(h);
+
+	assert_batches(h, "POST", "pods", "1,2");
+	assert_outcome(h, 1, 0);
+	/* 4 expected, 2 made (the first, and one of the second batch). */
+	assert_expectations(h, 2, 0);
+}
+
+/* --- deletions (TestDeletePodsAllowsMissing, manageReplicas' deletions) ---------------- */
+
+/* Adds pods a..c (names) controlled by foobar. */
+static void
+add_owned_pods(struct harness *h, const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		add_pod(h->f, &(struct pod){ .name = names[i], .owner = "foobar",
+		    .phase = "Running" });
+}
+
+/* Deletions go out together, each with the pod's uid as a precondition (sqlkcm's choice:
+ * kube deletes by name alone); success lowers nothing (the informer will see it). */
+static void
+deletions_go_out_at_once_with_a_uid_precondition(void **state)
+{
+	struct harness *h = *state;
+	static const char *const names[] = { "pod-a", "pod-b", "pod-c" };
+	const struct recorded_request *rq;
+
+	add_rs(h->f, &(struct rs){ .replicas = 0 });
+	add_owned_pods(h, names, 3);
+	carry_out(h);
+
+	assert_batches(h, "DELETE", "pods/", "3");
+	assert_requests(h, "DELETE pods/pod-a;DELETE pods/pod-b;DELETE pods/pod-c;"
+	    "PUT replicasets/foobar/status");
+	rq = nth_request(h, "DELETE", "pods/pod-b", 0);
+	assert_string_equal(cJSON_GetStringValue(json_path(rq->json, "preconditions.uid")),
+	    "uid-pod-b");
+	assert_outcome(h, 0, 0);
+	assert_expectations(h, 0, 3);
+	assert_expected_deletions(h, "default/pod-a=1;default/pod-b=1;default/pod-c=1");
+	assert_failure_condition(h, "");
+	assert_events(h, "Normal SuccessfulDelete: Deleted pod: pod-a;"
+	    "Normal SuccessfulDelete: Deleted pod: pod-b;"
+	    "Normal SuccessfulDelete: Deleted pod: pod-c");
+}
+
+/* NotFound is a deletion done (no error, no event); another failure lowers that pod's
+ * expectation, records FailedDelete and ends in a backoff. */
+static void
+deletion_not_found_is_success_and_a_failure_lowers_its_expectation(void **state)
+{
+	struct harness *h = *state;
+	static const char *const names[] = { "pod-a", "pod-b", "pod-c" };
+	static const struct fake_fault faults[] = {
+		{ "DELETE", "pods/pod-b", 1, 0, 404, "NotFound", "pods \"pod-b\" not found",
+		    NULL },
+		{ "DELETE", "pods/pod-c", 1, 0, 500, "InternalError", "fake error", NULL },
+	};
+
+	add_rs(h->f, &(struct rs){ .replicas = 0 });
+	add_owned_pods(h, names, 3);
+	fake_apiserver_set_faults(h->fake, faults, 2);
+	carry_out(h);
+
+	assert_batches(h, "DELETE", "pods/", "3");
+	assert_outcome(h, 1, 0);
+	/* pod-b and pod-c will not be seen deleted for this request: only pod-a is
+	 * waited for. */
+	assert_expectations(h, 0, 1);
+	assert_expected_deletions(h, "default/pod-a=1");
+	assert_failure_condition(h, "FailedDelete: unable to delete pods: fake error");
+	assert_events(h, "Normal SuccessfulDelete: Deleted pod: pod-a;"
+	    "Warning FailedDelete: Error deleting: fake error");
+}
+
+/* A delete refused by the uid precondition (the pod was replaced under the same name):
+ * a failure like any other here, where kube would have deleted the new pod. */
+static void
+deletion_refused_by_its_precondition_is_a_failure(void **state)
+{
+	struct harness *h = *state;
+	static const char *const names[] = { "pod-a" };
+	static const struct fake_fault conflict = { "DELETE", "pods/pod-a", 1, 0, 409,
+	    "Conflict", "Precondition failed: UID in precondition: uid-pod-a, UID in object "
+	    "meta: uid-other", NULL };
+
+	add_rs(h->f, &(struct rs){ .replicas = 0 });
+	add_owned_pods(h, names, 1);
+	fake_apiserver_set_faults(h->fake, &conflict, 1);
+	carry_out(h);
+
+	assert_outcome(h, 1, 0);
+	assert_expectations(h, 0, 0);
+	assert_failure_condition(h, "FailedDelete: unable to delete pods: Precondition "
+	    "failed: UID in precondition: uid-pod-a, UID in object meta: uid-other");
+}
+
+/* --- the status (TestControllerUpdateStatusWithFailure) ------------------------------------ */
+
+/* A failed status PUT is followed by a GET of the ReplicaSet and one more PUT of the new
+ * status over what the GET returned; if that fails too, the sync fails: 2 PUTs, 1 GET. */
+static void
+status_update_failing_twice_fails_after_one_reread(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault fail = { "PUT", "replicasets/foobar/status", 1, 0, 500,
+	    "InternalError", "fake error", NULL };
+	static const char *const names[] = { "pod-a" };
+	const struct recorded_request *rq;
+
+	add_rs(h->f, &(struct rs){ .replicas = 1, .status = "{\"replicas\":0}" });
+	add_owned_pods(h, names, 1);
+	h->fake->live_rs = rs_new(&(struct rs){ .replicas = 1, .rv = "19",
+	    .status = "{\"replicas\":7}" });
+	fake_apiserver_set_faults(h->fake, &fail, 1);
+	carry_out(h);
+
+	assert_requests(h, "PUT replicasets/foobar/status;GET replicasets/foobar;"
+	    "PUT replicasets/foobar/status");
+	/* The second PUT has the computed replicas over the GET's object. */
+	rq = nth_request(h, "PUT", "replicasets/foobar/status", 1);
+	assert_int_equal((int)json_path(rq->json, "status.replicas")->valuedouble, 1);
+	assert_string_equal(cJSON_GetStringValue(json_path(rq->json,
+	    "metadata.resourceVersion")), "19");
+	assert_outcome(h, 1, 0);
+	assert_writes(h, "");
+}
+
+/* A status PUT that fails once and then succeeds: the sync succeeds, and the second PUT's
+ * resourceVersion is recorded. */
+static void
+status_update_failing_once_succeeds_on_the_second_put(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault conflict = { "PUT", "replicasets/foobar/status", 1, 1,
+	    409, "Conflict", "the object has been modified", NULL };
+	static const char *const names[] = { "pod-a" };
+
+	add_rs(h->f, &(struct rs){ .replicas = 1, .status = "{\"replicas\":0}" });
+	add_owned_pods(h, names, 1);
+	fake_apiserver_set_faults(h->fake, &conflict, 1);
+	carry_out(h);
+
+	assert_requests(h, "PUT replicasets/foobar/status;GET replicasets/foobar;"
+	    "PUT replicasets/foobar/status");
+	assert_outcome(h, 0, 0);
+	assert_writes(h, "replicasets=100");
+}
+
+/* A status PUT that finds the ReplicaSet gone is not read again (sqlkcm's choice: kube
+ * reads it again, and fails on that GET's NotFound). */
+static void
+status_update_of_a_deleted_replicaset_is_not_retried(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault gone = { "PUT", "replicasets/foobar/status", 1, 0, 404,
+	    "NotFound", "replicasets.apps \"foobar\" not found", NULL };
+	static const char *const names[] = { "pod-a" };
+
+	add_rs(h->f, &(struct rs){ .replicas = 1, .status = "{\"replicas\":0}" });
+	add_owned_pods(h, names, 1);
+	fake_apiserver_set_faults(h->fake, &gone, 1);
+	carry_out(h);
+
+	assert_requests(h, "PUT replicasets/foobar/status");
+	assert_outcome(h, 1, 0);
+}
+
+/* --- claims (TestPatchPodFails, TestDoNotAdoptOrCreateIfBeingDeletedRace, ...) ------------ */
+
+/* An adoption is preceded by a live GET of the owner; then the patches, then the
+ * creations, then the status; the pods' and the status' resourceVersions are recorded. */
+static void
+adoption_rechecks_the_owner_live_first(void **state)
+{
+	struct harness *h = *state;
+	const struct recorded_request *rq;
+
+	add_rs(h->f, &(struct rs){ .replicas = 2 });
+	add_pod(h->f, &(struct pod){ .name = "pod1", .phase = "Running" });
+	carry_out(h);
+
+	assert_requests(h, "GET replicasets/foobar;PATCH pods/pod1;POST pods;"
+	    "PUT replicasets/foobar/status");
+	rq = nth_request(h, "PATCH", "pods/pod1", 0);
+	assert_string_equal(rq->content_type, "application/strategic-merge-patch+json");
+	assert_outcome(h, 0, 0);
+	assert_expectations(h, 1, 0);
+	/* Adoption rv 100, creation 101, status 102: the newest per resource is kept. */
+	assert_writes(h, "pods=101;replicasets=102");
+}
+
+/* The owner the live GET returns decides: being deleted, or another object under the same
+ * name, and nothing is patched or created; the sync fails. */
+static void
+adoption_stops_when_the_live_owner_is_going_or_replaced(void **state)
+{
+	static const struct rs live[] = {
+		{ .replicas = 2, .deleting = NOW },
+		{ .replicas = 2, .uid = "uid-other" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(live); i++) {
+		struct harness *h = harness_new(fixture_new());
+
+		add_rs(h->f, &(struct rs){ .replicas = 2 });
+		add_pod(h->f, &(struct pod){ .name = "pod1", .phase = "Running" });
+		h->fake->live_rs = rs_new(&live[i]);
+		carry_out(h);
+
+		assert_requests(h, "GET replicasets/foobar");
+		assert_outcome(h, 1, 0);
+		assert_expectations(h, -99, -99);
+		assert_writes(h, "");
+		harness_free(h);
+	}
+}
+
+/* Both adoptions fail: no creations, no status, a backoff (TestPatchPodFails). */
+static void
+adoption_failures_stop_the_sync(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault fail = { "PATCH", "pods/", 1, 0, 500, "InternalError",
+	    "fake Error", NULL };
+
+	add_rs(h->f, &(struct rs){ .replicas = 2 });
+	add_pod(h->f, &(struct pod){ .name = "pod1", .phase = "Running" });
+	add_pod(h->f, &(struct pod){ .name = "pod2", .phase = "Running" });
+	fake_apiserver_set_faults(h->fake, &fail, 1);
+	carry_out(h);
+
+	assert_requests(h, "GET replicasets/foobar;PATCH pods/pod1;PATCH pods/pod2");
+	assert_batches(h, "PATCH", "pods/", "2");
+	assert_outcome(h, 1, 0);
+	assert_expectations(h, -99, -99);
+}
+
+/* An adoption that finds the pod gone means the sync counted a pod that is not there:
+ * sync again at once, creating nothing on that count. (sqlkcm's choice: kube's
+ * ClaimObject ignores the NotFound and goes on with the pods it did claim.) */
+static void
+adoption_of_a_vanished_pod_syncs_again_at_once(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault gone = { "PATCH", "pods/pod1", 1, 0, 404, "NotFound",
+	    "pods \"pod1\" not found", NULL };
+
+	add_rs(h->f, &(struct rs){ .replicas = 2 });
+	add_pod(h->f, &(struct pod){ .name = "pod1", .phase = "Running" });
+	fake_apiserver_set_faults(h->fake, &gone, 1);
+	carry_out(h);
+
+	assert_requests(h, "GET replicasets/foobar;PATCH pods/pod1");
+	assert_outcome(h, 0, 1);
+	assert_expectations(h, -99, -99);
+}
+
+/* A pod the selector no longer matches is released without a recheck (sqlkcm rechecks
+ * only before adopting); the patch deletes the owner reference by uid. A release that
+ * finds the pod gone is fine. */
+static void
+release_patches_without_a_recheck(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault gone = { "PATCH", "pods/pod2", 1, 0, 404, "NotFound",
+	    "pods \"pod2\" not found", NULL };
+	const struct recorded_request *rq;
+	const cJSON *ref;
+
+	add_rs(h->f, &(struct rs){ .replicas = 0, .status = "{\"replicas\":0,"
+	    "\"fullyLabeledReplicas\":0,\"readyReplicas\":0,\"availableReplicas\":0,"
+	    "\"terminatingReplicas\":0}" });
+	add_pod(h->f, &(struct pod){ .name = "pod1", .owner = "foobar",
+	    .labels = "{\"foo\":\"other\"}", .phase = "Running" });
+	add_pod(h->f, &(struct pod){ .name = "pod2", .owner = "foobar",
+	    .labels = "{\"foo\":\"other\"}", .phase = "Running" });
+	fake_apiserver_set_faults(h->fake, &gone, 1);
+	carry_out(h);
+
+	assert_requests(h, "PATCH pods/pod1;PATCH pods/pod2");
+	rq = nth_request(h, "PATCH", "pods/pod1", 0);
+	ref = cJSON_GetArrayItem(json_path(rq->json, "metadata.ownerReferences"), 0);
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(ref, "$patch")), "delete");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(ref, "uid")),
+	    "uid-foobar");
+	assert_outcome(h, 0, 0);
+	/* A released pod is no longer the owner's: its resourceVersion is not waited for. */
+	assert_writes(h, "");
+}
+
+/* --- expectations committed first -------------------------------------------------------- */
+
+struct commit_check {
+	sqlite3 *other;		/* a second connection to the same database */
+	const char *method;	/* the request to check at: "POST" or "DELETE" */
+	int checked;
+	long long adds, deletes, pods_waited_for;
+	int autocommit;
+};
+
+/* Returns the integer the query (one text parameter: KEY) gives, or -99. */
+static long long
+query_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *stmt;
+	long long v;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL), SQLITE_OK);
+	sqlite3_bind_text(stmt, 1, KEY, -1, SQLITE_STATIC);
+	v = sqlite3_step(stmt) == SQLITE_ROW ? sqlite3_column_int64(stmt, 0) : -99;
+	sqlite3_finalize(stmt);
+	return v;
+}
+
+/* At the first pod request of cc->method: what a second connection sees. */
+static void
+check_committed(struct fake_apiserver *fake, const struct recorded_request *rq, void *arg)
+{
+	struct commit_check *cc = arg;
+
+	if (cc->checked || strcmp(rq->method, cc->method) != 0 ||
+	    strncmp(rq->short_path, "pods", 4) != 0)
+		return;
+	cc->checked = 1;
+	cc->autocommit = sqlite3_get_autocommit(store_db(fake->f->store));
+	cc->adds = query_int(cc->other, "SELECT adds FROM expectations"
+	    " WHERE controller = 'replicaset' AND key = ?1");
+	cc->deletes = query_int(cc->other, "SELECT deletes FROM expectations"
+	    " WHERE controller = 'replicaset' AND key = ?1");
+	cc->pods_waited_for = query_int(cc->other, "SELECT count(*) FROM expected_deletions"
+	    " WHERE controller = 'replicaset' AND key = ?1");
+}
+
+/* The expectations for the creations or deletions are committed before the first
+ * request goes out: a second connection to the database sees them when the apiserver sees
+ * the request, so a process killed then knows what it asked for. */
+static void
+expectations_are_committed_before_the_first_request(void **state)
+{
+	static const struct {
+		const char *method;
+		int replicas, pods;
+		long long adds, deletes, pods_waited_for;
+	} cases[] = {
+		{ "POST", 3, 0, 3, 0, 0 },
+		{ "DELETE", 0, 2, 0, 2, 2 },
+	};
+	static const char *const names[] = { "pod-a", "pod-b" };
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		char dir[] = "/tmp/test_executor.XXXXXX", *path;
+		struct commit_check cc = { NULL, cases[i].method, 0, 0, 0, 0, 0 };
+		struct harness *h;
+
+		assert_non_null(mkdtemp(dir));
+		path = xasprintf("%s/sqlkcm.db", dir);
+		h = harness_new(fixture_open(path));
+		assert_int_equal(sqlite3_open_v2(path, &cc.other, SQLITE_OPEN_READONLY, NULL),
+		    SQLITE_OK);
+		h->fake->on_request = check_committed;
+		h->fake->on_request_arg = &cc;
+		add_rs(h->f, &(struct rs){ .replicas = cases[i].replicas });
+		add_owned_pods(h, names, cases[i].pods);
+		carry_out(h);
+
+		assert_int_equal(cc.checked, 1);
+		assert_int_equal(cc.adds, cases[i].adds);
+		assert_int_equal(cc.deletes, cases[i].deletes);
+		assert_int_equal(cc.pods_waited_for, cases[i].pods_waited_for);
+		assert_int_equal(cc.autocommit, 1);	/* no transaction open across it */
+		sqlite3_close(cc.other);
+		harness_free(h);
+		unlink(path);
+		for (const char *const *suffix = (const char *const[]){ "-wal", "-shm", NULL };
+		    *suffix != NULL; suffix++) {
+			char *p = xasprintf("%s%s", path, *suffix);
+			unlink(p);
+			free(p);
+		}
+		free(path);
+		rmdir(dir);
+	}
+}
+
+/* --- the writes recorded, and the next sync ------------------------------------------------ */
+
+/* Sets the resourceVersion the informer of resource has applied. */
+static void
+informer_at(struct harness *h, const char *resource, const char *rv)
+{
+	char *error = NULL;
+
+	if (store_set_resource_version(h->f->store, resource_find(resource), rv, &error) != 0)
+		fail_msg("store_set_resource_version: %s", error);
+}
+
+/* The resourceVersions a sync's writes returned hold the next sync back until both
+ * informers have reached them (KEP-5647's EnsureReady after WroteAt). */
+static void
+next_sync_waits_until_the_cache_shows_the_writes(void **state)
+{
+	struct harness *h = *state;
+
+	informer_at(h, "pods", "50");
+	informer_at(h, "replicasets", "50");
+	add_rs(h->f, &(struct rs){ .replicas = 2 });
+	carry_out(h);
+	assert_writes(h, "pods=101;replicasets=102");
+	assert_outcome(h, 0, 0);
+
+	fake_apiserver_clear(h->fake);
+	informer_at(h, "pods", "101");
+	carry_out(h);		/* the replicasets informer is behind */
+	assert_requests(h, "");
+	assert_outcome(h, 1, 0);
+
+	informer_at(h, "replicasets", "102");
+	carry_out(h);		/* caught up; still waiting for the two pods to be seen */
+	assert_outcome(h, 0, 0);
+	/* The status again (the cache here never shows the first one), and nothing else.
+	 * Records the cache has caught up with are kept, where kube clears them: they
+	 * hold nothing back any more. */
+	assert_requests(h, "PUT replicasets/foobar/status");
+	assert_writes(h, "pods=101;replicasets=103");
+}
+
+/* A sync that succeeds passes on when to look again: a ready pod not yet available under
+ * minReadySeconds (TestReplicaSetAvailabilityCheck). */
+static void
+success_passes_on_the_availability_requeue(void **state)
+{
+	struct harness *h = *state;
+	double now = time_now();
+
+	add_rs(h->f, &(struct rs){ .replicas = 1, .min_ready = 10 });
+	add_pod(h->f, &(struct pod){ .name = "pod-a", .owner = "foobar", .phase = "Running",
+	    .ready = "True", .ready_since = now - 3 });
+	carry_out(h);
+
+	assert_outcome(h, 0, 0);
+	if (h->outcome.requeue_after < 6 || h->outcome.requeue_after > 7.5)
+		fail_msg("requeue_after %g, want about 7", h->outcome.requeue_after);
+}
+
+/* A failed one does not: the backoff decides. */
+static void
+failure_drops_the_availability_requeue(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault fail = { "POST", "pods", 1, 0, 500, "InternalError",
+	    "fake error", NULL };
+	double now = time_now();
+
+	add_rs(h->f, &(struct rs){ .replicas = 2, .min_ready = 10 });
+	add_pod(h->f, &(struct pod){ .name = "pod-a", .owner = "foobar", .phase = "Running",
+	    .ready = "True", .ready_since = now - 3 });
+	fake_apiserver_set_faults(h->fake, &fail, 1);
+	carry_out(h);
+
+	assert_outcome(h, 1, 0);
+	assert_true(h->outcome.requeue_after == 0);
+}
+
+/* --- results that send nothing ------------------------------------------------------------ */
+
+/* A sync held back by a cache that lags the controller's own writes sends nothing and
+ * ends in a backoff (kube's ConsistencyError: rate-limited requeue). */
+static void
+stale_sync_sends_nothing_and_backs_off(void **state)
+{
+	struct harness *h = *state;
+	char *error = NULL;
+
+	add_rs(h->f, &(struct rs){ .replicas = 3 });
+	assert_int_equal(consistency_wrote_at(h->f->c->writes, KEY, "uid-foobar", "pods",
+	    "500", &error), 0);
+	assert_int_equal(store_set_resource_version(h->f->store, h->f->pods, "400", &error),
+	    0);
+	carry_out(h);
+
+	assert_requests(h, "");
+	assert_outcome(h, 1, 0);
+}
+
+/* The sync of a ReplicaSet gone from the cache drops its expectations and write records
+ * and sends nothing. */
+static void
+sync_of_a_deleted_replicaset_forgets_its_bookkeeping(void **state)
+{
+	struct harness *h = *state;
+	char *error = NULL;
+
+	assert_int_equal(expectations_expect(h->f->c->expectations, KEY, 2, NULL, 0, NOW,
+	    &error), 0);
+	assert_int_equal(consistency_wrote_at(h->f->c->writes, KEY, "uid-foobar", "pods",
+	    "500", &error), 0);
+	carry_out(h);
+
+	assert_requests(h, "");
+	assert_outcome(h, 0, 0);
+	assert_expectations(h, -99, -99);
+	assert_writes(h, "");
+}
+
+/* A sync with nothing to do sends nothing (TestSyncReplicaSetDoesNothing). */
+static void
+sync_with_nothing_to_do_sends_nothing(void **state)
+{
+	struct harness *h = *state;
+	static const char *const names[] = { "pod-a", "pod-b" };
+
+	add_rs(h->f, &(struct rs){ .replicas = 2, .status = "{\"replicas\":2,"
+	    "\"fullyLabeledReplicas\":0,\"readyReplicas\":0,\"availableReplicas\":0,"
+	    "\"terminatingReplicas\":0}" });
+	add_owned_pods(h, names, 2);
+	carry_out(h);
+
+	assert_requests(h, "");
+	assert_outcome(h, 0, 0);
+	assert_expectations(h, -99, -99);
+}
+
+/* An executor freed with requests out (the drain at shutdown timed out) abandons them:
+ * they are cancelled, so nothing is delivered to the freed executions (and nothing is
+ * left allocated). */
+static void
+executor_freed_with_requests_out_abandons_them(void **state)
+{
+	struct harness *h = *state;
+	struct sync_result r;
+	char *error = NULL;
+
+	add_rs(h->f, &(struct rs){ .replicas = 3 });
+	sync_key(h->f, KEY, time_now(), &r);
+	if (executor_run(h->e, h->f->c, &r, on_done, h, &error) != 0)
+		fail_msg("executor_run: %s", error);
+	sync_result_clear(&r);
+	assert_int_equal(executor_in_flight(h->e), 1);
+	executor_free(h->e);
+	h->e = NULL;
+	fake_apiserver_run(h->fake);
+
+	assert_int_equal(h->done, 0);
+	assert_requests(h, "");		/* it was still waiting to start */
+}
+
+/* --- the manager around it ----------------------------------------------------------------- */
+
+/* The manager over a harness: its own ReplicaSet controller on the same store, no
+ * informers (so synced at once), the harness's executor. */
+struct managed {
+	struct harness *h;
+	struct informer_set *informers;
+	struct manager *m;
+	int *enabled;
+	int (*until)(struct managed *);	/* the loop stops once this is true */
+	struct event *check;
+};
+
+/* Creates the manager for h; with_client: it may read live (recovery). */
+static struct managed *
+managed_new(struct harness *h, int with_client)
+{
+	struct managed *mg = xcalloc(1, sizeof *mg);
+	struct manager_options options;
+	char *error = NULL;
+
+	mg->h = h;
+	mg->enabled = xcalloc((size_t)controller_type_count, sizeof *mg->enabled);
+	assert_int_equal(controller_parse_list("replicaset", mg->enabled, &error), 0);
+	mg->informers = informer_set_new(h->fake->base, h->fake->client, h->f->store);
+	memset(&options, 0, sizeof options);
+	options.enabled = mg->enabled;
+	options.client = with_client ? h->fake->client : NULL;
+	mg->m = manager_new(h->fake->base, h->f->store, mg->informers, h->e, &options, &error);
+	if (mg->m == NULL)
+		fail_msg("manager_new: %s", error);
+	return mg;
+}
+
+/* Frees the manager and its informer set (not the harness). */
+static void
+managed_free(struct managed *mg)
+{
+	manager_free(mg->m);
+	informer_set_free(mg->informers);
+	if (mg->check != NULL)
+		event_free(mg->check);
+	free(mg->enabled);
+	free(mg);
+}
+
+/* Every 5 ms: leave the loop once the condition holds and nothing is in flight. */
+static void
+managed_check(evutil_socket_t fd, short what, void *arg)
+{
+	struct managed *mg = arg;
+	struct timeval tick = { 0, 5000 };
+
+	(void)fd;
+	(void)what;
+	if (executor_in_flight(mg->h->e) == 0 && mg->until(mg)) {
+		event_base_loopexit(mg->h->fake->base, NULL);
+		return;
+	}
+	evtimer_add(mg->check, &tick);
+}
+
+/* Starts the manager and runs the loop until until(mg) holds (at most 10 seconds), then
+ * 50 ms more to catch what should not happen, then stops the manager. */
+static void
+managed_run(struct managed *mg, int (*until)(struct managed *))
+{
+	struct timeval limit = { 10, 0 }, settle = { 0, 50000 }, tick = { 0, 5000 };
+	struct event_base *base = mg->h->fake->base;
+
+	mg->until = until;
+	mg->check = evtimer_new(base, managed_check, mg);
+	evtimer_add(mg->check, &tick);
+	manager_start(mg->m);
+	event_base_loopexit(base, &limit);
+	event_base_dispatch(base);
+	if (!until(mg))
+		fail_msg("the manager never got there");
+	event_base_loopexit(base, &settle);
+	event_base_dispatch(base);
+	assert_int_equal(manager_stop(mg->m), 0);
+}
+
+/* Until: a status was written. */
+static int
+status_written(struct managed *mg)
+{
+	return fake_apiserver_count(mg->h->fake, "PUT", "replicasets/foobar/status") > 0;
+}
+
+/* Until: two pods were created. */
+static int
+two_pods_created(struct managed *mg)
+{
+	return fake_apiserver_count(mg->h->fake, "POST", "pods") == 2;
+}
+
+/* A failed sync is retried after a backoff, and the success that follows is final
+ * (processNextWorkItem: AddRateLimited on error, Forget on success). */
+static void
+manager_retries_a_failed_sync_with_backoff(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault once = { "POST", "pods", 1, 1, 500, "InternalError",
+	    "fake error", NULL };
+	struct managed *mg;
+
+	add_rs(h->f, &(struct rs){ .replicas = 1 });
+	fake_apiserver_set_faults(h->fake, &once, 1);
+	mg = managed_new(h, 0);
+	managed_run(mg, status_written);
+	/* The first sync's status had FailedCreate; the second's does not. */
+	while (fake_apiserver_count(h->fake, "PUT", "replicasets/foobar/status") < 2) {
+		struct timeval tick = { 0, 20000 };
+		event_base_loopexit(h->fake->base, &tick);
+		event_base_dispatch(h->fake->base);
+	}
+	assert_requests(h, "POST pods;PUT replicasets/foobar/status;"
+	    "POST pods;PUT replicasets/foobar/status");
+	assert_failure_condition(h, "");
+	assert_expectations(h, 1, 0);
+	managed_free(mg);
+}
+
+/* An outcome of retry_now (an adoption found its pod gone) syncs the key again at once. */
+static void
+manager_syncs_again_at_once_when_the_cache_proved_wrong(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault once = { "PATCH", "pods/pod1", 1, 1, 404, "NotFound",
+	    "pods \"pod1\" not found", NULL };
+	struct managed *mg;
+
+	add_rs(h->f, &(struct rs){ .replicas = 2 });
+	add_pod(h->f, &(struct pod){ .name = "pod1", .phase = "Running" });
+	fake_apiserver_set_faults(h->fake, &once, 1);
+	mg = managed_new(h, 0);
+	managed_run(mg, status_written);
+
+	assert_requests(h, "GET replicasets/foobar;PATCH pods/pod1;"
+	    "GET replicasets/foobar;PATCH pods/pod1;POST pods;PUT replicasets/foobar/status");
+	managed_free(mg);
+}
+
+/* Expectations left by an earlier run hold the owner back until a live LIST of its pods
+ * agrees with the cache; then they are released and the owner synced. */
+static void
+manager_releases_inherited_expectations_when_the_cache_agrees(void **state)
+{
+	struct harness *h = *state;
+	static const char *const names[] = { "pod-a" };
+	struct managed *mg;
+	char *error = NULL;
+
+	add_rs(h->f, &(struct rs){ .replicas = 3 });
+	add_owned_pods(h, names, 1);
+	assert_int_equal(expectations_expect(h->f->c->expectations, KEY, 2, NULL, 0,
+	    time_now(), &error), 0);
+	mg = managed_new(h, 1);
+	managed_run(mg, two_pods_created);
+
+	assert_string_equal(nth_request(h, "GET", "pods", 0)->path,
+	    "/api/v1/namespaces/default/pods?labelSelector=foo%3Dbar");
+	/* The first sync waits on them (and writes the status); once released, the
+	 * next one creates the two missing pods. */
+	assert_requests(h, "GET pods;PUT replicasets/foobar/status;POST pods;POST pods;"
+	    "PUT replicasets/foobar/status");
+	assert_expectations(h, 2, 0);
+	managed_free(mg);
+}
+
+/* Until the live read succeeds, inherited expectations hold: the sync only writes the
+ * status. */
+static void
+manager_keeps_inherited_expectations_until_a_live_read_succeeds(void **state)
+{
+	struct harness *h = *state;
+	static const char *const names[] = { "pod-a" };
+	static const struct fake_fault fail = { "GET", "pods", 1, 0, 500, "InternalError",
+	    "fake error", NULL };
+	struct managed *mg;
+	char *error = NULL;
+
+	add_rs(h->f, &(struct rs){ .replicas = 3 });
+	add_owned_pods(h, names, 1);
+	assert_int_equal(expectations_expect(h->f->c->expectations, KEY, 2, NULL, 0,
+	    time_now(), &error), 0);
+	fake_apiserver_set_faults(h->fake, &fail, 1);
+	mg = managed_new(h, 1);
+	managed_run(mg, status_written);
+
+	assert_requests(h, "GET pods;PUT replicasets/foobar/status");
+	assert_expectations(h, 2, 0);
+	managed_free(mg);
+}
+
+/* Until: two pods were deleted. */
+static int
+two_pods_deleted(struct managed *mg)
+{
+	return fake_apiserver_count(mg->h->fake, "DELETE", "pods/") >= 2;
+}
+
+/* The most executions seen in flight when a pod is created. */
+struct in_flight_check {
+	struct executor *e;
+	int most;
+};
+
+/* At each pod POST: notes how many executions are in flight. */
+static void
+note_in_flight(struct fake_apiserver *fake, const struct recorded_request *rq, void *arg)
+{
+	struct in_flight_check *ic = arg;
+
+	(void)fake;
+	if (strcmp(rq->method, "POST") == 0 && strcmp(rq->short_path, "pods") == 0 &&
+	    executor_in_flight(ic->e) > ic->most)
+		ic->most = executor_in_flight(ic->e);
+}
+
+/* Until: seven pods were created. */
+static int
+seven_pods_created(struct managed *mg)
+{
+	return fake_apiserver_count(mg->h->fake, "POST", "pods") == 7;
+}
+
+/* At most --concurrent-replicaset-syncs (5) keys are carried out at once; the others wait
+ * their turn. */
+static void
+manager_carries_out_at_most_five_syncs_at_once(void **state)
+{
+	struct harness *h = *state;
+	struct in_flight_check ic = { h->e, 0 };
+	struct managed *mg;
+	char name[16];
+
+	for (int i = 0; i < 7; i++) {
+		snprintf(name, sizeof name, "rs-%d", i);
+		add_rs(h->f, &(struct rs){ .name = name, .replicas = 1 });
+	}
+	h->fake->on_request = note_in_flight;
+	h->fake->on_request_arg = &ic;
+	mg = managed_new(h, 0);
+	managed_run(mg, seven_pods_created);
+
+	assert_int_equal(ic.most, 5);
+	managed_free(mg);
+}
+
+/* Inherited expectations that have timed out do not hold the first sync back, which sets
+ * expectations of its own; the recovery's live read, answered meanwhile, must not release
+ * those: the cache agreeing with a LIST read before the deletions took effect says
+ * nothing about them, and a sync freed of them would delete more pods than it should. */
+static void
+manager_recovery_leaves_expectations_of_this_run_alone(void **state)
+{
+	struct harness *h = *state;
+	static const char *const names[] = { "pod-a", "pod-b" };
+	struct managed *mg;
+	char *error = NULL;
+
+	add_rs(h->f, &(struct rs){ .replicas = 0 });
+	add_owned_pods(h, names, 2);
+	assert_int_equal(expectations_expect(h->f->c->expectations, KEY, 1, NULL, 0,
+	    time_now() - 2 * EXPECTATIONS_TIMEOUT, &error), 0);
+	mg = managed_new(h, 1);
+	managed_run(mg, two_pods_deleted);
+
+	assert_int_equal(fake_apiserver_count(h->fake, "DELETE", "pods/"), 2);
+	assert_expectations(h, 0, 2);
+	managed_free(mg);
+}
+
+int
+main(void)
+{
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		/* creations */
+		cmocka_unit_test(creations_go_out_in_slow_start_batches),
+		T(creation_posts_the_template_with_the_controller_reference),
+		T(creation_refused_by_a_terminating_namespace_is_no_failure),
+		T(creation_forbidden_otherwise_is_a_failure),
+		T(creation_without_a_response_is_a_failure),
+		cmocka_unit_test(expectations_are_committed_before_the_first_request),
+		/* deletions */
+		T(deletions_go_out_at_once_with_a_uid_precondition),
+		T(deletion_not_found_is_success_and_a_failure_lowers_its_expectation),
+		T(deletion_refused_by_its_precondition_is_a_failure),
+		/* status */
+		T(status_update_failing_twice_fails_after_one_reread),
+		T(status_update_failing_once_succeeds_on_the_second_put),
+		T(status_update_of_a_deleted_replicaset_is_not_retried),
+		/* claims */
+		T(adoption_rechecks_the_owner_live_first),
+		cmocka_unit_test(adoption_stops_when_the_live_owner_is_going_or_replaced),
+		T(adoption_failures_stop_the_sync),
+		T(adoption_of_a_vanished_pod_syncs_again_at_once),
+		T(release_patches_without_a_recheck),
+		/* writes and requeues */
+		T(next_sync_waits_until_the_cache_shows_the_writes),
+		T(success_passes_on_the_availability_requeue),
+		T(failure_drops_the_availability_requeue),
+		/* nothing sent */
+		T(stale_sync_sends_nothing_and_backs_off),
+		T(sync_of_a_deleted_replicaset_forgets_its_bookkeeping),
+		T(sync_with_nothing_to_do_sends_nothing),
+		T(executor_freed_with_requests_out_abandons_them),
+		/* the manager */
+		T(manager_retries_a_failed_sync_with_backoff),
+		T(manager_syncs_again_at_once_when_the_cache_proved_wrong),
+		T(manager_releases_inherited_expectations_when_the_cache_agrees),
+		T(manager_keeps_inherited_expectations_until_a_live_read_succeeds),
+		T(manager_recovery_leaves_expectations_of_this_run_alone),
+		T(manager_carries_out_at_most_five_syncs_at_once),
+	};
+#undef T
+	return cmocka_run_group_tests_name("executor", tests, NULL, NULL);
+}
