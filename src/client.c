@@ -85,6 +85,7 @@ struct client {
 	double tokens;
 	double refilled_at;		/* monotonic seconds */
 	int unauthorized_seen;		/* a 401 came back: ask for fresh credentials */
+	int priority;			/* of every event of this client; -1: the default */
 };
 
 static void client_start_waiting(struct client *c);
@@ -173,6 +174,8 @@ client_socket_callback(CURL *easy, curl_socket_t s, int what, void *userp, void 
 		ev = event_new(c->base, s, events, client_socket_ready, c);
 		curl_multi_assign(c->multi, s, ev);
 	}
+	if (c->priority >= 0)
+		event_priority_set(ev, c->priority);
 	event_add(ev, NULL);
 	return 0;
 }
@@ -581,6 +584,7 @@ client_new(struct event_base *base, struct kube_config *config,
 	c = xcalloc(1, sizeof *c);
 	c->base = base;
 	c->config = config;
+	c->priority = -1;
 	c->qps = options != NULL ? options->qps : 0;
 	c->burst = options != NULL && options->burst > 0 ? options->burst : 1;
 	c->tokens = c->burst;
@@ -636,6 +640,15 @@ const char *
 client_server(const struct client *c)
 {
 	return c->config->server;
+}
+
+void
+client_set_priority(struct client *c, int priority)
+{
+	c->priority = priority;
+	event_priority_set(c->curl_timer, priority);
+	event_priority_set(c->throttle_timer, priority);
+	event_priority_set(c->kick, priority);
 }
 
 struct event_base *

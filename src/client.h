@@ -51,6 +51,10 @@ struct client_request *client_stream(struct client *c, const char *path,
 /* Abandons a request: no callback will be called for it. Safe from inside its on_data. */
 void client_cancel(struct client_request *r);
 
+/* Runs every event of the client at priority (of those the base was given), so that
+ * its requests are not queued behind the other work of a loop turn. Before any request. */
+void client_set_priority(struct client *c, int priority);
+
 /* The loop the client runs on. */
 struct event_base *client_base(const struct client *c);
 

@@ -3,9 +3,20 @@
  *
  * Parses the flags (kube-controller-manager's names where the meaning is the same), then
  * builds the process from the bottom up on one libevent loop: the kubeconfig, the store,
- * the REST client, the informers, the event recorder. It runs until SIGTERM or SIGINT,
- * then stops the watches, commits what was applied and closes the store, and exits 0.
- * SIGHUP reopens the --record file, for log rotation.
+ * the REST client, the informers, the event recorder, the leader elector.
+ *
+ * Leader election (on by default, as kube-controller-manager's): the informers start at
+ * once, so a standby keeps a warm cache, but the controllers start only when the lease
+ * is ours. Losing it stops them and exits 1, for the supervisor to restart the process
+ * as a standby. With no controller enabled (--controllers ''), sqlkcm only mirrors the
+ * cluster and writes nothing, so it takes no lease: any number of mirrors may run beside
+ * the leader.
+ *
+ * SIGTERM or SIGINT: the controllers take no new key, the syncs in flight finish (up to
+ * RUN_DRAIN_SECONDS), the lease is released (holderIdentity emptied) so a standby takes
+ * over at once, the watches stop, what was applied is committed, the write-ahead log is
+ * checkpointed into the database file, and the process exits 0. SIGHUP reopens the
+ * --record file, for log rotation.
  */
 #include "config.h"
 
@@ -24,12 +35,14 @@
 #include "executor.h"
 #include "informer.h"
 #include "kubeconfig.h"
+#include "leaderelection.h"
 #include "log.h"
 #include "manager.h"
 #include "recorder.h"
 #include "resource.h"
 #include "run.h"
 #include "store.h"
+#include "timeutil.h"
 #include "util.h"
 
 const char run_usage[] =
@@ -54,6 +67,24 @@ const char run_usage[] =
     "                            ReplicaSets synced at once (default: 5)\n"
     "  --kube-api-qps N          requests per second to the apiserver (default: 20)\n"
     "  --kube-api-burst N        requests allowed in a burst (default: 30)\n"
+    "  --leader-elect[=BOOL]     run the controllers only while holding a Lease, so that\n"
+    "                            several sqlkcm can run for availability (default: true;\n"
+    "                            not used with --controllers '')\n"
+    "  --leader-elect-lease-duration DURATION\n"
+    "                            how long a standby waits, after it last saw the lease\n"
+    "                            change, before it takes it over (default: 15s)\n"
+    "  --leader-elect-renew-deadline DURATION\n"
+    "                            how long the leader retries a renewal before it stops\n"
+    "                            leading and exits 1 (default: 10s)\n"
+    "  --leader-elect-retry-period DURATION\n"
+    "                            time between attempts to acquire or renew (default: 2s)\n"
+    "  --leader-elect-resource-lock KIND\n"
+    "                            the lock's kind; only leases (default: leases)\n"
+    "  --leader-elect-resource-namespace NS\n"
+    "                            the Lease's namespace (default: kube-system)\n"
+    "  --leader-elect-resource-name NAME\n"
+    "                            the Lease's name (default: sqlkcm)\n"
+    "                            DURATION is Go's: 15s, 1m30s, 500ms\n"
     "  -v, --v N                 log verbosity, as klog (default: 0)\n"
     "  -h, --help                this help\n";
 
@@ -69,6 +100,12 @@ struct run_options {
 	double qps;
 	long burst;
 	long verbosity;
+	int leader_elect;
+	double lease_duration;
+	double renew_deadline;
+	double retry_period;
+	const char *lease_namespace;
+	const char *lease_name;
 };
 
 /* How long a stopping daemon waits for requests in flight. */
@@ -83,6 +120,8 @@ struct daemon {
 	struct executor *executor;
 	struct event *drain_timer;
 	struct timeval drain_deadline;
+	struct leader_elector *elector;	/* NULL: no leader election */
+	int lost;			/* the lease was lost: exit 1 */
 };
 
 /* Parses a whole decimal integer in [min, max] for flag; -1 with a message otherwise. */
@@ -100,6 +139,64 @@ parse_long(const char *flag, const char *text, long min, long max, long *out, FI
 		return -1;
 	}
 	*out = v;
+	return 0;
+}
+
+/* Parses a Go boolean (strconv.ParseBool's spellings) for flag. */
+static int
+parse_bool(const char *flag, const char *text, int *out, FILE *err)
+{
+	static const char *const yes[] = { "1", "t", "T", "true", "TRUE", "True" };
+	static const char *const no[] = { "0", "f", "F", "false", "FALSE", "False" };
+
+	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+		if (strcmp(text, yes[i]) == 0) {
+			*out = 1;
+			return 0;
+		}
+		if (strcmp(text, no[i]) == 0) {
+			*out = 0;
+			return 0;
+		}
+	}
+	fprintf(err, "sqlkcm run: invalid value \"%s\" for %s: want true or false\n", text,
+	    flag);
+	return -1;
+}
+
+/* Parses a Go duration ("15s", "1m30s", "500ms") for flag into seconds. */
+static int
+parse_duration(const char *flag, const char *text, double *out, FILE *err)
+{
+	if (time_parse_duration(text, out) != 0) {
+		fprintf(err, "sqlkcm run: invalid value \"%s\" for %s: want a duration such as "
+		    "15s, 1m30s or 500ms\n", text, flag);
+		return -1;
+	}
+	return 0;
+}
+
+/* Checks the leader election flags together, as kube-controller-manager does. */
+static int
+check_leader_election(const struct run_options *opts, FILE *err)
+{
+	struct leader_config lc;
+	char *error = NULL;
+
+	if (!opts->leader_elect)
+		return 0;
+	memset(&lc, 0, sizeof lc);
+	lc.lease_namespace = opts->lease_namespace;
+	lc.lease_name = opts->lease_name;
+	lc.identity = "check";
+	lc.lease_duration = opts->lease_duration;
+	lc.renew_deadline = opts->renew_deadline;
+	lc.retry_period = opts->retry_period;
+	if (leader_config_check(&lc, &error) != 0) {
+		fprintf(err, "sqlkcm run: %s\n", error);
+		free(error);
+		return -1;
+	}
 	return 0;
 }
 
@@ -124,7 +221,9 @@ static int
 run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 {
 	enum { OPT_KUBECONFIG = 256, OPT_CONTEXT, OPT_MASTER, OPT_DB, OPT_DB_CACHE, OPT_RECORD,
-		OPT_CONTROLLERS, OPT_QPS, OPT_BURST, OPT_RS_SYNCS };
+		OPT_CONTROLLERS, OPT_QPS, OPT_BURST, OPT_RS_SYNCS, OPT_LEADER_ELECT,
+		OPT_LEASE_DURATION, OPT_RENEW_DEADLINE, OPT_RETRY_PERIOD, OPT_LOCK,
+		OPT_LOCK_NAMESPACE, OPT_LOCK_NAME };
 	static const struct option longopts[] = {
 		{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
 		{ "context", required_argument, NULL, OPT_CONTEXT },
@@ -136,6 +235,13 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 		{ "kube-api-qps", required_argument, NULL, OPT_QPS },
 		{ "kube-api-burst", required_argument, NULL, OPT_BURST },
 		{ "concurrent-replicaset-syncs", required_argument, NULL, OPT_RS_SYNCS },
+		{ "leader-elect", optional_argument, NULL, OPT_LEADER_ELECT },
+		{ "leader-elect-lease-duration", required_argument, NULL, OPT_LEASE_DURATION },
+		{ "leader-elect-renew-deadline", required_argument, NULL, OPT_RENEW_DEADLINE },
+		{ "leader-elect-retry-period", required_argument, NULL, OPT_RETRY_PERIOD },
+		{ "leader-elect-resource-lock", required_argument, NULL, OPT_LOCK },
+		{ "leader-elect-resource-namespace", required_argument, NULL, OPT_LOCK_NAMESPACE },
+		{ "leader-elect-resource-name", required_argument, NULL, OPT_LOCK_NAME },
 		{ "v", required_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -148,6 +254,12 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 	opts->replicaset_syncs = 5;
 	opts->qps = 20;
 	opts->burst = 30;
+	opts->leader_elect = 1;
+	opts->lease_duration = 15;
+	opts->renew_deadline = 10;
+	opts->retry_period = 2;
+	opts->lease_namespace = "kube-system";
+	opts->lease_name = "sqlkcm";
 	opterr = 0;
 	optind = 0;	/* GNU: start over, whoever parsed before */
 	while ((c = getopt_long(argc, argv, "+v:h", longopts, NULL)) != -1) {
@@ -189,6 +301,36 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 			    &opts->replicaset_syncs, err) != 0)
 				return -1;
 			break;
+		case OPT_LEADER_ELECT:
+			if (optarg == NULL)
+				opts->leader_elect = 1;
+			else if (parse_bool("--leader-elect", optarg, &opts->leader_elect, err) != 0)
+				return -1;
+			break;
+		case OPT_LEASE_DURATION:
+			if (parse_duration("--leader-elect-lease-duration", optarg,
+			    &opts->lease_duration, err) != 0)
+				return -1;
+			break;
+		case OPT_RENEW_DEADLINE:
+			if (parse_duration("--leader-elect-renew-deadline", optarg,
+			    &opts->renew_deadline, err) != 0)
+				return -1;
+			break;
+		case OPT_RETRY_PERIOD:
+			if (parse_duration("--leader-elect-retry-period", optarg,
+			    &opts->retry_period, err) != 0)
+				return -1;
+			break;
+		case OPT_LOCK:
+			if (strcmp(optarg, "leases") != 0) {
+				fprintf(err, "sqlkcm run: invalid value \"%s\" for "
+				    "--leader-elect-resource-lock: only leases is supported\n", optarg);
+				return -1;
+			}
+			break;
+		case OPT_LOCK_NAMESPACE: opts->lease_namespace = optarg; break;
+		case OPT_LOCK_NAME: opts->lease_name = optarg; break;
 		case 'v':
 			if (parse_long("--v", optarg, 0, 10, &opts->verbosity, err) != 0)
 				return -1;
@@ -209,7 +351,44 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 		fprintf(err, "sqlkcm run: unexpected argument \"%s\"\n", argv[optind]);
 		return -1;
 	}
-	return check_controllers(opts->controllers, err);
+	if (check_controllers(opts->controllers, err) != 0)
+		return -1;
+	return check_leader_election(opts, err);
+}
+
+/* The last step of a stop: the watches stop, their last events are committed, and the
+ * loop is left. */
+static void
+run_released(void *arg)
+{
+	struct daemon *d = arg;
+
+	informer_set_stop(d->informers);
+	event_base_loopexit(d->base, NULL);
+}
+
+/* The lease is ours: the controllers start (once the caches have synced). */
+static void
+run_started_leading(void *arg)
+{
+	struct daemon *d = arg;
+
+	if (d->drain_timer == NULL && d->manager != NULL)
+		manager_start(d->manager);
+}
+
+/* The lease is lost: another sqlkcm may be acting already, so the controllers stop at
+ * once, without waiting for what is in flight, and the process exits 1. */
+static void
+run_stopped_leading(void *arg)
+{
+	struct daemon *d = arg;
+
+	d->lost = 1;
+	if (d->manager != NULL)
+		manager_stop(d->manager);
+	informer_set_stop(d->informers);
+	event_base_loopbreak(d->base);
 }
 
 /* Leaves the loop once the executor has nothing in flight, or the deadline has passed. */
@@ -230,8 +409,12 @@ run_drain(evutil_socket_t fd, short what, void *arg)
 	if (left > 0)
 		log_warning("stopping with %d syncs still in flight; their expectations are "
 		    "stored", left);
-	informer_set_stop(d->informers);
-	event_base_loopexit(d->base, NULL);
+	if (d->elector != NULL) {
+		/* Nothing of ours is in flight any more: a standby may take over. */
+		leader_elector_release(d->elector, run_released, d);
+		return;
+	}
+	run_released(d);
 }
 
 /* SIGTERM, SIGINT: take no new work, let the syncs in flight finish (bounded), stop the
@@ -283,7 +466,11 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	struct kube_config *kc = NULL;
 	struct store *store = NULL;
 	struct client *client = NULL, *controller_client = NULL, *events_client = NULL;
-	struct eventrecorder *events = NULL;
+	struct client *lease_client = NULL;
+	struct eventrecorder *events = NULL, *lease_events = NULL;
+	struct leader_config lconfig;
+	struct leader_callbacks lcallbacks;
+	char *identity = NULL;
 	int *enabled = xcalloc((size_t)controller_type_count, sizeof *enabled);
 	int *workers = xcalloc((size_t)controller_type_count, sizeof *workers);
 	int any = 0;
@@ -322,6 +509,10 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		fprintf(err, "sqlkcm run: cannot create the event loop\n");
 		goto out;
 	}
+	/* Three priorities before any event exists, so that every event but those given
+	 * another gets the middle one: 0 for leader election, 1 for everything else, 2 for
+	 * the informers' commit at the end of a loop turn (informer.c). */
+	event_base_priority_init(d.base, 3);
 	copts.qps = opts.qps;
 	copts.burst = (int)opts.burst;
 	client = client_new(d.base, kc, &copts, &error);
@@ -352,8 +543,33 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 			fprintf(err, "sqlkcm run: %s\n", error);
 			goto out;
 		}
+		if (opts.leader_elect) {
+			/* Its own client, as kube-controller-manager's: renewals never wait
+			 * behind the controllers' requests for a token or a stream. */
+			lease_client = client_new(d.base, kc, &copts, &error);
+			if (lease_client == NULL || (identity = leader_identity_new(&error)) == NULL) {
+				fprintf(err, "sqlkcm run: %s\n", error);
+				goto out;
+			}
+			lease_events = eventrecorder_new(events_client, "sqlkcm");
+			memset(&lconfig, 0, sizeof lconfig);
+			lconfig.lease_namespace = opts.lease_namespace;
+			lconfig.lease_name = opts.lease_name;
+			lconfig.identity = identity;
+			lconfig.lease_duration = opts.lease_duration;
+			lconfig.renew_deadline = opts.renew_deadline;
+			lconfig.retry_period = opts.retry_period;
+			lconfig.events = lease_events;
+			lcallbacks.started_leading = run_started_leading;
+			lcallbacks.stopped_leading = run_stopped_leading;
+			lcallbacks.arg = &d;
+			d.elector = leader_elector_new(d.base, lease_client, &lconfig, &lcallbacks);
+		}
 	} else {
-		/* No controller: mirror everything sqlkcm knows. */
+		/* No controller: mirror everything sqlkcm knows. Nothing is written to the
+		 * cluster, so no lease is needed. */
+		if (opts.leader_elect)
+			log_info("no controller enabled: leader election is not needed");
 		for (int i = 0; i < resource_count; i++)
 			informer_set_add(d.informers, resource_all[i]);
 	}
@@ -380,14 +596,21 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		fprintf(err, "sqlkcm run: %s\n", error);
 		goto out;
 	}
-	if (d.manager != NULL)
+	if (d.elector != NULL)
+		leader_elector_start(d.elector);
+	else if (d.manager != NULL)
 		manager_start(d.manager);
 	event_base_dispatch(d.base);
 	log_info("stopped: %lu events applied, %lu batches, %lu lists, %lu watches, %lu errors",
 	    informer_set_stats(d.informers)->events, informer_set_stats(d.informers)->batches,
 	    informer_set_stats(d.informers)->lists, informer_set_stats(d.informers)->watches,
 	    informer_set_stats(d.informers)->errors);
-	status = EXIT_OK;
+	if (store_checkpoint(store, &error) != 0) {
+		log_warning("%s", error);
+		free(error);
+		error = NULL;
+	}
+	status = d.lost ? EXIT_FAILURE_RUN : EXIT_OK;
 out:
 	free(error);
 	if (sigterm != NULL)
@@ -398,16 +621,20 @@ out:
 		event_free(sighup);
 	if (d.drain_timer != NULL)
 		event_free(d.drain_timer);
+	leader_elector_free(d.elector);
 	manager_free(d.manager);
 	executor_free(d.executor);
 	eventrecorder_free(events);
+	eventrecorder_free(lease_events);
 	informer_set_free(d.informers);
 	recorder_close(d.recorder);
+	client_free(lease_client);
 	client_free(events_client);
 	client_free(controller_client);
 	client_free(client);
 	free(enabled);
 	free(workers);
+	free(identity);
 	store_close(store);
 	kube_config_free(kc);
 	if (d.base != NULL)
