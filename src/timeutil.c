@@ -159,8 +159,8 @@ time_parse_duration(const char *s, double *seconds)
 		if (i == n)
 			return -1;
 	}
-	/* Go's limit: about 292 years of nanoseconds. */
-	if (total > 9.2e9)
+	/* Go's limit: 2^63 - 1 nanoseconds, about 292 years. */
+	if (total > 9223372036.854775807)
 		return -1;
 	*seconds = sign * total;
 	return 0;
