@@ -53,11 +53,18 @@ use_shared_cluster() {
 
 # sqlkcm_start NAME ARGS...: runs `sqlkcm run ARGS` in the background against the shared
 # cluster, logging to $work/NAME.log; its pid goes in the cluster's pids/ so that
-# `contrib/cluster/down` stops it even if the test dies.
+# `contrib/cluster/down` stops it even if the test dies. Every test starts sqlkcm here, so
+# a flag all of them need goes here, once.
+#
+# Leader election is off unless ARGS turn it on (--leader-elect, which comes later and
+# wins): a test of one instance has nothing to elect, and with it on each test would wait
+# out the Lease the last test's killed instance left (15s), and a test that kills and
+# restarts sqlkcm would wait that long after every kill.
 sqlkcm_start() {
 	local name=$1
 	shift
-	"$SQLKCM" run --kubeconfig "$cluster/kubeconfig" "$@" </dev/null >>"$work/$name.log" 2>&1 &
+	"$SQLKCM" run --kubeconfig "$cluster/kubeconfig" --leader-elect=false "$@" \
+		</dev/null >>"$work/$name.log" 2>&1 &
 	echo $! >"$cluster/pids/sqlkcm-$name.pid"
 }
 
