@@ -69,10 +69,12 @@ watcher=$!
 sleep 1
 
 # Leader election on, in the test's namespace: the stop releases the Lease, so the
-# restart acquires it at once.
+# restart acquires it at once. The lease is short (a renewal must succeed within 3s), so
+# renewals starved by the scale-up's work would show: the leader would exit 1.
 start() {
 	sqlkcm_start "$1" --db "$db" --controllers replicaset -v 2 --leader-elect \
-	    --leader-elect-resource-namespace "$ns"
+	    --leader-elect-resource-namespace "$ns" --leader-elect-lease-duration 4s \
+	    --leader-elect-renew-deadline 3s --leader-elect-retry-period 1s
 }
 now() {
 	cat "$work/now" 2>/dev/null || echo 0
@@ -87,6 +89,8 @@ status=$?
 at_stop=$(now)
 check "SIGTERM in the middle of the scale-up: exit status 0" test "$status" = 0
 check "it stopped in the middle ($at_stop of 300 pods)" test "$at_stop" -lt 300
+check "it kept its lease through the scale-up" eval '! grep -q "leader election lost" \
+    "$work/first.log"'
 check "it logged the signal and its stop" eval 'grep -q "received signal 15: stopping" \
     "$work/first.log" && grep -q "^I.* stopped: " "$work/first.log"'
 check "it released its Lease" grep -q "released the lease $ns/sqlkcm" "$work/first.log"
@@ -110,6 +114,8 @@ check "at no moment were there more than 300 (max $(cat "$work/max"))" \
     test "$(cat "$work/max")" -le 300
 sqlkcm_stop second TERM
 check "the second stops with status 0" test $? = 0
+check "having kept its lease throughout" eval '! grep -q "leader election lost" \
+    "$work/second.log"'
 check "PRAGMA integrity_check is ok at the end" \
     test "$(sqlite3 "$db" 'PRAGMA integrity_check')" = ok
 
