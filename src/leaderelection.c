@@ -518,6 +518,8 @@ elector_note_holder(struct leader_elector *le)
 {
 	const char *holder = le->st.observed.holder_identity;
 
+	if (le->st.observed_raw[0] == '\0')
+		return;		/* no Lease seen yet */
 	if (le->last_holder != NULL && strcmp(le->last_holder, holder) == 0)
 		return;
 	free(le->last_holder);
@@ -620,8 +622,13 @@ elector_wrote(struct restops_result *res, void *arg)
 	enum leader_step step;
 
 	le->request = NULL;
-	if (res->status.reason != API_OK)
+	/* Losing a race to another candidate is normal; anything else an operator must see
+	 * (a missing namespace, no right to write Leases). */
+	if (res->status.reason == API_CONFLICT || res->status.reason == API_ALREADY_EXISTS)
 		log_v(2, "lease=%s/%s: writing it: %s", le->config.lease_namespace,
+		    le->config.lease_name, res->status.message);
+	else if (res->status.reason != API_OK)
+		log_warning("lease=%s/%s: writing it: %s", le->config.lease_namespace,
 		    le->config.lease_name, res->status.message);
 	step = leader_state_wrote(&le->st, &res->status, restops_take_object(res),
 	    monotonic_now());
