@@ -12,8 +12,8 @@
  * cluster and writes nothing, so it takes no lease: any number of mirrors may run beside
  * the leader.
  *
- * SIGTERM or SIGINT: the controllers take no new key, the syncs in flight finish (up to
- * RUN_DRAIN_SECONDS), the lease is released (holderIdentity emptied) so a standby takes
+ * SIGTERM or SIGINT: the controllers take no new key and send no further creation batch,
+ * the requests in flight finish (up to RUN_DRAIN_SECONDS), the lease is released (holderIdentity emptied) so a standby takes
  * over at once, the watches stop, what was applied is committed, the write-ahead log is
  * checkpointed into the database file, and the process exits 0. SIGHUP reopens the
  * --record file, for log rotation.
@@ -417,8 +417,9 @@ run_drain(evutil_socket_t fd, short what, void *arg)
 	run_released(d);
 }
 
-/* SIGTERM, SIGINT: take no new work, let the syncs in flight finish (bounded), stop the
- * watches, commit, leave the loop. */
+/* SIGTERM, SIGINT: take no new work (no new key, no further creation batch), let the
+ * requests in flight finish (bounded), release the lease, stop the watches, commit, leave
+ * the loop. */
 static void
 run_stop(evutil_socket_t sig, short what, void *arg)
 {
@@ -431,6 +432,8 @@ run_stop(evutil_socket_t sig, short what, void *arg)
 	log_info("received signal %d: stopping", (int)sig);
 	if (d->manager != NULL)
 		manager_stop(d->manager);
+	if (d->executor != NULL)
+		executor_stop(d->executor);
 	gettimeofday(&now, NULL);
 	timeradd(&now, &bound, &d->drain_deadline);
 	d->drain_timer = evtimer_new(d->base, run_drain, d);
