@@ -111,6 +111,7 @@ struct client {
 	client_responder_cb responder;	/* tests: answers instead of curl (and config) */
 	void *responder_arg;
 	struct event *deliver;		/* hands the responder's answers back */
+	int priority;			/* of every event of this client; -1: the default */
 };
 
 static void client_start_waiting(struct client *c);
@@ -282,6 +283,8 @@ client_socket_callback(CURL *easy, curl_socket_t s, int what, void *userp, void 
 		ev = event_new(c->base, s, events, client_socket_ready, c);
 		curl_multi_assign(c->multi, s, ev);
 	}
+	if (c->priority >= 0)
+		event_priority_set(ev, c->priority);
 	event_add(ev, NULL);
 	return 0;
 }
@@ -714,6 +717,7 @@ client_new(struct event_base *base, struct kube_config *config,
 	c = xcalloc(1, sizeof *c);
 	c->base = base;
 	c->config = config;
+	c->priority = -1;
 	c->qps = options != NULL ? options->qps : 0;
 	c->burst = options != NULL && options->burst > 0 ? options->burst : 1;
 	c->tokens = c->burst;
@@ -776,6 +780,15 @@ const char *
 client_server(const struct client *c)
 {
 	return c->config != NULL ? c->config->server : "responder";
+}
+
+void
+client_set_priority(struct client *c, int priority)
+{
+	c->priority = priority;
+	event_priority_set(c->curl_timer, priority);
+	event_priority_set(c->throttle_timer, priority);
+	event_priority_set(c->kick, priority);
 }
 
 struct event_base *

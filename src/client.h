@@ -73,6 +73,9 @@ typedef void (*client_responder_cb)(const char *method, const char *path,
  * the loop as a real response is (streams get the whole body in one piece). */
 struct client *client_new_responder(struct event_base *base, client_responder_cb responder,
     void *arg);
+/* Runs every event of the client at priority (of those the base was given), so that
+ * its requests are not queued behind the other work of a loop turn. Before any request. */
+void client_set_priority(struct client *c, int priority);
 
 /* The loop the client runs on. */
 struct event_base *client_base(const struct client *c);

@@ -26,6 +26,10 @@
  * - The resourceVersions returned by creations, adoptions and status updates are recorded
  *   (consistency.c), so the owner is not synced again before the cache shows them.
  *
+ * - Once the executor is stopped (the daemon is shutting down), no further creation batch
+ *   goes out: the requests in flight finish, the creations not sent lower the
+ *   expectations as failed ones do, and the status follows.
+ *
  * Events (SuccessfulCreate, FailedCreate, SuccessfulDelete, FailedDelete) are recorded
  * for the owner, as kube-controller-manager's pod control records them.
  */
@@ -95,6 +99,7 @@ struct executor {
 	struct eventrecorder *events;
 	TAILQ_HEAD(, execution) executions;
 	int count;
+	int stopping;			/* send no further creation batch */
 };
 
 static void execution_step(struct execution *x);
@@ -562,7 +567,7 @@ manage_send(struct execution *x)
 	if (x->next >= x->r.nmanage)
 		return -1;
 	if (x->r.creating) {
-		if (x->batch_failed)
+		if (x->batch_failed || x->e->stopping)
 			return -1;
 		n = executor_batch_size(x->r.nmanage, x->next, x->batch);
 		x->batch = n;
@@ -668,6 +673,12 @@ executor_free(struct executor *e)
 		execution_free(x);
 	}
 	free(e);
+}
+
+void
+executor_stop(struct executor *e)
+{
+	e->stopping = 1;
 }
 
 int

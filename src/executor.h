@@ -37,6 +37,10 @@ void executor_free(struct executor *e);
 int executor_run(struct executor *e, struct controller *c, struct sync_result *r,
     executor_done_cb done, void *arg, char **error);
 
+/* Stops sending creation batches (a stop of the daemon): the requests in flight finish
+ * and each result ends as if its remaining creations had failed. */
+void executor_stop(struct executor *e);
+
 /* Results being carried out. */
 int executor_in_flight(const struct executor *e);
 

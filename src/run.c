@@ -3,14 +3,25 @@
  *
  * Parses the flags (kube-controller-manager's names where the meaning is the same), then
  * builds the process from the bottom up on one libevent loop: the kubeconfig, the store,
- * the REST client, the informers, the event recorder. It runs until SIGTERM or SIGINT,
- * then stops the watches, commits what was applied and closes the store, and exits 0.
- * SIGHUP reopens the --record file, for log rotation.
+ * the REST client, the informers, the event recorder, the leader elector.
  *
  * Health and metrics: one metrics registry is shared by the REST clients, the informers,
  * the store, the workqueues and the process collector; the HTTP server (httpserver.c)
  * serves it with the health checks and the effective configuration from the start, before
  * the caches sync. /readyz fails until they have, and again once the daemon is stopping.
+ *
+ * Leader election (on by default, as kube-controller-manager's): the informers start at
+ * once, so a standby keeps a warm cache, but the controllers start only when the lease
+ * is ours. Losing it stops them and exits 1, for the supervisor to restart the process
+ * as a standby. With no controller enabled (--controllers ''), sqlkcm only mirrors the
+ * cluster and writes nothing, so it takes no lease: any number of mirrors may run beside
+ * the leader.
+ *
+ * SIGTERM or SIGINT: the controllers take no new key and send no further creation batch,
+ * the requests in flight finish (up to RUN_DRAIN_SECONDS), the lease is released
+ * (holderIdentity emptied) so a standby takes over at once, the watches stop, what was applied is committed, the write-ahead log is
+ * checkpointed into the database file, and the process exits 0. SIGHUP reopens the
+ * --record file, for log rotation.
  */
 #include "config.h"
 
@@ -33,6 +44,7 @@
 #include "httpserver.h"
 #include "informer.h"
 #include "kubeconfig.h"
+#include "leaderelection.h"
 #include "log.h"
 #include "manager.h"
 #include "metrics.h"
@@ -40,6 +52,7 @@
 #include "resource.h"
 #include "run.h"
 #include "store.h"
+#include "timeutil.h"
 #include "util.h"
 
 const char run_usage[] =
@@ -74,6 +87,24 @@ const char run_usage[] =
     "                            self-signed one made in memory at start)\n"
     "  --tls-private-key-file FILE\n"
     "                            PEM private key of --tls-cert-file\n"
+    "  --leader-elect[=BOOL]     run the controllers only while holding a Lease, so that\n"
+    "                            several sqlkcm can run for availability (default: true;\n"
+    "                            not used with --controllers '')\n"
+    "  --leader-elect-lease-duration DURATION\n"
+    "                            how long a standby waits, after it last saw the lease\n"
+    "                            change, before it takes it over (default: 15s)\n"
+    "  --leader-elect-renew-deadline DURATION\n"
+    "                            how long the leader retries a renewal before it stops\n"
+    "                            leading and exits 1 (default: 10s)\n"
+    "  --leader-elect-retry-period DURATION\n"
+    "                            time between attempts to acquire or renew (default: 2s)\n"
+    "  --leader-elect-resource-lock KIND\n"
+    "                            the lock's kind; only leases (default: leases)\n"
+    "  --leader-elect-resource-namespace NS\n"
+    "                            the Lease's namespace (default: kube-system)\n"
+    "  --leader-elect-resource-name NAME\n"
+    "                            the Lease's name (default: sqlkcm)\n"
+    "                            DURATION is Go's: 15s, 1m30s, 500ms\n"
     "  -v, --v N                 log verbosity, as klog (default: 0)\n"
     "  -h, --help                this help\n";
 
@@ -94,6 +125,12 @@ struct run_options {
 	long port;
 	const char *tls_cert_file;
 	const char *tls_key_file;
+	int leader_elect;
+	double lease_duration;
+	double renew_deadline;
+	double retry_period;
+	const char *lease_namespace;
+	const char *lease_name;
 };
 
 /* How long a stopping daemon waits for requests in flight. */
@@ -111,6 +148,9 @@ struct daemon {
 	struct metrics_registry *metrics;
 	struct process_metrics *process_metrics;
 	struct httpserver *http;
+	struct leader_elector *elector;	/* NULL: no leader election */
+	struct metrics_series *leading;	/* leader_election_master_status */
+	int lost;			/* the lease was lost: exit 1 */
 };
 
 /* Parses a whole decimal integer in [min, max] for flag; -1 with a message otherwise. */
@@ -128,6 +168,64 @@ parse_long(const char *flag, const char *text, long min, long max, long *out, FI
 		return -1;
 	}
 	*out = v;
+	return 0;
+}
+
+/* Parses a Go boolean (strconv.ParseBool's spellings) for flag. */
+static int
+parse_bool(const char *flag, const char *text, int *out, FILE *err)
+{
+	static const char *const yes[] = { "1", "t", "T", "true", "TRUE", "True" };
+	static const char *const no[] = { "0", "f", "F", "false", "FALSE", "False" };
+
+	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+		if (strcmp(text, yes[i]) == 0) {
+			*out = 1;
+			return 0;
+		}
+		if (strcmp(text, no[i]) == 0) {
+			*out = 0;
+			return 0;
+		}
+	}
+	fprintf(err, "sqlkcm run: invalid value \"%s\" for %s: want true or false\n", text,
+	    flag);
+	return -1;
+}
+
+/* Parses a Go duration ("15s", "1m30s", "500ms") for flag into seconds. */
+static int
+parse_duration(const char *flag, const char *text, double *out, FILE *err)
+{
+	if (time_parse_duration(text, out) != 0) {
+		fprintf(err, "sqlkcm run: invalid value \"%s\" for %s: want a duration such as "
+		    "15s, 1m30s or 500ms\n", text, flag);
+		return -1;
+	}
+	return 0;
+}
+
+/* Checks the leader election flags together, as kube-controller-manager does. */
+static int
+check_leader_election(const struct run_options *opts, FILE *err)
+{
+	struct leader_config lc;
+	char *error = NULL;
+
+	if (!opts->leader_elect)
+		return 0;
+	memset(&lc, 0, sizeof lc);
+	lc.lease_namespace = opts->lease_namespace;
+	lc.lease_name = opts->lease_name;
+	lc.identity = "check";
+	lc.lease_duration = opts->lease_duration;
+	lc.renew_deadline = opts->renew_deadline;
+	lc.retry_period = opts->retry_period;
+	if (leader_config_check(&lc, &error) != 0) {
+		fprintf(err, "sqlkcm run: %s\n", error);
+		free(error);
+		return -1;
+	}
 	return 0;
 }
 
@@ -165,8 +263,9 @@ static int
 run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 {
 	enum { OPT_KUBECONFIG = 256, OPT_CONTEXT, OPT_MASTER, OPT_DB, OPT_DB_CACHE, OPT_RECORD,
-		OPT_CONTROLLERS, OPT_QPS, OPT_BURST, OPT_RS_SYNCS };
-	/* The HTTP endpoints' flags. */
+		OPT_CONTROLLERS, OPT_QPS, OPT_BURST, OPT_RS_SYNCS, OPT_LEADER_ELECT,
+		OPT_LEASE_DURATION, OPT_RENEW_DEADLINE, OPT_RETRY_PERIOD, OPT_LOCK,
+		OPT_LOCK_NAMESPACE, OPT_LOCK_NAME };
 	enum { OPT_BIND_ADDRESS = 512, OPT_SECURE_PORT, OPT_PORT, OPT_TLS_CERT, OPT_TLS_KEY };
 	static const struct option longopts[] = {
 		{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
@@ -184,6 +283,13 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "tls-cert-file", required_argument, NULL, OPT_TLS_CERT },
 		{ "tls-private-key-file", required_argument, NULL, OPT_TLS_KEY },
+		{ "leader-elect", optional_argument, NULL, OPT_LEADER_ELECT },
+		{ "leader-elect-lease-duration", required_argument, NULL, OPT_LEASE_DURATION },
+		{ "leader-elect-renew-deadline", required_argument, NULL, OPT_RENEW_DEADLINE },
+		{ "leader-elect-retry-period", required_argument, NULL, OPT_RETRY_PERIOD },
+		{ "leader-elect-resource-lock", required_argument, NULL, OPT_LOCK },
+		{ "leader-elect-resource-namespace", required_argument, NULL, OPT_LOCK_NAMESPACE },
+		{ "leader-elect-resource-name", required_argument, NULL, OPT_LOCK_NAME },
 		{ "v", required_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -198,6 +304,12 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 	opts->burst = 30;
 	opts->bind_address = "127.0.0.1";
 	opts->secure_port = 10257;
+	opts->leader_elect = 1;
+	opts->lease_duration = 15;
+	opts->renew_deadline = 10;
+	opts->retry_period = 2;
+	opts->lease_namespace = "kube-system";
+	opts->lease_name = "sqlkcm";
 	opterr = 0;
 	optind = 0;	/* GNU: start over, whoever parsed before */
 	while ((c = getopt_long(argc, argv, "+v:h", longopts, NULL)) != -1) {
@@ -239,6 +351,36 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 			    &opts->replicaset_syncs, err) != 0)
 				return -1;
 			break;
+		case OPT_LEADER_ELECT:
+			if (optarg == NULL)
+				opts->leader_elect = 1;
+			else if (parse_bool("--leader-elect", optarg, &opts->leader_elect, err) != 0)
+				return -1;
+			break;
+		case OPT_LEASE_DURATION:
+			if (parse_duration("--leader-elect-lease-duration", optarg,
+			    &opts->lease_duration, err) != 0)
+				return -1;
+			break;
+		case OPT_RENEW_DEADLINE:
+			if (parse_duration("--leader-elect-renew-deadline", optarg,
+			    &opts->renew_deadline, err) != 0)
+				return -1;
+			break;
+		case OPT_RETRY_PERIOD:
+			if (parse_duration("--leader-elect-retry-period", optarg,
+			    &opts->retry_period, err) != 0)
+				return -1;
+			break;
+		case OPT_LOCK:
+			if (strcmp(optarg, "leases") != 0) {
+				fprintf(err, "sqlkcm run: invalid value \"%s\" for "
+				    "--leader-elect-resource-lock: only leases is supported\n", optarg);
+				return -1;
+			}
+			break;
+		case OPT_LOCK_NAMESPACE: opts->lease_namespace = optarg; break;
+		case OPT_LOCK_NAME: opts->lease_name = optarg; break;
 		case 'v':
 			if (parse_long("--v", optarg, 0, 10, &opts->verbosity, err) != 0)
 				return -1;
@@ -282,7 +424,46 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 		fprintf(err, "sqlkcm run: --secure-port and --port are both %ld\n", opts->port);
 		return -1;
 	}
-	return check_controllers(opts->controllers, err);
+	if (check_controllers(opts->controllers, err) != 0)
+		return -1;
+	return check_leader_election(opts, err);
+}
+
+/* The last step of a stop: the watches stop, their last events are committed, and the
+ * loop is left. */
+static void
+run_released(void *arg)
+{
+	struct daemon *d = arg;
+
+	informer_set_stop(d->informers);
+	event_base_loopexit(d->base, NULL);
+}
+
+/* The lease is ours: the controllers start (once the caches have synced). */
+static void
+run_started_leading(void *arg)
+{
+	struct daemon *d = arg;
+
+	metrics_gauge_set(d->leading, 1);
+	if (d->drain_timer == NULL && d->manager != NULL)
+		manager_start(d->manager);
+}
+
+/* The lease is lost: another sqlkcm may be acting already, so the controllers stop at
+ * once, without waiting for what is in flight, and the process exits 1. */
+static void
+run_stopped_leading(void *arg)
+{
+	struct daemon *d = arg;
+
+	d->lost = 1;
+	metrics_gauge_set(d->leading, 0);
+	if (d->manager != NULL)
+		manager_stop(d->manager);
+	informer_set_stop(d->informers);
+	event_base_loopbreak(d->base);
 }
 
 /* Leaves the loop once the executor has nothing in flight, or the deadline has passed. */
@@ -303,12 +484,17 @@ run_drain(evutil_socket_t fd, short what, void *arg)
 	if (left > 0)
 		log_warning("stopping with %d syncs still in flight; their expectations are "
 		    "stored", left);
-	informer_set_stop(d->informers);
-	event_base_loopexit(d->base, NULL);
+	if (d->elector != NULL) {
+		/* Nothing of ours is in flight any more: a standby may take over. */
+		leader_elector_release(d->elector, run_released, d);
+		return;
+	}
+	run_released(d);
 }
 
-/* SIGTERM, SIGINT: take no new work, let the syncs in flight finish (bounded), stop the
- * watches, commit, leave the loop. */
+/* SIGTERM, SIGINT: take no new work (no new key, no further creation batch), let the
+ * requests in flight finish (bounded), release the lease, stop the watches, commit, leave
+ * the loop. */
 static void
 run_stop(evutil_socket_t sig, short what, void *arg)
 {
@@ -321,6 +507,8 @@ run_stop(evutil_socket_t sig, short what, void *arg)
 	log_info("received signal %d: stopping", (int)sig);
 	if (d->manager != NULL)
 		manager_stop(d->manager);
+	if (d->executor != NULL)
+		executor_stop(d->executor);
 	gettimeofday(&now, NULL);
 	timeradd(&now, &bound, &d->drain_deadline);
 	d->drain_timer = evtimer_new(d->base, run_drain, d);
@@ -412,6 +600,13 @@ run_configz(const struct run_options *opts, const struct client *client)
 	cJSON_AddNumberToObject(flags, "port", (double)opts->port);
 	ADD_STRING("tls-cert-file", opts->tls_cert_file);
 	ADD_STRING("tls-private-key-file", opts->tls_key_file);
+	cJSON_AddBoolToObject(flags, "leader-elect", opts->leader_elect);
+	cJSON_AddNumberToObject(flags, "leader-elect-lease-duration", opts->lease_duration);
+	cJSON_AddNumberToObject(flags, "leader-elect-renew-deadline", opts->renew_deadline);
+	cJSON_AddNumberToObject(flags, "leader-elect-retry-period", opts->retry_period);
+	cJSON_AddStringToObject(flags, "leader-elect-resource-lock", "leases");
+	ADD_STRING("leader-elect-resource-namespace", opts->lease_namespace);
+	ADD_STRING("leader-elect-resource-name", opts->lease_name);
 	cJSON_AddNumberToObject(flags, "v", (double)opts->verbosity);
 #undef ADD_STRING
 	cJSON_AddStringToObject(root, "server", client_server(client));
@@ -419,6 +614,19 @@ run_configz(const struct run_options *opts, const struct client *client)
 	text = cJSON_PrintUnformatted(root);
 	cJSON_Delete(root);
 	return text;
+}
+
+/* /healthz, /readyz "leader-election": fails once the lease is lost (the process is about
+ * to exit 1). A standby passes: ready means a synced leader or a synced standby. */
+static int
+run_check_leader(void *arg, char **reason)
+{
+	struct daemon *d = arg;
+
+	if (!d->lost)
+		return 0;
+	*reason = xstrdup("the lease was lost");
+	return -1;
 }
 
 /* Starts the HTTP endpoints on the daemon's loop, with its checks and configuration. */
@@ -435,6 +643,9 @@ run_start_http(struct daemon *d, const struct run_options *opts, const struct cl
 		return -1;
 	httpserver_add_check(d->http, HTTPSERVER_READYZ, "informer-sync", run_check_synced, d);
 	httpserver_add_check(d->http, HTTPSERVER_READYZ, "shutdown", run_check_running, d);
+	if (d->elector != NULL)
+		httpserver_add_check(d->http, HTTPSERVER_HEALTHZ | HTTPSERVER_READYZ,
+		    "leader-election", run_check_leader, d);
 	configz = run_configz(opts, client);
 	httpserver_set_configz(d->http, configz);
 	cJSON_free(configz);
@@ -451,7 +662,11 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	struct kube_config *kc = NULL;
 	struct store *store = NULL;
 	struct client *client = NULL, *controller_client = NULL, *events_client = NULL;
-	struct eventrecorder *events = NULL;
+	struct client *lease_client = NULL;
+	struct eventrecorder *events = NULL, *lease_events = NULL;
+	struct leader_config lconfig;
+	struct leader_callbacks lcallbacks;
+	char *identity = NULL;
 	int *enabled = xcalloc((size_t)controller_type_count, sizeof *enabled);
 	int *workers = xcalloc((size_t)controller_type_count, sizeof *workers);
 	int any = 0;
@@ -490,6 +705,10 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		fprintf(err, "sqlkcm run: cannot create the event loop\n");
 		goto out;
 	}
+	/* Three priorities before any event exists, so that every event but those given
+	 * another gets the middle one: 0 for leader election, 1 for everything else, 2 for
+	 * the informers' commit at the end of a loop turn (informer.c). */
+	event_base_priority_init(d.base, 3);
 	d.metrics = metrics_registry_new();
 	d.process_metrics = process_metrics_new(d.metrics, NULL, &error);
 	if (d.process_metrics == NULL) {
@@ -530,8 +749,35 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 			fprintf(err, "sqlkcm run: %s\n", error);
 			goto out;
 		}
+		if (opts.leader_elect) {
+			/* Its own client, as kube-controller-manager's: renewals never wait
+			 * behind the controllers' requests for a token or a stream. */
+			lease_client = client_new(d.base, kc, &copts, &error);
+			if (lease_client == NULL || (identity = leader_identity_new(&error)) == NULL) {
+				fprintf(err, "sqlkcm run: %s\n", error);
+				goto out;
+			}
+			lease_events = eventrecorder_new(events_client, "sqlkcm");
+			memset(&lconfig, 0, sizeof lconfig);
+			lconfig.lease_namespace = opts.lease_namespace;
+			lconfig.lease_name = opts.lease_name;
+			lconfig.identity = identity;
+			lconfig.lease_duration = opts.lease_duration;
+			lconfig.renew_deadline = opts.renew_deadline;
+			lconfig.retry_period = opts.retry_period;
+			lconfig.events = lease_events;
+			lcallbacks.started_leading = run_started_leading;
+			lcallbacks.stopped_leading = run_stopped_leading;
+			lcallbacks.arg = &d;
+			d.elector = leader_elector_new(d.base, lease_client, &lconfig, &lcallbacks);
+			d.leading = leader_election_status_metric(d.metrics, opts.lease_name);
+			metrics_gauge_set(d.leading, 0);
+		}
 	} else {
-		/* No controller: mirror everything sqlkcm knows. */
+		/* No controller: mirror everything sqlkcm knows. Nothing is written to the
+		 * cluster, so no lease is needed. */
+		if (opts.leader_elect)
+			log_info("no controller enabled: leader election is not needed");
 		for (int i = 0; i < resource_count; i++)
 			informer_set_add(d.informers, resource_all[i]);
 	}
@@ -562,14 +808,21 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		fprintf(err, "sqlkcm run: %s\n", error);
 		goto out;
 	}
-	if (d.manager != NULL)
+	if (d.elector != NULL)
+		leader_elector_start(d.elector);
+	else if (d.manager != NULL)
 		manager_start(d.manager);
 	event_base_dispatch(d.base);
 	log_info("stopped: %lu events applied, %lu batches, %lu lists, %lu watches, %lu errors",
 	    informer_set_stats(d.informers)->events, informer_set_stats(d.informers)->batches,
 	    informer_set_stats(d.informers)->lists, informer_set_stats(d.informers)->watches,
 	    informer_set_stats(d.informers)->errors);
-	status = EXIT_OK;
+	if (store_checkpoint(store, &error) != 0) {
+		log_warning("%s", error);
+		free(error);
+		error = NULL;
+	}
+	status = d.lost ? EXIT_FAILURE_RUN : EXIT_OK;
 out:
 	free(error);
 	if (sigterm != NULL)
@@ -581,16 +834,20 @@ out:
 	if (d.drain_timer != NULL)
 		event_free(d.drain_timer);
 	httpserver_free(d.http);
+	leader_elector_free(d.elector);
 	manager_free(d.manager);
 	executor_free(d.executor);
 	eventrecorder_free(events);
+	eventrecorder_free(lease_events);
 	informer_set_free(d.informers);
 	recorder_close(d.recorder);
+	client_free(lease_client);
 	client_free(events_client);
 	client_free(controller_client);
 	client_free(client);
 	free(enabled);
 	free(workers);
+	free(identity);
 	store_close(store);
 	process_metrics_free(d.process_metrics);
 	metrics_registry_free(d.metrics);

@@ -345,6 +345,19 @@ store_open(const char *path, const struct store_options *options, struct store *
 	return 0;
 }
 
+int
+store_checkpoint(struct store *s, char **error)
+{
+	int log_frames = -1, checkpointed = -1;
+	int rc = sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, &log_frames,
+	    &checkpointed);
+
+	if (rc != SQLITE_OK)
+		return error_set(error, "store: checkpointing the write-ahead log: %s",
+		    sqlite3_errmsg(s->db));
+	return 0;
+}
+
 void
 store_close(struct store *s)
 {

@@ -38,6 +38,11 @@ int store_open(const char *path, const struct store_options *options, struct sto
     char **error);
 void store_close(struct store *s);
 
+/* Copies the write-ahead log into the database file and truncates it (PRAGMA
+ * wal_checkpoint(TRUNCATE)), as a clean stop does, so the file alone is the whole cache;
+ * -1 with *error set when a reader kept it from completing. */
+int store_checkpoint(struct store *s, char **error);
+
 /* The connection, for listers and tests. Use it from the loop thread only. */
 sqlite3 *store_db(struct store *s);
 

@@ -3,6 +3,10 @@
  *
  * The apiserver writes metav1.Time as RFC 3339 in UTC with whole seconds
  * ("2026-11-22T10:00:00Z"); it accepts any offset and a fraction, which are read here too.
+ *
+ * Durations are written as Go writes them (kube-controller-manager's flags take
+ * time.Duration): a sequence of decimal numbers, each with an optional fraction and a
+ * unit, as in "1h15m30.5s".
  */
 #include "config.h"
 
@@ -101,4 +105,63 @@ time_now(void)
 
 	gettimeofday(&tv, NULL);
 	return (double)tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+/* The units of a Go duration and their length in seconds; longer names first where one
+ * is a prefix of another ("ms" before "m"). */
+static const struct {
+	const char *name;
+	double seconds;
+} duration_units[] = {
+	{ "ns", 1e-9 }, { "us", 1e-6 }, { "\xc2\xb5s", 1e-6 }, { "\xce\xbcs", 1e-6 },
+	{ "ms", 1e-3 }, { "s", 1 }, { "m", 60 }, { "h", 3600 },
+};
+
+int
+time_parse_duration(const char *s, double *seconds)
+{
+	double total = 0, sign = 1;
+	const char *p = s;
+
+	if (*p == '-' || *p == '+') {
+		sign = *p == '-' ? -1 : 1;
+		p++;
+	}
+	if (strcmp(p, "0") == 0) {
+		*seconds = 0;
+		return 0;
+	}
+	if (*p == '\0')
+		return -1;
+	while (*p != '\0') {
+		double value = 0, scale = 1;
+		int digits = 0;
+		size_t i, n = sizeof duration_units / sizeof duration_units[0];
+
+		for (; isdigit((unsigned char)*p); p++, digits++)
+			value = value * 10 + (*p - '0');
+		if (*p == '.') {
+			for (p++; isdigit((unsigned char)*p); p++, digits++) {
+				scale /= 10;
+				value += (*p - '0') * scale;
+			}
+		}
+		if (digits == 0)
+			return -1;
+		for (i = 0; i < n; i++) {
+			size_t len = strlen(duration_units[i].name);
+			if (strncmp(p, duration_units[i].name, len) == 0) {
+				total += value * duration_units[i].seconds;
+				p += len;
+				break;
+			}
+		}
+		if (i == n)
+			return -1;
+	}
+	/* Go's limit: 2^63 - 1 nanoseconds, about 292 years. */
+	if (total > 9223372036.854775807)
+		return -1;
+	*seconds = sign * total;
+	return 0;
 }

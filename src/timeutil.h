@@ -13,6 +13,11 @@
  * epoch; fractions of a second are dropped. Returns -1 when s is not one. */
 int time_parse_rfc3339(const char *s, time_t *out);
 
+/* Parses a Go duration (time.ParseDuration: "15s", "1m30s", "500ms", "1.5h", "-2s",
+ * units ns, us, µs, ms, s, m, h; "0" alone needs none) into seconds. Returns -1 when s
+ * is not one. */
+int time_parse_duration(const char *s, double *seconds);
+
 /* Returns the wall-clock time in seconds since the epoch, with microseconds. */
 double time_now(void);
 

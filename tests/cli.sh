@@ -89,6 +89,19 @@ check "run wants --tls-cert-file and --tls-private-key-file together" 2 "" \
 check "run refuses the same port for HTTPS and HTTP" 2 "" \
 	"--secure-port and --port are both 8080" -- run --secure-port 8080 --port 8080
 check "run --help documents the HTTPS port and its default" 0 "HTTPS off (default: 10257)" "" -- run --help
+# Leader election flags: kube-controller-manager's names, Go durations, its validation.
+check "run --help documents --leader-elect and its default" 0 "leader-elect\[=BOOL\].*" "" -- run --help
+check "run --help gives the lease duration's default" 0 "(default: 15s)" "" -- run --help
+check "a bad --leader-elect value is named" 2 "" "invalid value \"maybe\" for --leader-elect:" -- \
+	run --leader-elect=maybe
+check "a bad duration is named with its flag" 2 "" "\"10\" for --leader-elect-retry-period" -- \
+	run --leader-elect-retry-period 10
+check "lease duration must exceed the renew deadline" 2 "" "lease-duration must be greater than --leader-elect-renew-deadline" -- \
+	run --leader-elect-lease-duration 10s
+check "renew deadline must exceed retry period times 1.2" 2 "" "times 1.2" -- \
+	run --leader-elect-renew-deadline 2s --leader-elect-retry-period 1m
+check "only leases locks" 2 "" "only leases" -- run --leader-elect-resource-lock endpoints
+check "an unknown flag is named" 2 "" "unknown flag --leader-elect-bogus" -- run --leader-elect-bogus=1
 
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -53,14 +53,18 @@ use_shared_cluster() {
 
 # sqlkcm_start NAME ARGS...: runs `sqlkcm run ARGS` in the background against the shared
 # cluster, logging to $work/NAME.log; its pid goes in the cluster's pids/ so that
-# `contrib/cluster/down` stops it even if the test dies. Its HTTPS endpoints are off
-# (--secure-port 0), so that tests running side by side do not fight over port 10257;
-# ARGS may turn them on again.
+# `contrib/cluster/down` stops it even if the test dies. Every test starts sqlkcm here, so
+# a flag all of them need goes here, once:
+# - its HTTPS endpoints are off (--secure-port 0), so that tests running side by side do
+#   not fight over port 10257;
+# - leader election is off (a test of one instance has nothing to elect, and with it on
+#   each test would wait out the Lease the last test's killed instance left, 15s).
+# ARGS come later and win: a test may turn either on again.
 sqlkcm_start() {
 	local name=$1
 	shift
-	"$SQLKCM" run --kubeconfig "$cluster/kubeconfig" --secure-port 0 "$@" </dev/null \
-	    >>"$work/$name.log" 2>&1 &
+	"$SQLKCM" run --kubeconfig "$cluster/kubeconfig" --secure-port 0 --leader-elect=false \
+	    "$@" </dev/null >>"$work/$name.log" 2>&1 &
 	echo $! >"$cluster/pids/sqlkcm-$name.pid"
 }
 
