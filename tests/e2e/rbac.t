@@ -144,9 +144,11 @@ check "it adopts an orphan and scales down to 3 (patch and delete allowed)" \
 check "its events are recorded" cluster_wait_until 30 "SuccessfulCreate events" eval \
     'kubectl get events -n '"$ns"' --field-selector reason=SuccessfulCreate -o name | grep -q .'
 check "no request of sqlkcm was forbidden" eval \
-    '! grep -i -E "forbidden|403" "$work/sa.log"'
+    '! grep -i -E "forbidden|code=403|[^0-9.]403[^0-9]" "$work/sa.log"'
 check "its log never shows the token" eval '! grep -F -q -- "$token" "$work/sa.log"'
-check "SIGTERM: exit 0" sqlkcm_stop sa
+sqlkcm_stop sa
+status=$?
+check "SIGTERM: exit 0" test "$status" = 0
 check "SIGTERM released the Lease for a standby" eval \
     '[ -z "$(kubectl get lease -n sqlkcm-system sqlkcm -o jsonpath="{.spec.holderIdentity}")" ]'
 
