@@ -80,6 +80,8 @@ eventlog_new(FILE *f, const char *name)
 	log->f = f;
 	log->name = xstrdup(name);
 	log->max_record = EVENTLOG_MAX_RECORD;
+	log->cap = EVENTLOG_READ_SIZE;
+	log->buf = xmalloc(log->cap);
 	buf_init(&log->record);
 	return log;
 }
