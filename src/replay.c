@@ -187,7 +187,8 @@ queue_add_ready(struct replay_queue *q, const char *key, unsigned long line, con
 	q->set[slot] = k->key;
 }
 
-/* Adds key to be synced at log time due. */
+/* Adds key to be synced at log time due, unless it is delayed to an earlier time
+ * already (a linear search: delayed keys are few, those waiting on minReadySeconds). */
 static void
 queue_add_delayed(struct replay_queue *q, const char *key, double due, unsigned long line,
     const char *time)
@@ -195,6 +196,18 @@ queue_add_delayed(struct replay_queue *q, const char *key, double due, unsigned 
 	struct replay_key *k;
 	size_t i;
 
+	/* One entry per key, the earliest, as the daemon's workqueue keeps. */
+	for (i = 0; i < q->ndelayed; i++) {
+		if (strcmp(q->delayed[i].key, key) != 0)
+			continue;
+		if (q->delayed[i].due <= due)
+			return;
+		free(q->delayed[i].key);
+		memmove(&q->delayed[i], &q->delayed[i + 1],
+		    (q->ndelayed - i - 1) * sizeof *q->delayed);
+		q->ndelayed--;
+		break;
+	}
 	if (q->ndelayed == q->delayed_cap) {
 		q->delayed_cap = q->delayed_cap == 0 ? 16 : q->delayed_cap * 2;
 		q->delayed = xrealloc(q->delayed, q->delayed_cap * sizeof *q->delayed);
@@ -267,8 +280,11 @@ adapter_add_after(const char *key, double seconds, void *arg)
 	struct replay_controller *rc = arg;
 	const struct replay_event *cause = rc->replay->cause;
 
-	queue_add_delayed(&rc->queue, key, cause->ev.time + seconds, cause->ev.line,
-	    cause->ev.time_text);
+	if (!(seconds > 0))
+		queue_add_ready(&rc->queue, key, cause->ev.line, cause->ev.time_text);
+	else
+		queue_add_delayed(&rc->queue, key, cause->ev.time + seconds, cause->ev.line,
+		    cause->ev.time_text);
 }
 
 /* --- the printing executor -------------------------------------------------------------- */
