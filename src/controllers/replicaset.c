@@ -85,6 +85,7 @@ struct replicaset_state {
 		sqlite3_stmt *stmt;
 	} listing[8];
 	int next_listing;	/* the entry to replace next */
+	struct buf listing_sql;	/* the listing's SQL being built, kept for reuse */
 };
 
 static const struct resource *
@@ -478,6 +479,7 @@ replicaset_fini(struct controller *c)
 		sqlite3_finalize(st->listing[i].stmt);
 		free(st->listing[i].sql);
 	}
+	buf_free(&st->listing_sql);
 	free(st);
 	c->state = NULL;
 }
@@ -558,8 +560,8 @@ column_strdup(sqlite3_stmt *stmt, int i)
  * finds the related pods by those ReplicaSets' selectors; the pods they control are the
  * ones their selectors match, unless a label was edited by hand.)
  */
-/* Returns the prepared pod listing for the SQL in sql (freed here), from the cache or
- * prepared now; NULL with *error set on failure. */
+/* Returns the prepared pod listing for the SQL in sql, from the cache or prepared now;
+ * NULL with *error set on failure. */
 static sqlite3_stmt *
 listing_stmt(struct replicaset_state *st, struct buf *sql, char **error)
 {
@@ -568,23 +570,20 @@ listing_stmt(struct replicaset_state *st, struct buf *sql, char **error)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (st->listing[i].sql != NULL && strcmp(st->listing[i].sql, sql->data) == 0) {
-			buf_free(sql);
+		if (st->listing[i].sql != NULL && strcmp(st->listing[i].sql, sql->data) == 0)
 			return st->listing[i].stmt;
-		}
 	}
 	if (sqlite3_prepare_v3(st->db, sql->data, -1, SQLITE_PREPARE_PERSISTENT, &stmt,
 	    NULL) != SQLITE_OK) {
 		error_set(error, "replicaset: listing pods: %s", sqlite3_errmsg(st->db));
 		sqlite3_finalize(stmt);
-		buf_free(sql);
 		return NULL;
 	}
 	i = st->next_listing;
 	st->next_listing = (i + 1) % n;
 	sqlite3_finalize(st->listing[i].stmt);
 	free(st->listing[i].sql);
-	st->listing[i].sql = buf_detach(sql);
+	st->listing[i].sql = xstrdup(sql->data);
 	st->listing[i].stmt = stmt;
 	return stmt;
 }
@@ -594,12 +593,12 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
     const struct selector *sel, const char *template_labels, int min_ready, double now,
     struct candidates *out, char **error)
 {
-	struct buf sql;
+	struct buf *sql = &st->listing_sql;
 	sqlite3_stmt *stmt = NULL;
 	int rc, first;
 
-	buf_init(&sql);
-	buf_append_str(&sql,
+	buf_reset(sql);
+	buf_append_str(sql,
 	    "WITH live AS ("
 	    "  SELECT p.uid, p.name, p.phase, p.node_name, p.ready, p.ready_since,"
 	    "         p.restarts, p.sidecar_restarts, p.deletion_cost, p.creation_timestamp,"
@@ -637,13 +636,13 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 	    "               AND l.value = t.value)),"
 	    "        a.terminating, "
 	    "        ");
-	selector_to_sql(sel, "a.uid", &sql);
-	buf_append_str(&sql,
+	selector_to_sql(sel, "a.uid", sql);
+	buf_append_str(sql,
 	    "   FROM live a LEFT JOIN related rel ON rel.node = coalesce(a.node_name, '')"
 	    /* Unary + keeps the planner from reading the namespace's pods in name order
 	     * to skip the sort: then it uses (namespace, controller_uid) and sorts the few. */
 	    "  ORDER BY +a.name");
-	if ((stmt = listing_stmt(st, &sql, error)) == NULL)
+	if ((stmt = listing_stmt(st, sql, error)) == NULL)
 		return -1;
 	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 2, rs_uid, -1, SQLITE_TRANSIENT);
