@@ -237,6 +237,8 @@ queue_release_due(struct replay_queue *q, double now)
 		free(q->delayed[n].key);
 		n++;
 	}
+	if (n == 0)
+		return;
 	memmove(q->delayed, q->delayed + n, (q->ndelayed - n) * sizeof *q->delayed);
 	q->ndelayed -= n;
 }
