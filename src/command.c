@@ -16,6 +16,7 @@
 
 #include "command.h"
 #include "plan.h"
+#include "replay.h"
 #include "run.h"
 #include "shell.h"
 #include "version.h"
@@ -38,11 +39,8 @@ static const struct command commands[] = {
 	{
 		"replay",
 		"feed a recorded event log through the controllers, offline",
-		"usage: sqlkcm replay LOG [--db FILE] [--controllers LIST] [--strict]\n"
-		"\n"
-		"Applies the watch events recorded in LOG to a fresh cache, one batch at a time,\n"
-		"and prints the actions the controllers would take after each, as JSON lines.\n",
-		NULL,
+		replay_usage,
+		replay_command,
 	},
 	{
 		"shell",

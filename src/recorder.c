@@ -7,6 +7,12 @@
  * it (no managedFields). It is written after the change committed, so the log never holds
  * an event the cache did not apply, in the order the cache applied them: `sqlkcm replay`
  * reads it back. Lines are buffered and flushed at the end of every committed batch.
+ *
+ * Every record of one committed batch carries the same time, taken when its first record
+ * is written, and each batch's time is later than the one before (by a microsecond if the
+ * clock did not move or went back): so the batch boundaries, which replay runs the
+ * controllers at, are visible in the log as changes of time. Logs written before this
+ * (one time per record) read back as batches of one record.
  */
 #include "config.h"
 
@@ -27,6 +33,8 @@ struct recorder {
 	char *path;
 	FILE *file;
 	int failed;	/* a write failed; logged once until a write succeeds */
+	long long last_usec;	/* the previous batch's time, in microseconds */
+	char when[64];	/* the current batch's time; "" between batches */
 };
 
 /* Opens path for appending, creating it 0600. */
@@ -88,26 +96,42 @@ recorder_reopen(struct recorder *rec, char **error)
 	return 0;
 }
 
+/* Sets the current batch's time: now, or just after the previous batch's. */
+static void
+recorder_batch_time(struct recorder *rec)
+{
+	struct timeval tv;
+	struct tm tm;
+	long long usec;
+	time_t sec;
+
+	gettimeofday(&tv, NULL);
+	usec = (long long)tv.tv_sec * 1000000 + tv.tv_usec;
+	if (usec <= rec->last_usec)
+		usec = rec->last_usec + 1;
+	rec->last_usec = usec;
+	sec = (time_t)(usec / 1000000);
+	gmtime_r(&sec, &tm);
+	snprintf(rec->when, sizeof rec->when, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+	    (long long)(usec % 1000000));
+}
+
 /* Writes one record line. */
 static void
 recorder_event(const struct informer_event *ev, void *arg)
 {
 	static const char *const types[] = { "ADDED", "MODIFIED", "DELETED" };
 	struct recorder *rec = arg;
-	struct timeval tv;
-	struct tm tm;
-	char when[80];
 	char *object = cJSON_PrintUnformatted(ev->object);
 
 	if (object == NULL)
 		return;
-	gettimeofday(&tv, NULL);
-	gmtime_r(&tv.tv_sec, &tm);
-	snprintf(when, sizeof when, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
-	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (long)tv.tv_usec);
+	if (rec->when[0] == '\0')
+		recorder_batch_time(rec);
 	/* The resource name and type are constants; the object is JSON already. */
 	if (fprintf(rec->file, "{\"time\":\"%s\",\"resource\":\"%s\",\"type\":\"%s\",\"object\":%s}\n",
-	    when, ev->resource->name, types[ev->type], object) < 0 && !rec->failed) {
+	    rec->when, ev->resource->name, types[ev->type], object) < 0 && !rec->failed) {
 		log_error("recorder: writing %s: %s", rec->path, strerror(errno));
 		rec->failed = 1;
 	}
@@ -120,6 +144,7 @@ recorder_batch_end(void *arg)
 {
 	struct recorder *rec = arg;
 
+	rec->when[0] = '\0';
 	if (fflush(rec->file) != 0) {
 		if (!rec->failed)
 			log_error("recorder: writing %s: %s", rec->path, strerror(errno));

@@ -78,6 +78,14 @@ static const char *const replicaset_sql[STMT_COUNT] = {
 struct replicaset_state {
 	sqlite3 *db;
 	sqlite3_stmt *stmt[STMT_COUNT];
+	/* The pod listing's statements by their SQL, which depends on the selector's shape
+	 * only (its values are bound): ReplicaSets alike share one, prepared once. */
+	struct {
+		char *sql;
+		sqlite3_stmt *stmt;
+	} listing[8];
+	int next_listing;	/* the entry to replace next */
+	struct buf listing_sql;	/* the listing's SQL being built, kept for reuse */
 };
 
 static const struct resource *
@@ -467,6 +475,11 @@ replicaset_fini(struct controller *c)
 	if (st == NULL)
 		return;
 	store_finalize_statements(st->stmt, STMT_COUNT);
+	for (size_t i = 0; i < sizeof st->listing / sizeof st->listing[0]; i++) {
+		sqlite3_finalize(st->listing[i].stmt);
+		free(st->listing[i].sql);
+	}
+	buf_free(&st->listing_sql);
 	free(st);
 	c->state = NULL;
 }
@@ -547,17 +560,45 @@ column_strdup(sqlite3_stmt *stmt, int i)
  * finds the related pods by those ReplicaSets' selectors; the pods they control are the
  * ones their selectors match, unless a label was edited by hand.)
  */
+/* Returns the prepared pod listing for the SQL in sql, from the cache or prepared now;
+ * NULL with *error set on failure. */
+static sqlite3_stmt *
+listing_stmt(struct replicaset_state *st, struct buf *sql, char **error)
+{
+	const int n = (int)(sizeof st->listing / sizeof st->listing[0]);
+	sqlite3_stmt *stmt = NULL;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (st->listing[i].sql != NULL && strcmp(st->listing[i].sql, sql->data) == 0)
+			return st->listing[i].stmt;
+	}
+	if (sqlite3_prepare_v3(st->db, sql->data, -1, SQLITE_PREPARE_PERSISTENT, &stmt,
+	    NULL) != SQLITE_OK) {
+		error_set(error, "replicaset: listing pods: %s", sqlite3_errmsg(st->db));
+		sqlite3_finalize(stmt);
+		return NULL;
+	}
+	i = st->next_listing;
+	st->next_listing = (i + 1) % n;
+	sqlite3_finalize(st->listing[i].stmt);
+	free(st->listing[i].sql);
+	st->listing[i].sql = xstrdup(sql->data);
+	st->listing[i].stmt = stmt;
+	return stmt;
+}
+
 static int
 candidates_load(struct replicaset_state *st, const char *namespace, const char *rs_uid,
     const struct selector *sel, const char *template_labels, int min_ready, double now,
     struct candidates *out, char **error)
 {
-	struct buf sql;
+	struct buf *sql = &st->listing_sql;
 	sqlite3_stmt *stmt = NULL;
 	int rc, first;
 
-	buf_init(&sql);
-	buf_append_str(&sql,
+	buf_reset(sql);
+	buf_append_str(sql,
 	    "WITH live AS ("
 	    "  SELECT p.uid, p.name, p.phase, p.node_name, p.ready, p.ready_since,"
 	    "         p.restarts, p.sidecar_restarts, p.deletion_cost, p.creation_timestamp,"
@@ -595,22 +636,20 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 	    "               AND l.value = t.value)),"
 	    "        a.terminating, "
 	    "        ");
-	selector_to_sql(sel, "a.uid", &sql);
-	buf_append_str(&sql,
+	selector_to_sql(sel, "a.uid", sql);
+	buf_append_str(sql,
 	    "   FROM live a LEFT JOIN related rel ON rel.node = coalesce(a.node_name, '')"
-	    "  ORDER BY a.name");
-	if (sqlite3_prepare_v2(st->db, sql.data, -1, &stmt, NULL) != SQLITE_OK) {
-		error_set(error, "replicaset: listing pods: %s", sqlite3_errmsg(st->db));
-		buf_free(&sql);
+	    /* Unary + keeps the planner from reading the namespace's pods in name order
+	     * to skip the sort: then it uses (namespace, controller_uid) and sorts the few. */
+	    "  ORDER BY +a.name");
+	if ((stmt = listing_stmt(st, sql, error)) == NULL)
 		return -1;
-	}
-	buf_free(&sql);
 	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 2, rs_uid, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 3, template_labels, -1, SQLITE_TRANSIENT);
 	first = 4;
 	if (selector_bind(sel, stmt, first, error) < 0) {
-		sqlite3_finalize(stmt);
+		sqlite3_clear_bindings(stmt);
 		return -1;
 	}
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
@@ -643,7 +682,8 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 	}
 	if (rc != SQLITE_DONE)
 		error_set(error, "replicaset: listing pods: %s", sqlite3_errmsg(st->db));
-	sqlite3_finalize(stmt);
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
