@@ -24,9 +24,14 @@
  * informer's resourceVersion does not move (the events are a snapshot, not history): a
  * stream that breaks is synced again from the start.
  *
+ * (Unlike client-go's reflector, which opens the WatchList again when a stream ends
+ * before the bookmark, a stream like that is taken as a refusal: a server that ignores
+ * sendInitialEvents would otherwise be asked forever.)
+ *
  * When the sync is complete (the bookmark, or the last page), its resourceVersion is
  * recorded, the informer is synced, and rows of older epochs (objects the new state does
- * not have) are deleted, a thousand per loop turn. A WATCH applies each event as it is decoded from the stream
+ * not have) are deleted, a thousand per loop turn, each thousand in a transaction of its
+ * own. A WATCH applies each event as it is decoded from the stream
  * (json_stream finds object boundaries across chunks without rescanning) and remembers
  * the newest resourceVersion, bookmarks included. Only 410 Gone, or an ERROR event that
  * says the resourceVersion is too old, leads to a relist; every other failure waits out an
