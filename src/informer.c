@@ -3,16 +3,35 @@
  *
  * Each informer mirrors one resource, cluster-wide:
  *
- *   start ──(stored rv)──────────────────────────────▶ WATCH ◀─┐ timeout, end of stream
- *     │                                                  │  └──┘ or error: backoff, same rv
- *     └──(none)──▶ LIST pages (limit=500, continue) ─────┘
- *                      ▲                                 │ 410 Gone / too old rv
- *                      └─────────────────────────────────┘
+ *   start ──(stored rv)────────────────────────────────────▶ WATCH ◀─┐ timeout, end of
+ *     │                                                        │  └──┘ stream or error:
+ *     └──(none)──▶ sync: WatchList ──initial-events-end──────▶ │       backoff, same rv
+ *                   ▲      │ refused (auto)                    │
+ *                   │      ▼                                   │
+ *                   │    LIST pages (limit=500, continue) ─────┘
+ *                   └──────────────────────────────────────────┘ 410 Gone / too old rv
  *
- * A LIST writes each page's items with a new list epoch; when the last page is in, the
- * list's resourceVersion is recorded, the informer is synced, the watch starts from that
- * resourceVersion, and rows of older epochs (objects the list no longer has) are deleted,
- * a thousand per loop turn. A WATCH applies each event as it is decoded from the stream
+ * A sync fetches the complete state of the resource and writes every object in it with a
+ * new list epoch. By WatchList (the default when the server has it; kube-apiserver's
+ * WatchList feature is on by default since 1.34) it is a WATCH with sendInitialEvents=true
+ * and resourceVersionMatch=NotOlderThan: the server sends every object as an ADDED event,
+ * then a bookmark annotated k8s.io/initial-events-end, and the same stream goes on with
+ * the changes after it. By LIST it is paginated LIST requests, then a WATCH from the list's
+ * resourceVersion. In auto mode a WatchList the server refuses (an old server, or the
+ * feature gate turned off: 400/422 or any error other than a transport failure, 429 or an
+ * expired resourceVersion), or a stream that ends before the bookmark, is followed by a
+ * LIST; the next sync tries WatchList again. While the initial events stream in, the
+ * informer's resourceVersion does not move (the events are a snapshot, not history): a
+ * stream that breaks is synced again from the start.
+ *
+ * (Unlike client-go's reflector, which opens the WatchList again when a stream ends
+ * before the bookmark, a stream like that is taken as a refusal: a server that ignores
+ * sendInitialEvents would otherwise be asked forever.)
+ *
+ * When the sync is complete (the bookmark, or the last page), its resourceVersion is
+ * recorded, the informer is synced, and rows of older epochs (objects the new state does
+ * not have) are deleted, a thousand per loop turn, each thousand in a transaction of its
+ * own. A WATCH applies each event as it is decoded from the stream
  * (json_stream finds object boundaries across chunks without rescanning) and remembers
  * the newest resourceVersion, bookmarks included. Only 410 Gone, or an ERROR event that
  * says the resourceVersion is too old, leads to a relist; every other failure waits out an
@@ -20,7 +39,9 @@
  *
  * Transactions: everything the informers write in one loop turn goes in one transaction,
  * opened by the first write and committed by the set's flush event, which runs at the
- * lowest priority, after every other callback of the turn. The resourceVersions are
+ * lowest priority, after every other callback of the turn, or as soon as a watch has
+ * applied INFORMER_BATCH_MAX events in it (a long stream of initial events keeps the
+ * socket readable, and would otherwise make one huge transaction). The resourceVersions are
  * written in the same transaction as the rows, so after a crash the store and its
  * recorded position always agree. Handlers are called after the commit, never for a
  * change that was rolled back.
@@ -51,6 +72,7 @@
 #include "watch.h"
 
 #define INFORMER_PAGE_SIZE 500
+#define INFORMER_BATCH_MAX 1000	/* watch events per transaction at most */
 #define INFORMER_PRUNE_CHUNK 1000
 #define INFORMER_BACKOFF_INITIAL_MS 800
 #define INFORMER_BACKOFF_MAX_MS 30000
@@ -59,6 +81,8 @@
 /* A watch the server has not ended this long after its timeoutSeconds is on a dead
  * connection (no FIN, no RST: a lost peer or a silent middlebox). */
 #define INFORMER_WATCH_GRACE 60
+/* The annotation of the bookmark that ends a WatchList's initial events. */
+#define INFORMER_INITIAL_EVENTS_END "k8s.io/initial-events-end"
 
 /* Counts one field of informer_stats for an informer and for its set's totals. */
 #define INFORMER_COUNT(inf, field) ((inf)->stats.field++, (inf)->set->stats.field++)
@@ -83,9 +107,15 @@ struct informer {
 	struct informer_set *set;
 	const struct resource *resource;
 	struct client_request *request;
+	char *offline_path;		/* no client: the request it would have sent */
+	int streaming;			/* the request in flight is a WATCH */
+	unsigned long request_gen;	/* changes whenever a request is sent or dropped */
 	struct json_stream *stream;
 	char *resource_version;		/* newest applied */
 	int rv_dirty;			/* to be written with this turn's transaction */
+	int rv_unavailable;		/* expired: the next WatchList starts from "" */
+	int initial_events;		/* a WatchList's initial events are streaming */
+	int list_fallback;		/* this sync uses LIST: WatchList was refused */
 	long long epoch;		/* list epoch rows are written with */
 	char *continue_token;
 	char *list_rv;
@@ -125,7 +155,9 @@ struct informer_set {
 	TAILQ_HEAD(, pending) pending;
 	struct event *flush_event;
 	int in_transaction;
+	unsigned long batch_events;	/* watch events in the open transaction */
 	int stopping;
+	enum informer_watch_list watch_list;
 	struct informer_stats stats;
 	struct metrics_registry *metrics;	/* NULL: none */
 	struct metrics_series *batches;
@@ -133,8 +165,49 @@ struct informer_set {
 };
 
 static void informer_list(struct informer *inf);
+static void informer_sync(struct informer *inf);
+static void informer_watch_list(struct informer *inf);
 static void informer_watch(struct informer *inf);
 static void informer_retry(struct informer *inf, const char *why);
+static void informer_list_done(const struct client_response *resp, void *arg);
+static void informer_watch_data(const char *data, size_t len, void *arg);
+static void informer_watch_done(const struct client_response *resp, void *arg);
+
+/* --- requests ------------------------------------------------------------------------- */
+
+/* Sends GET path: a LIST page, or a WATCH (streaming) whose bytes go to the stream. */
+static void
+informer_send(struct informer *inf, const char *path, int streaming)
+{
+	struct informer_set *set = inf->set;
+
+	inf->request_gen++;
+	inf->streaming = streaming;
+	log_v(3, "informer resource=%s: GET %s", inf->resource->name, path);
+	if (set->client == NULL) {
+		free(inf->offline_path);
+		inf->offline_path = xstrdup(path);
+		return;
+	}
+	if (streaming)
+		inf->request = client_stream(set->client, path, informer_watch_data,
+		    informer_watch_done, inf);
+	else
+		inf->request = client_send(set->client, "GET", path, NULL, NULL, 0,
+		    informer_list_done, inf);
+}
+
+/* Drops the request in flight, if any: its callbacks will not be called. */
+static void
+informer_cancel(struct informer *inf)
+{
+	inf->request_gen++;
+	if (inf->request != NULL)
+		client_cancel(inf->request);
+	inf->request = NULL;
+	free(inf->offline_path);
+	inf->offline_path = NULL;
+}
 
 /* --- the loop turn's transaction ------------------------------------------------------ */
 
@@ -179,6 +252,7 @@ informer_set_flush(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (!set->in_transaction)
 		return;
+	event_del(set->flush_event);	/* when called directly, mid-turn */
 	TAILQ_FOREACH(inf, &set->informers, link) {
 		if (inf->rv_dirty && !failed && store_set_resource_version(set->store,
 		    inf->resource, inf->resource_version, &error) != 0)
@@ -188,6 +262,7 @@ informer_set_flush(evutil_socket_t fd, short what, void *arg)
 	if (!failed && store_commit(set->store, &error) != 0)
 		failed = 1;
 	set->in_transaction = 0;
+	set->batch_events = 0;
 	if (failed) {
 		/* Nothing of this turn is stored: start over from what is. */
 		log_error("informers: the cache write failed, restarting from the stored state: %s",
@@ -341,8 +416,16 @@ informer_apply_delete(struct informer *inf, cJSON *object)
 
 	cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(object,
 	    "metadata"), "managedFields");
-	if (informer_check_kind(inf, object) != 0 || !cJSON_IsString(uid) ||
-	    informer_set_begin(set) != 0) {
+	if (informer_check_kind(inf, object) != 0 || informer_set_begin(set) != 0) {
+		INFORMER_COUNT(inf, errors);
+		cJSON_Delete(object);
+		return;
+	}
+	if (!cJSON_IsString(uid)) {
+		char *key = object_key(object);
+		log_error("informer resource=%s object=%s: skipping a delete without "
+		    "metadata.uid", inf->resource->name, key);
+		free(key);
 		INFORMER_COUNT(inf, errors);
 		cJSON_Delete(object);
 		return;
@@ -371,8 +454,10 @@ informer_retry_expired(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (inf->need_list)
+	if (inf->need_list && inf->continue_token != NULL)
 		informer_list(inf);
+	else if (inf->need_list)
+		informer_sync(inf);
 	else
 		informer_watch(inf);
 }
@@ -385,10 +470,7 @@ informer_retry(struct informer *inf, const char *why)
 	long ms = INFORMER_BACKOFF_INITIAL_MS;
 	struct timeval tv;
 
-	if (inf->request != NULL) {
-		client_cancel(inf->request);
-		inf->request = NULL;
-	}
+	informer_cancel(inf);
 	evtimer_del(inf->watchdog);
 	if (inf->set->stopping)
 		return;
@@ -404,21 +486,19 @@ informer_retry(struct informer *inf, const char *why)
 	evtimer_add(inf->retry_timer, &tv);
 }
 
-/* Forgets the resourceVersion and lists again (410 Gone). */
+/* Forgets the resourceVersion and syncs again (410 Gone). */
 static void
 informer_relist(struct informer *inf, const char *why)
 {
 	log_info("informer resource=%s: %s; relisting", inf->resource->name, why);
-	if (inf->request != NULL) {
-		client_cancel(inf->request);
-		inf->request = NULL;
-	}
+	informer_cancel(inf);
 	evtimer_del(inf->watchdog);
 	INFORMER_COUNT(inf, relists);
 	free(inf->continue_token);
 	inf->continue_token = NULL;
 	inf->need_list = 1;
-	informer_list(inf);
+	inf->rv_unavailable = 1;
+	informer_sync(inf);
 }
 
 /* Handles a failed response: relist on 410, back off otherwise. */
@@ -448,7 +528,7 @@ informer_failed(struct informer *inf, const char *what, const struct client_resp
 
 /* --- LIST ------------------------------------------------------------------------------ */
 
-/* Deletes a chunk of rows the last list did not have; again next turn if there are more. */
+/* Deletes a chunk of rows the last sync did not have; again next turn if there are more. */
 static void
 informer_prune(evutil_socket_t fd, short what, void *arg)
 {
@@ -471,8 +551,39 @@ informer_prune(evutil_socket_t fd, short what, void *arg)
 	if (deleted > 0)
 		log_v(2, "informer resource=%s: removed %d objects the list no longer has",
 		    inf->resource->name, deleted);
-	if (deleted == INFORMER_PRUNE_CHUNK)
-		event_active(inf->prune_event, EV_TIMEOUT, 0);
+	if (deleted == INFORMER_PRUNE_CHUNK) {
+		/* Each chunk in a transaction of its own, and the loop's other work between
+		 * chunks: a timer runs after the next poll, where event_active would run the
+		 * next chunk in this same turn. */
+		struct timeval now = { 0, 0 };
+
+		informer_set_flush(-1, 0, set);
+		evtimer_add(inf->prune_event, &now);
+	}
+}
+
+/* A sync is complete at resourceVersion rv (written with this turn's transaction, which
+ * the caller has opened): the informer is synced, and the objects it did not see go. */
+static void
+informer_synced(struct informer *inf, const char *rv, const char *how)
+{
+	struct informer_set *set = inf->set;
+	char *error = NULL;
+
+	if (store_finish_list(set->store, inf->resource, rv, &error) != 0) {
+		log_error("informer resource=%s: %s", inf->resource->name, error);
+		free(error);
+	}
+	informer_set_rv(inf, rv);
+	inf->rv_dirty = 0;	/* store_finish_list wrote it */
+	log_info("informer resource=%s: synced by %s resourceVersion=%s objects=%lld",
+	    inf->resource->name, how, rv, store_count(set->store, inf->resource));
+	inf->synced = 1;
+	inf->need_list = 0;
+	inf->rv_unavailable = 0;
+	inf->failures = 0;
+	inf->prune_epoch = inf->epoch;
+	event_active(inf->prune_event, EV_TIMEOUT, 0);
 }
 
 /* One LIST page came back. */
@@ -486,6 +597,7 @@ informer_list_done(const struct client_response *resp, void *arg)
 	int n = 0;
 
 	inf->request = NULL;
+	inf->request_gen++;
 	if (resp->http_code != 200) {
 		informer_failed(inf, "list", resp);
 		return;
@@ -524,23 +636,9 @@ informer_list_done(const struct client_response *resp, void *arg)
 		informer_retry(inf, "list: cannot write to the cache");
 		return;
 	}
-	{
-		char *error = NULL;
-		if (store_finish_list(set->store, inf->resource, inf->list_rv, &error) != 0) {
-			log_error("informer resource=%s: %s", inf->resource->name, error);
-			free(error);
-		}
-	}
-	informer_set_rv(inf, inf->list_rv);
-	inf->rv_dirty = 0;	/* store_finish_list wrote it */
-	if (!inf->synced)
-		log_info("informer resource=%s: synced resourceVersion=%s objects=%lld",
-		    inf->resource->name, inf->list_rv, store_count(set->store, inf->resource));
-	inf->synced = 1;
-	inf->need_list = 0;
-	inf->failures = 0;
-	inf->prune_epoch = inf->epoch;
-	event_active(inf->prune_event, EV_TIMEOUT, 0);
+	informer_synced(inf, inf->list_rv, "LIST");
+	set->stats.syncs_by_list++;
+	inf->list_fallback = 0;		/* the next sync tries WatchList again */
 	informer_watch(inf);
 }
 
@@ -568,18 +666,109 @@ informer_list(struct informer *inf)
 		curl_free(token);
 	}
 	INFORMER_COUNT(inf, lists);
-	log_v(3, "informer resource=%s: GET %s", inf->resource->name, path);
-	inf->request = client_send(set->client, "GET", path, NULL, NULL, 0, informer_list_done, inf);
+	informer_send(inf, path, 0);
 	free(path);
 }
 
+/* Starts a sync: by WatchList unless it is off or was refused in this sync, else LIST. */
+static void
+informer_sync(struct informer *inf)
+{
+	free(inf->continue_token);
+	inf->continue_token = NULL;
+	inf->need_list = 1;
+	if (inf->set->watch_list == INFORMER_WATCH_LIST_OFF || inf->list_fallback)
+		informer_list(inf);
+	else
+		informer_watch_list(inf);
+}
+
 /* --- WATCH ----------------------------------------------------------------------------- */
+
+/* Returns true when a bookmark's object carries the initial-events-end annotation. */
+static int
+bookmark_ends_initial_events(const cJSON *object)
+{
+	const cJSON *annotations = json_path(object, "metadata.annotations");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(annotations,
+	    INFORMER_INITIAL_EVENTS_END);
+
+	return cJSON_IsString(v) && strcmp(v->valuestring, "true") == 0;
+}
+
+/* The bookmark that ends a WatchList's initial events: the state is complete. */
+static void
+informer_initial_events_end(struct informer *inf, const cJSON *bookmark)
+{
+	const char *rv = object_rv(bookmark);
+
+	if (rv == NULL || *rv == '\0') {
+		INFORMER_COUNT(inf, errors);
+		informer_retry(inf, "watch-list: the initial-events-end bookmark has no "
+		    "resourceVersion");
+		return;
+	}
+	if (informer_set_begin(inf->set) != 0) {
+		informer_retry(inf, "watch-list: cannot write to the cache");
+		return;
+	}
+	log_v(2, "informer resource=%s: initial-events-end bookmark after %lu events",
+	    inf->resource->name, inf->watch_events);
+	inf->initial_events = 0;
+	informer_synced(inf, rv, "WatchList");
+	inf->set->stats.syncs_by_watch_list++;
+}
+
+/* WatchList did not work in this sync; why says how. In auto mode a LIST follows; with
+ * WatchList forced on, the WatchList is retried after the backoff. */
+static void
+informer_watch_list_refused(struct informer *inf, const char *why)
+{
+	informer_cancel(inf);
+	evtimer_del(inf->watchdog);
+	inf->initial_events = 0;
+	if (inf->set->watch_list == INFORMER_WATCH_LIST_ON) {
+		informer_retry(inf, why);
+		return;
+	}
+	log_info("informer resource=%s: %s; falling back to a paginated LIST",
+	    inf->resource->name, why);
+	inf->set->stats.watch_list_fallbacks++;
+	inf->list_fallback = 1;
+	informer_list(inf);
+}
+
+/* A WatchList failed with st (a response or an ERROR event): back off on what may pass
+ * (429), start again from "" when the resourceVersion asked for is gone or ahead of the
+ * server, and take it as a refusal otherwise. */
+static void
+informer_watch_list_failed(struct informer *inf, const struct api_status *st,
+    const char *why)
+{
+	INFORMER_COUNT(inf, errors);
+	if (st->reason == API_TOO_MANY_REQUESTS) {
+		informer_retry(inf, why);
+	} else if ((api_status_is_resource_expired(st) ||
+	    api_status_has_cause(st, "ResourceVersionTooLarge")) && !inf->rv_unavailable &&
+	    inf->resource_version != NULL) {
+		log_info("informer resource=%s: %s; WatchList again from the newest state",
+		    inf->resource->name, why);
+		informer_cancel(inf);
+		evtimer_del(inf->watchdog);
+		inf->rv_unavailable = 1;
+		informer_sync(inf);
+	} else {
+		informer_watch_list_refused(inf, why);
+	}
+}
 
 /* One complete value from the watch stream. */
 static int
 informer_watch_value(const char *text, size_t len, unsigned long line, void *arg)
 {
 	struct informer *inf = arg;
+	struct informer_set *set = inf->set;
+	unsigned long gen = inf->request_gen;
 	struct watch_event ev;
 	struct api_status st;
 	char *error = NULL;
@@ -587,7 +776,7 @@ informer_watch_value(const char *text, size_t len, unsigned long line, void *arg
 	(void)line;
 	if (watch_event_parse(text, len, &ev, &error) != 0) {
 		/* A stream we cannot read cannot be trusted past this point: watch again from
-		 * the last event applied. */
+		 * the last event applied (or sync again, during initial events). */
 		char *why = xasprintf("watch: bad event: %s", error);
 		free(error);
 		INFORMER_COUNT(inf, errors);
@@ -599,23 +788,35 @@ informer_watch_value(const char *text, size_t len, unsigned long line, void *arg
 	switch (ev.type) {
 	case WATCH_ADDED:
 	case WATCH_MODIFIED:
-		informer_set_rv(inf, object_rv(ev.object));
+		/* Initial events are a snapshot in no order: they move no resourceVersion. */
+		if (!inf->initial_events)
+			informer_set_rv(inf, object_rv(ev.object));
 		informer_apply_upsert(inf, ev.object);
 		ev.object = NULL;
 		break;
 	case WATCH_DELETED:
-		informer_set_rv(inf, object_rv(ev.object));
+		if (!inf->initial_events)
+			informer_set_rv(inf, object_rv(ev.object));
 		informer_apply_delete(inf, ev.object);
 		ev.object = NULL;
 		break;
 	case WATCH_BOOKMARK:
-		if (informer_set_begin(inf->set) == 0)
+		if (inf->initial_events) {
+			if (bookmark_ends_initial_events(ev.object))
+				informer_initial_events_end(inf, ev.object);
+		} else if (informer_set_begin(set) == 0)
 			informer_set_rv(inf, object_rv(ev.object));
 		break;
 	case WATCH_ERROR:
 		api_status_from_json(ev.object, &st);
 		watch_event_clear(&ev);
-		if (api_status_is_resource_expired(&st)) {
+		if (inf->initial_events) {
+			char *why = xasprintf("watch-list: error event: %s %s",
+			    api_reason_name(st.reason), st.message != NULL ? st.message : "");
+			informer_watch_list_failed(inf, &st, why);
+			free(why);
+			api_status_clear(&st);
+		} else if (api_status_is_resource_expired(&st)) {
 			char *why = xasprintf("watch: %s", st.message != NULL ? st.message : "expired");
 			api_status_clear(&st);
 			informer_relist(inf, why);
@@ -631,6 +832,13 @@ informer_watch_value(const char *text, size_t len, unsigned long line, void *arg
 		return 1;
 	}
 	watch_event_clear(&ev);
+	if (inf->request_gen != gen)
+		return 1;	/* the watch was dropped: the rest of its bytes mean nothing */
+	if (set->in_transaction && ++set->batch_events >= INFORMER_BATCH_MAX) {
+		informer_set_flush(-1, 0, set);
+		if (inf->request_gen != gen)
+			return 1;	/* the commit failed: every informer starts over */
+	}
 	return 0;
 }
 
@@ -658,12 +866,22 @@ informer_watch_done(const struct client_response *resp, void *arg)
 	char *error = NULL;
 
 	inf->request = NULL;
+	inf->request_gen++;
 	evtimer_del(inf->watchdog);
 	if (resp->http_code == 200 && resp->transport_error == NULL) {
 		if (json_stream_finish(inf->stream, &error) != 0) {
 			char *why = xasprintf("watch: %s", error);
 			free(error);
+			INFORMER_COUNT(inf, errors);
 			informer_retry(inf, why);
+			free(why);
+			return;
+		}
+		if (inf->initial_events) {
+			char *why = xasprintf("watch-list: the stream ended after %lu events without "
+			    "the %s bookmark", inf->watch_events, INFORMER_INITIAL_EVENTS_END);
+			INFORMER_COUNT(inf, errors);
+			informer_watch_list_refused(inf, why);
 			free(why);
 			return;
 		}
@@ -674,33 +892,72 @@ informer_watch_done(const struct client_response *resp, void *arg)
 		informer_watch(inf);
 		return;
 	}
-	informer_failed(inf, "watch", resp);
+	if (inf->initial_events && resp->transport_error == NULL) {
+		struct api_status st;
+		char *why;
+
+		api_status_from_response(resp->http_code, resp->body, resp->len,
+		    resp->retry_after, &st);
+		why = xasprintf("watch-list failed: HTTP %d %s: %s", resp->http_code,
+		    api_reason_name(st.reason), st.message != NULL ? st.message : "");
+		informer_watch_list_failed(inf, &st, why);
+		free(why);
+		api_status_clear(&st);
+		return;
+	}
+	informer_failed(inf, inf->initial_events ? "watch-list" : "watch", resp);
 }
 
-/* Watches from the informer's resourceVersion. */
+/* Sends a WATCH from resource_version (NULL: "") with query, which starts with '&'. */
 static void
-informer_watch(struct informer *inf)
+informer_watch_from(struct informer *inf, const char *resource_version, const char *query)
 {
-	struct informer_set *set = inf->set;
 	char *rv, *path;
 	int timeout = INFORMER_WATCH_TIMEOUT_MIN + (int)(random() % INFORMER_WATCH_TIMEOUT_MIN);
 
 	json_stream_free(inf->stream);
 	inf->stream = json_stream_new(INFORMER_MAX_EVENT);
 	inf->watch_events = 0;
-	rv = curl_easy_escape(NULL, inf->resource_version, 0);
-	path = xasprintf("%s?watch=1&allowWatchBookmarks=true&resourceVersion=%s"
-	    "&timeoutSeconds=%d", inf->resource->path, rv, timeout);
+	rv = curl_easy_escape(NULL, resource_version != NULL ? resource_version : "", 0);
+	path = xasprintf("%s?watch=1&allowWatchBookmarks=true%s&resourceVersion=%s"
+	    "&timeoutSeconds=%d", inf->resource->path, query, rv, timeout);
 	curl_free(rv);
 	INFORMER_COUNT(inf, watches);
-	log_v(3, "informer resource=%s: GET %s", inf->resource->name, path);
-	inf->request = client_stream(set->client, path, informer_watch_data, informer_watch_done,
-	    inf);
+	informer_send(inf, path, 1);
 	free(path);
 	{
 		struct timeval tv = { timeout + INFORMER_WATCH_GRACE, 0 };
 		evtimer_add(inf->watchdog, &tv);
 	}
+}
+
+/* Watches from the informer's resourceVersion. */
+static void
+informer_watch(struct informer *inf)
+{
+	informer_watch_from(inf, inf->resource_version, "");
+}
+
+/* Syncs by WatchList: a new list epoch, then a WATCH that sends the initial events, from
+ * the last resourceVersion unless it is known to be gone (then "": the newest state). */
+static void
+informer_watch_list(struct informer *inf)
+{
+	struct informer_set *set = inf->set;
+	char *error = NULL;
+
+	if (informer_set_begin(set) != 0 ||
+	    store_begin_list(set->store, inf->resource, &inf->epoch, &error) != 0) {
+		if (error != NULL)
+			log_error("informer resource=%s: %s", inf->resource->name, error);
+		free(error);
+		informer_retry(inf, "cannot start a sync");
+		return;
+	}
+	inf->initial_events = 1;
+	set->stats.watch_lists++;
+	informer_watch_from(inf, inf->rv_unavailable ? NULL : inf->resource_version,
+	    "&sendInitialEvents=true&resourceVersionMatch=NotOlderThan");
 }
 
 /* The watch should have ended by now: its connection is dead. */
@@ -861,6 +1118,26 @@ informer_set_new(struct event_base *base, struct client *client, struct store *s
 }
 
 void
+informer_set_watch_list(struct informer_set *set, enum informer_watch_list mode)
+{
+	set->watch_list = mode;
+}
+
+int
+informer_watch_list_parse(const char *text, enum informer_watch_list *mode)
+{
+	if (strcmp(text, "auto") == 0)
+		*mode = INFORMER_WATCH_LIST_AUTO;
+	else if (strcmp(text, "true") == 0)
+		*mode = INFORMER_WATCH_LIST_ON;
+	else if (strcmp(text, "false") == 0)
+		*mode = INFORMER_WATCH_LIST_OFF;
+	else
+		return -1;
+	return 0;
+}
+
+void
 informer_set_add(struct informer_set *set, const struct resource *r)
 {
 	struct informer *inf = xcalloc(1, sizeof *inf);
@@ -905,8 +1182,7 @@ informer_set_start(struct informer_set *set, char **error)
 			    store_count(set->store, inf->resource));
 			informer_watch(inf);
 		} else {
-			inf->need_list = 1;
-			informer_list(inf);
+			informer_sync(inf);
 		}
 		store_informer_state_clear(&st);
 	}
@@ -920,9 +1196,7 @@ informer_set_stop(struct informer_set *set)
 
 	set->stopping = 1;
 	TAILQ_FOREACH(inf, &set->informers, link) {
-		if (inf->request != NULL)
-			client_cancel(inf->request);
-		inf->request = NULL;
+		informer_cancel(inf);
 		evtimer_del(inf->retry_timer);
 		evtimer_del(inf->watchdog);
 		event_del(inf->prune_event);
@@ -986,8 +1260,7 @@ informer_set_free(struct informer_set *set)
 	while ((inf = TAILQ_FIRST(&set->informers)) != NULL) {
 		TAILQ_REMOVE(&set->informers, inf, link);
 		informer_unregister_metrics(inf);
-		if (inf->request != NULL)
-			client_cancel(inf->request);
+		informer_cancel(inf);
 		event_free(inf->retry_timer);
 		event_free(inf->watchdog);
 		event_free(inf->prune_event);
@@ -1009,4 +1282,53 @@ informer_set_free(struct informer_set *set)
 	metrics_counter_set_callback(set->batch_failures, NULL, NULL);
 	event_free(set->flush_event);
 	free(set);
+}
+
+/* --- without a client: tests play the apiserver -------------------------------------- */
+
+/* Returns r's informer, or NULL. */
+static struct informer *
+informer_find(const struct informer_set *set, const struct resource *r)
+{
+	struct informer *inf;
+
+	TAILQ_FOREACH(inf, &set->informers, link) {
+		if (inf->resource == r)
+			return inf;
+	}
+	return NULL;
+}
+
+const char *
+informer_set_request_path(const struct informer_set *set, const struct resource *r)
+{
+	const struct informer *inf = informer_find(set, r);
+
+	return inf != NULL ? inf->offline_path : NULL;
+}
+
+void
+informer_set_receive(struct informer_set *set, const struct resource *r, const char *data,
+    size_t len)
+{
+	struct informer *inf = informer_find(set, r);
+
+	if (inf != NULL && inf->offline_path != NULL && inf->streaming)
+		informer_watch_data(data, len, inf);
+}
+
+void
+informer_set_respond(struct informer_set *set, const struct resource *r,
+    const struct client_response *resp)
+{
+	struct informer *inf = informer_find(set, r);
+
+	if (inf == NULL || inf->offline_path == NULL)
+		return;
+	free(inf->offline_path);
+	inf->offline_path = NULL;
+	if (inf->streaming)
+		informer_watch_done(resp, inf);
+	else
+		informer_list_done(resp, inf);
 }

@@ -12,8 +12,16 @@
 
 struct client;
 struct metrics_registry;
+struct client_response;
 struct store;
 struct informer_set;
+
+/* How an informer gets its initial state (and the state after a 410 Gone). */
+enum informer_watch_list {
+	INFORMER_WATCH_LIST_AUTO,	/* WatchList; paginated LIST if the server refuses it */
+	INFORMER_WATCH_LIST_ON,		/* WatchList only: a refusal is retried with backoff */
+	INFORMER_WATCH_LIST_OFF,	/* paginated LIST only */
+};
 
 enum informer_event_type { INFORMER_ADDED, INFORMER_UPDATED, INFORMER_DELETED };
 
@@ -34,8 +42,12 @@ struct informer_handlers {
 
 struct informer_stats {
 	unsigned long lists;		/* LIST requests (pages) sent */
-	unsigned long watches;		/* WATCH requests sent */
+	unsigned long watches;		/* WATCH requests sent (WatchList ones included) */
+	unsigned long watch_lists;	/* WATCH requests with sendInitialEvents=true sent */
 	unsigned long relists;		/* lists begun after the first (410 Gone, errors) */
+	unsigned long syncs_by_list;	/* complete states from a paginated LIST */
+	unsigned long syncs_by_watch_list; /* complete states from WatchList initial events */
+	unsigned long watch_list_fallbacks; /* WatchList refused by the server: LIST instead */
 	unsigned long events;		/* watch events and list items applied */
 	unsigned long errors;		/* bad events, failed requests */
 	unsigned long batches;		/* transactions committed */
@@ -47,6 +59,12 @@ struct informer_stats {
 struct informer_set *informer_set_new(struct event_base *base, struct client *client,
     struct store *store);
 void informer_set_free(struct informer_set *set);
+
+/* Chooses how initial states are fetched (before informer_set_start; default AUTO). */
+void informer_set_watch_list(struct informer_set *set, enum informer_watch_list mode);
+
+/* Parses "auto", "true" or "false" into *mode; -1 for anything else. */
+int informer_watch_list_parse(const char *text, enum informer_watch_list *mode);
 
 /* Adds an informer for r (before informer_set_start). */
 void informer_set_add(struct informer_set *set, const struct resource *r);
@@ -78,5 +96,24 @@ const struct informer_stats *informer_set_stats(const struct informer_set *set);
  * (informers added later included); the set must be freed before the registry. */
 void informer_set_register_metrics(struct informer_set *set,
     struct metrics_registry *registry);
+/*
+ * Without a client (informer_set_new with client NULL) informers send nothing: each
+ * remembers the request it would have sent, and tests play the apiserver's part with
+ * the three functions below. The flush still needs the loop: run it, or call
+ * informer_set_commit.
+ */
+
+/* The path (with query) of the request r's informer waits on, or NULL when none (it is
+ * backing off, or stopped). */
+const char *informer_set_request_path(const struct informer_set *set,
+    const struct resource *r);
+
+/* Delivers len bytes of the streamed body of r's pending WATCH. */
+void informer_set_receive(struct informer_set *set, const struct resource *r,
+    const char *data, size_t len);
+
+/* Ends r's pending request with resp (for a WATCH that streamed: code 200, no body). */
+void informer_set_respond(struct informer_set *set, const struct resource *r,
+    const struct client_response *resp);
 
 #endif

@@ -75,6 +75,9 @@ const char run_usage[] =
     "                            controller and mirrors every resource sqlkcm knows\n"
     "  --concurrent-replicaset-syncs N\n"
     "                            ReplicaSets synced at once (default: 5)\n"
+    "  --watch-list MODE         how informers get the initial state: auto (WatchList,\n"
+    "                            a paginated LIST if the server refuses it), true\n"
+    "                            (WatchList only) or false (LIST only) (default: auto)\n"
     "  --kube-api-qps N          requests per second to the apiserver (default: 20)\n"
     "  --kube-api-burst N        requests allowed in a burst (default: 30)\n"
     "  --bind-address IP         address the HTTP endpoints listen on; 0.0.0.0 or ::\n"
@@ -115,6 +118,7 @@ struct run_options {
 	const char *db;
 	const char *record;
 	const char *controllers;
+	enum informer_watch_list watch_list;
 	long db_cache_mib;
 	long replicaset_syncs;
 	double qps;
@@ -265,7 +269,7 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 	enum { OPT_KUBECONFIG = 256, OPT_CONTEXT, OPT_MASTER, OPT_DB, OPT_DB_CACHE, OPT_RECORD,
 		OPT_CONTROLLERS, OPT_QPS, OPT_BURST, OPT_RS_SYNCS, OPT_LEADER_ELECT,
 		OPT_LEASE_DURATION, OPT_RENEW_DEADLINE, OPT_RETRY_PERIOD, OPT_LOCK,
-		OPT_LOCK_NAMESPACE, OPT_LOCK_NAME };
+		OPT_LOCK_NAMESPACE, OPT_LOCK_NAME, OPT_WATCH_LIST };
 	enum { OPT_BIND_ADDRESS = 512, OPT_SECURE_PORT, OPT_PORT, OPT_TLS_CERT, OPT_TLS_KEY };
 	static const struct option longopts[] = {
 		{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
@@ -275,6 +279,7 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 		{ "db-cache-mib", required_argument, NULL, OPT_DB_CACHE },
 		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "controllers", required_argument, NULL, OPT_CONTROLLERS },
+		{ "watch-list", required_argument, NULL, OPT_WATCH_LIST },
 		{ "kube-api-qps", required_argument, NULL, OPT_QPS },
 		{ "kube-api-burst", required_argument, NULL, OPT_BURST },
 		{ "concurrent-replicaset-syncs", required_argument, NULL, OPT_RS_SYNCS },
@@ -332,6 +337,13 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 			break;
 		case OPT_RECORD: opts->record = optarg; break;
 		case OPT_CONTROLLERS: opts->controllers = optarg; break;
+		case OPT_WATCH_LIST:
+			if (informer_watch_list_parse(optarg, &opts->watch_list) != 0) {
+				fprintf(err, "sqlkcm run: invalid value \"%s\" for --watch-list: want "
+				    "auto, true or false\n", optarg);
+				return -1;
+			}
+			break;
 		case OPT_QPS:
 			errno = 0;
 			opts->qps = strtod(optarg, &end);
@@ -727,6 +739,7 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	}
 	d.informers = informer_set_new(d.base, client, store);
 	informer_set_register_metrics(d.informers, d.metrics);
+	informer_set_watch_list(d.informers, opts.watch_list);
 	if (any) {
 		/* As kube-controller-manager, each controller writes through a client of its
 		 * own, with its own rate limit; events go through another. */
@@ -813,10 +826,15 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	else if (d.manager != NULL)
 		manager_start(d.manager);
 	event_base_dispatch(d.base);
-	log_info("stopped: %lu events applied, %lu batches, %lu lists, %lu watches, %lu errors",
-	    informer_set_stats(d.informers)->events, informer_set_stats(d.informers)->batches,
-	    informer_set_stats(d.informers)->lists, informer_set_stats(d.informers)->watches,
-	    informer_set_stats(d.informers)->errors);
+	{
+		const struct informer_stats *st = informer_set_stats(d.informers);
+
+		log_info("stopped: %lu events applied, %lu batches, %lu lists, %lu watches "
+		    "(%lu WatchList), syncs: %lu by WatchList, %lu by LIST, %lu WatchList "
+		    "fallbacks, %lu errors", st->events, st->batches, st->lists, st->watches,
+		    st->watch_lists, st->syncs_by_watch_list, st->syncs_by_list,
+		    st->watch_list_fallbacks, st->errors);
+	}
 	if (store_checkpoint(store, &error) != 0) {
 		log_warning("%s", error);
 		free(error);

@@ -487,20 +487,23 @@ store_index_hash(const cJSON *labels, const cJSON *owners)
 	return (sqlite3_int64)h;
 }
 
-/* Replaces the labels and owner_refs rows of uid. Labels that are not strings and owner
+/* Replaces the labels and owner_refs rows of uid (a new object has none: fresh skips
+ * deleting them, the bulk of an initial sync). Labels that are not strings and owner
  * references without a uid cannot be indexed and are left out (the body keeps them). */
 static int
 store_write_index(struct store *s, const char *uid, const cJSON *labels, const cJSON *owners,
-    char **error)
+    int fresh, char **error)
 {
 	const cJSON *item;
 
-	sqlite3_bind_text(s->labels_delete, 1, uid, -1, SQLITE_STATIC);
-	if (store_step_done(s, s->labels_delete, error, "deleting labels") != 0)
-		return -1;
-	sqlite3_bind_text(s->owners_delete, 1, uid, -1, SQLITE_STATIC);
-	if (store_step_done(s, s->owners_delete, error, "deleting owner references") != 0)
-		return -1;
+	if (!fresh) {
+		sqlite3_bind_text(s->labels_delete, 1, uid, -1, SQLITE_STATIC);
+		if (store_step_done(s, s->labels_delete, error, "deleting labels") != 0)
+			return -1;
+		sqlite3_bind_text(s->owners_delete, 1, uid, -1, SQLITE_STATIC);
+		if (store_step_done(s, s->owners_delete, error, "deleting owner references") != 0)
+			return -1;
+	}
 	if (!cJSON_IsObject(labels))
 		labels = NULL;
 	if (!cJSON_IsArray(owners))
@@ -637,7 +640,7 @@ store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
 	if (rc != 0)
 		return -1;
 	if ((!exists || hash != old_hash) &&
-	    store_write_index(s, uid, labels, owners, error) != 0)
+	    store_write_index(s, uid, labels, owners, !exists, error) != 0)
 		return -1;
 	if (change != NULL)
 		*change = exists ? STORE_UPDATED : STORE_ADDED;

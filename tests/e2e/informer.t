@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# informer.t - informers mirror the cluster into SQLite: the initial list, updates of
+# informer.t - informers mirror the cluster into SQLite: the initial sync (WatchList), updates of
 # labels and owners, deletes, a warm restart that resumes the watch without listing, an
 # apiserver restart, a relist after etcd compaction, odd annotations, and the --record log.
 set -uo pipefail
@@ -52,6 +52,8 @@ done
 sqlkcm_start a --db "$db" --controllers '' --record "$work/events.jsonl" --v 1
 check "the initial list brings 1000 pods into the cache" cache_converges "$db" 120 pods
 check "the database file is created 0600" test "$(stat -c %a "$db")" = 600
+check "the initial sync was by WatchList (kube-apiserver has it on by default)" \
+	grep -q "informer resource=pods: synced by WatchList" "$work/a.log"
 
 # Updates: labels changed and removed, owners added; deletes.
 kubectl label pods -n ${ns_a} --all version=v2 >/dev/null
@@ -134,6 +136,8 @@ check "etcd compacts up to its current revision" \
 sqlkcm_start c --db "$db" --controllers '' --v 1
 check "after compaction the cache converges, the deleted pods gone" cache_converges "$db" 120 pods
 check "sqlkcm relisted because its resourceVersion was too old" grep -q "relisting" "$work/c.log"
+check "the relist was by WatchList, and removed what went away" \
+	grep -q "informer resource=pods: synced by WatchList" "$work/c.log"
 check "PRAGMA integrity_check is ok" test "$(sqlite3 "$db" 'PRAGMA integrity_check')" = ok
 check "contrib/queries.sql runs on the live cache, read-only" \
 	sqlite3 -bail -readonly "$db" ".read $top/contrib/queries.sql"
