@@ -67,7 +67,8 @@ const char run_usage[] =
     "  --context NAME            kubeconfig context (default: its current-context)\n"
     "  --master URL              the apiserver's address; overrides the kubeconfig's\n"
     "  --db FILE                 the cache database (default: sqlkcm.db); created 0600\n"
-    "  --db-cache-mib N          SQLite page cache bound in MiB (default: 8)\n"
+    "  --db-cache-mib N          SQLite page cache bound in MiB (default: 2, as\n"
+    "                            SQLite's own; the kernel caches the file as well)\n"
     "  --record FILE             append every applied event to FILE as a JSON line\n"
     "                            (the input of `sqlkcm replay`); SIGHUP reopens it\n"
     "  --controllers LIST        controllers to run: '*', NAME or -NAME, comma-separated\n"
@@ -303,7 +304,7 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 
 	opts->db = "sqlkcm.db";
 	opts->controllers = "*";
-	opts->db_cache_mib = 8;
+	opts->db_cache_mib = 2;
 	opts->replicaset_syncs = 5;
 	opts->qps = 20;
 	opts->burst = 30;

@@ -112,7 +112,7 @@ f = c["flags"]
 assert f["secure-port"] == int(sys.argv[2]) and f["port"] == int(sys.argv[3]), f
 assert f["bind-address"] == "127.0.0.1" and f["controllers"] == "replicaset", f
 assert f["kube-api-qps"] == 100 and f["kube-api-burst"] == 200, f
-assert f["concurrent-replicaset-syncs"] == 5 and f["db-cache-mib"] == 8, f   # defaults
+assert f["concurrent-replicaset-syncs"] == 5 and f["db-cache-mib"] == 2, f   # defaults
 assert f["tls-cert-file"] is None and f["record"] is None, f
 ' "$work/configz.json" "$secure" "$plain"
 check "/configz holds no secret from the kubeconfig" python3 -c '
