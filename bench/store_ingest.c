@@ -5,8 +5,9 @@
  *
  * Makes COUNT distinct pod objects in the shape kube-apiserver serves them (labels, an
  * owner reference, managedFields, status with conditions and container statuses: about
- * 2 KB of JSON each), then times what an informer does per object: cJSON_Parse of the
- * event text and store_upsert_object, BATCH objects per transaction (500: one LIST page).
+ * 2 KB of JSON each; uids in no order, as real ones are random), then times what an
+ * informer does per object: cJSON_Parse of the event text and store_upsert_object, BATCH
+ * objects per transaction (500: one LIST page).
  * Prints objects/s for the whole path and for the store alone, the bytes per object,
  * peak RSS and the database's size. Building the texts is not timed.
  */
@@ -70,8 +71,8 @@ pod_text(int i)
 	    "\"startTime\":\"2026-11-22T03:00:01Z\",\"containerStatuses\":[{\"name\":\"app\",\"state\":"
 	    "{\"running\":{\"startedAt\":\"2026-11-22T03:00:01Z\"}},\"ready\":true,\"restartCount\":%d,"
 	    "\"image\":\"registry.example/web:1.2.3\",\"imageID\":\"\",\"started\":true}],\"qosClass\":\"Burstable\"}}",
-	    i, i % 10, (unsigned)i, i, 1000 + i, i % 16, i / 100, i % 10, (i / 250) % 250, i % 250,
-	    i % 3);
+	    i, i % 10, (unsigned)(i * 2654435761u), i, 1000 + i, i % 16, i / 100, i % 10,
+	    (i / 250) % 250, i % 250, i % 3);
 }
 
 static double
