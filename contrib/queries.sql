@@ -3,8 +3,10 @@
 --   sqlite3 -readonly -header -column sqlkcm.db < contrib/queries.sql
 --
 -- The views pods, replicasets and deployments have plain column names; the cache_*
--- tables hold the whole objects (column body, JSON) for anything else; labels and
--- owner_refs index every object's labels and owner references. See schema/001-cache.sql.
+-- tables hold the whole objects (column body, JSON) for anything else; the views labels
+-- and owner_refs list every object's labels and owner references by uid, from the
+-- object_labels and object_owners tables, keyed by the objects' id column. See
+-- schema/001-cache.sql and schema/003-object-ids.sql.
 
 -- Pods owned (controlled) by a ReplicaSet, with their phase, node and readiness.
 SELECT p.namespace, p.owner_name AS replicaset, p.name, p.phase, p.node, p.ready
@@ -29,14 +31,15 @@ SELECT p.namespace, p.name, p.owner_kind, p.owner_name
  LIMIT 20;
 
 -- ReplicaSets whose count of active pods differs from spec.replicas.
+-- (cache_pods.controller_uid is the uid of a pod's controller owner reference.)
 SELECT r.namespace, r.name, r.desired,
-       (SELECT count(*) FROM owner_refs o JOIN cache_pods p ON p.uid = o.uid
-         WHERE o.owner_uid = r.uid AND o.controller = 1
+       (SELECT count(*) FROM cache_pods p
+         WHERE p.namespace = r.namespace AND p.controller_uid = r.uid
            AND p.deletion_timestamp IS NULL
            AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')) AS active
   FROM replicasets r
- WHERE r.desired <> (SELECT count(*) FROM owner_refs o JOIN cache_pods p ON p.uid = o.uid
-                      WHERE o.owner_uid = r.uid AND o.controller = 1
+ WHERE r.desired <> (SELECT count(*) FROM cache_pods p
+                      WHERE p.namespace = r.namespace AND p.controller_uid = r.uid
                         AND p.deletion_timestamp IS NULL
                         AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed'));
 
@@ -47,12 +50,14 @@ SELECT coalesce(node, '(unscheduled)') AS node, count(*) AS pods, sum(ready = 1)
  ORDER BY pods DESC
  LIMIT 20;
 
--- The pods a label selector picks ("app=web,tier in (front,back)"), through the labels index.
+-- The pods a label selector picks ("app=web,tier in (front,back)"), through the label
+-- index, as the controllers' listers do.
 SELECT p.namespace, p.name
   FROM cache_pods p
- WHERE EXISTS (SELECT 1 FROM labels l WHERE l.uid = p.uid AND l.key = 'app' AND l.value = 'web')
-   AND EXISTS (SELECT 1 FROM labels l WHERE l.uid = p.uid AND l.key = 'tier'
-                                        AND l.value IN ('front', 'back'))
+ WHERE EXISTS (SELECT 1 FROM object_labels l WHERE l.object_id = p.id
+                  AND l.key = 'app' AND l.value = 'web')
+   AND EXISTS (SELECT 1 FROM object_labels l WHERE l.object_id = p.id
+                  AND l.key = 'tier' AND l.value IN ('front', 'back'))
  LIMIT 20;
 
 -- Where each informer stands: the resourceVersion a restart resumes from.

@@ -5,9 +5,9 @@
  * For every selector accepted:
  * - its string form parses back to a selector with the same string form (string input) or
  *   that selects the same objects (JSON input, whose duplicate values the string form drops);
- * - its SQL prepares against the labels table, takes exactly the parameters selector_bind
- *   binds, steps without error, and selects exactly the objects that selector_matches
- *   accepts among a fixed set of label maps.
+ * - its SQL prepares against the object_labels table, takes exactly the parameters
+ *   selector_bind binds, steps without error, and selects exactly the objects that
+ *   selector_matches accepts among a fixed set of label maps.
  * A rejected input must come with an error message. Any broken invariant aborts.
  */
 #include "config.h"
@@ -35,7 +35,7 @@ static const char *const objects[] = {
 #define N_OBJECTS (sizeof objects / sizeof objects[0])
 
 static sqlite3 *db;
-static cJSON *object_labels[N_OBJECTS];
+static cJSON *label_maps[N_OBJECTS];
 
 /* Aborts with a message: an invariant does not hold. */
 static void __attribute__((noreturn))
@@ -45,37 +45,35 @@ broken(const char *what, const char *detail)
 	abort();
 }
 
-/* Creates the labels table and the objects, once. */
+/* Creates the object_labels table, as the store has it, and the objects, once. */
 static void
 setup(void)
 {
 	sqlite3_stmt *stmt;
 	const cJSON *item;
-	char uid[8];
 
 	if (db != NULL)
 		return;
 	if (sqlite3_open(":memory:", &db) != SQLITE_OK ||
 	    sqlite3_exec(db,
-	    "CREATE TABLE labels (uid TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
-	    " PRIMARY KEY (uid, key)) WITHOUT ROWID;"
-	    "CREATE INDEX labels_key_value ON labels (key, value);"
-	    "CREATE TABLE objects (uid TEXT PRIMARY KEY);", NULL, NULL, NULL) != SQLITE_OK)
+	    "CREATE TABLE object_labels (object_id INTEGER NOT NULL, key TEXT NOT NULL,"
+	    " value TEXT NOT NULL, PRIMARY KEY (object_id, key)) WITHOUT ROWID;"
+	    "CREATE INDEX object_labels_key_value ON object_labels (key, value);"
+	    "CREATE TABLE objects (id INTEGER PRIMARY KEY);", NULL, NULL, NULL) != SQLITE_OK)
 		broken("setup", sqlite3_errmsg(db));
 	for (size_t i = 0; i < N_OBJECTS; i++) {
-		snprintf(uid, sizeof uid, "%zu", i);
-		object_labels[i] = cJSON_Parse(objects[i]);
+		label_maps[i] = cJSON_Parse(objects[i]);
 		if (sqlite3_prepare_v2(db, "INSERT INTO objects VALUES (?)", -1, &stmt, NULL) !=
 		    SQLITE_OK)
 			broken("setup", sqlite3_errmsg(db));
-		sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(stmt, 1, (sqlite3_int64)i);
 		sqlite3_step(stmt);
 		sqlite3_finalize(stmt);
-		cJSON_ArrayForEach(item, object_labels[i]) {
-			if (sqlite3_prepare_v2(db, "INSERT INTO labels VALUES (?, ?, ?)", -1, &stmt,
-			    NULL) != SQLITE_OK)
+		cJSON_ArrayForEach(item, label_maps[i]) {
+			if (sqlite3_prepare_v2(db, "INSERT INTO object_labels VALUES (?, ?, ?)", -1,
+			    &stmt, NULL) != SQLITE_OK)
 				broken("setup", sqlite3_errmsg(db));
-			sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(stmt, 1, (sqlite3_int64)i);
 			sqlite3_bind_text(stmt, 2, item->string, -1, SQLITE_TRANSIENT);
 			sqlite3_bind_text(stmt, 3, item->valuestring, -1, SQLITE_TRANSIENT);
 			if (sqlite3_step(stmt) != SQLITE_DONE)
@@ -92,7 +90,7 @@ memory_selection(const struct selector *s)
 	unsigned mask = 0;
 
 	for (size_t i = 0; i < N_OBJECTS; i++) {
-		if (selector_matches(s, object_labels[i]))
+		if (selector_matches(s, label_maps[i]))
 			mask |= 1u << i;
 	}
 	return mask;
@@ -109,8 +107,8 @@ sql_selection(const struct selector *s)
 	int rc, bound;
 
 	buf_init(&sql);
-	buf_append_str(&sql, "SELECT o.uid FROM objects o WHERE ");
-	selector_to_sql(s, "o.uid", &sql);
+	buf_append_str(&sql, "SELECT o.id FROM objects o WHERE ");
+	selector_to_sql(s, "o.id", &sql);
 	if (sqlite3_prepare_v2(db, sql.data, -1, &stmt, NULL) != SQLITE_OK)
 		broken("prepare", sqlite3_errmsg(db));
 	if (sqlite3_bind_parameter_count(stmt) != selector_parameter_count(s))

@@ -93,7 +93,8 @@ CREATE TABLE cache_deployments (
 CREATE UNIQUE INDEX cache_deployments_namespace_name ON cache_deployments (namespace, name);
 
 -- metadata.labels of every cached object, one row per label. Label selectors compile to
--- EXISTS / NOT EXISTS queries over this table.
+-- EXISTS / NOT EXISTS queries over this table. (Replaced by object_labels and a view of
+-- the same name in 003-object-ids.sql, as owner_refs is by object_owners.)
 CREATE TABLE labels (
     uid   TEXT NOT NULL,   -- the object's uid (in whichever cache_* table holds it)
     key   TEXT NOT NULL,

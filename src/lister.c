@@ -124,7 +124,7 @@ lister_list(struct lister *l, const struct resource *r, const char *namespace,
 	if (namespace != NULL)
 		buf_append_str(&sql, "o.namespace = ? AND ");
 	if (sel != NULL)
-		selector_to_sql(sel, "o.uid", &sql);
+		selector_to_sql(sel, "o.id", &sql);
 	else
 		buf_append_str(&sql, "1");
 	buf_append_str(&sql, " ORDER BY o.namespace, o.name");
@@ -149,8 +149,8 @@ lister_list_controlled_by(struct lister *l, const struct resource *r,
 {
 	sqlite3_stmt **stmt = &l->by_resource[r->index].controlled_by;
 
-	if (lister_prepare(l, r, "SELECT o.uid, o.body FROM owner_refs x JOIN ",
-	    " o ON o.uid = x.uid WHERE x.owner_uid = ? AND x.controller = 1 "
+	if (lister_prepare(l, r, "SELECT o.uid, o.body FROM object_owners x JOIN ",
+	    " o ON o.id = x.object_id WHERE x.owner_uid = ? AND x.controller = 1 "
 	    "ORDER BY o.namespace, o.name", stmt, error) != 0)
 		return -1;
 	sqlite3_bind_text(*stmt, 1, owner_uid, -1, SQLITE_STATIC);

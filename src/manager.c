@@ -302,8 +302,8 @@ cached_pods(struct manager *m, const char *owner_uid)
 	struct buf b;
 
 	buf_init(&b);
-	if (sqlite3_prepare_v2(store_db(m->store), "SELECT p.uid FROM owner_refs o"
-	    " JOIN cache_pods p ON p.uid = o.uid WHERE o.owner_uid = ?1 AND o.controller = 1"
+	if (sqlite3_prepare_v2(store_db(m->store), "SELECT p.uid FROM object_owners o"
+	    " JOIN cache_pods p ON p.id = o.object_id WHERE o.owner_uid = ?1 AND o.controller = 1"
 	    " AND p.deletion_timestamp IS NULL"
 	    " AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed') ORDER BY p.uid", -1,
 	    &stmt, NULL) != SQLITE_OK)

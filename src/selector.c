@@ -1,6 +1,6 @@
 /*
  * selector.c - Kubernetes label selectors, parsed from the string or the API form, matched
- * against a JSON label map, and compiled to SQL over the labels table.
+ * against a JSON label map, and compiled to SQL over the object_labels table.
  *
  * A selector is a list of requirements (key, operator, values), all of which must hold; it is
  * kept sorted by key, stably, so that its string form is the one kube prints. The special
@@ -76,7 +76,7 @@ struct selector {
 	size_t cap;
 };
 
-/* The alias of the labels table inside the SQL that selector_to_sql writes. */
+/* The alias of the object_labels table inside the SQL that selector_to_sql writes. */
 #define SELECTOR_LABEL "selector_label"
 
 /* Longest part of a user string that goes into an error message. */
@@ -1135,17 +1135,17 @@ requirement_parameter_count(const struct requirement *r)
 	}
 }
 
-/* Appends r as an EXISTS or NOT EXISTS subquery on the labels of uid_expr. */
+/* Appends r as an EXISTS or NOT EXISTS subquery on the labels of id_expr. */
 static void
-requirement_to_sql(const struct requirement *r, const char *uid_expr, struct buf *sql)
+requirement_to_sql(const struct requirement *r, const char *id_expr, struct buf *sql)
 {
 	size_t i;
 	int negated = r->op == SELECTOR_NOT_IN || r->op == SELECTOR_NOT_EQUALS ||
 	    r->op == SELECTOR_DOES_NOT_EXIST;
 
-	buf_printf(sql, "%sEXISTS (SELECT 1 FROM labels AS " SELECTOR_LABEL " WHERE "
-	    SELECTOR_LABEL ".uid = %s AND " SELECTOR_LABEL ".key = ?", negated ? "NOT " : "",
-	    uid_expr);
+	buf_printf(sql, "%sEXISTS (SELECT 1 FROM object_labels AS " SELECTOR_LABEL " WHERE "
+	    SELECTOR_LABEL ".object_id = %s AND " SELECTOR_LABEL ".key = ?", negated ? "NOT " : "",
+	    id_expr);
 	switch (r->op) {
 	case SELECTOR_EXISTS:
 	case SELECTOR_DOES_NOT_EXIST:
@@ -1172,33 +1172,33 @@ requirement_to_sql(const struct requirement *r, const char *uid_expr, struct buf
 /* Appends the conjunction of requirements [lo, hi) as a balanced tree of ANDs, so that
  * many requirements stay within SQLite's expression depth limit. */
 static void
-selector_range_to_sql(const struct selector *s, size_t lo, size_t hi, const char *uid_expr,
+selector_range_to_sql(const struct selector *s, size_t lo, size_t hi, const char *id_expr,
     struct buf *sql)
 {
 	size_t mid;
 
 	if (hi - lo == 1) {
-		requirement_to_sql(&s->reqs[lo], uid_expr, sql);
+		requirement_to_sql(&s->reqs[lo], id_expr, sql);
 		return;
 	}
 	mid = lo + (hi - lo) / 2;
 	buf_append_str(sql, "(");
-	selector_range_to_sql(s, lo, mid, uid_expr, sql);
+	selector_range_to_sql(s, lo, mid, id_expr, sql);
 	buf_append_str(sql, " AND ");
-	selector_range_to_sql(s, mid, hi, uid_expr, sql);
+	selector_range_to_sql(s, mid, hi, id_expr, sql);
 	buf_append_str(sql, ")");
 }
 
-/* Appends the selector as a boolean SQL expression on uid_expr. */
+/* Appends the selector as a boolean SQL expression on id_expr. */
 void
-selector_to_sql(const struct selector *s, const char *uid_expr, struct buf *sql)
+selector_to_sql(const struct selector *s, const char *id_expr, struct buf *sql)
 {
 	if (s->nothing)
 		buf_append_str(sql, "0");
 	else if (s->nreqs == 0)
 		buf_append_str(sql, "1");
 	else
-		selector_range_to_sql(s, 0, s->nreqs, uid_expr, sql);
+		selector_range_to_sql(s, 0, s->nreqs, id_expr, sql);
 }
 
 /* Returns the number of parameters of the selector's SQL. */

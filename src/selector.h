@@ -1,6 +1,6 @@
 /*
  * selector.h - Kubernetes label selectors: parsed, validated, matched in memory and compiled
- * to SQL over the store's labels table with bound parameters.
+ * to SQL over the store's object_labels table with bound parameters.
  *
  * A selector comes from one of the two forms Kubernetes has:
  * - the string form of `kubectl -l` and the labelSelector query parameter
@@ -51,16 +51,16 @@ int selector_matches_nothing(const struct selector *s);
 int selector_matches(const struct selector *s, const cJSON *labels);
 
 /*
- * Appends to sql a boolean SQL expression, true exactly for the rows whose uid (the SQL
- * expression uid_expr, e.g. "p.uid") the selector matches through the labels table. Keys and
- * values appear only as "?" parameters; bind them with selector_bind. uid_expr is code from
- * the caller, not user data, and must be qualified with its table name or alias: the
- * expression's subqueries read labels under the alias "selector_label". A selector that
+ * Appends to sql a boolean SQL expression, true exactly for the rows whose object id (the
+ * SQL expression id_expr, e.g. "p.id") the selector matches through the object_labels table.
+ * Keys and values appear only as "?" parameters; bind them with selector_bind. id_expr is
+ * code from the caller, not user data, and must be qualified with its table name or alias:
+ * the expression's subqueries read object_labels under the alias "selector_label". A selector that
  * matches everything is "1", one that matches nothing "0". SQLite's limits still apply: a
  * selector with more than 32766 keys and values in all, or of several hundred kilobytes,
  * makes a statement that sqlite3_prepare refuses (with its error).
  */
-void selector_to_sql(const struct selector *s, const char *uid_expr, struct buf *sql);
+void selector_to_sql(const struct selector *s, const char *id_expr, struct buf *sql);
 
 /* Binds the parameters of selector_to_sql's expression, in order, starting at parameter
  * index first; returns how many it bound, or -1 (setting *error) if SQLite refuses one. */

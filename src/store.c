@@ -12,10 +12,13 @@
  * other SQLite file is refused instead of altered.
  *
  * Writes: an object is one row in its resource's table (see resource.c for the typed
- * columns) plus rows in labels and owner_refs. Those index rows are rewritten only when
- * the labels or ownerReferences changed (index_hash), since most updates are status
- * updates. Deleting a row deletes its index rows by trigger, whoever deletes it. Every
- * statement is prepared once and kept; every value is bound.
+ * columns) plus rows in object_labels and object_owners, keyed by the object's id: an
+ * integer unique across the tables, handed out in increasing order (next_id) so that a
+ * new object's rows are appended rather than scattered by its random uid (schema/003).
+ * Those index rows are rewritten only when the labels or ownerReferences changed
+ * (index_hash), since most updates are status updates. Deleting a row deletes its index
+ * rows by trigger, whoever deletes it. Every statement is prepared once and kept; every
+ * value is bound.
  *
  * Metrics (store_register_metrics): the object counts and the file sizes are computed when
  * /metrics is rendered, by the loop thread like every other use of the connection; each
@@ -43,7 +46,7 @@
 
 /* The statements kept for one resource's table. */
 struct store_table {
-	sqlite3_stmt *select_row;	/* resource_version, index_hash, body by uid */
+	sqlite3_stmt *select_row;	/* resource_version, index_hash, body, id by uid */
 	sqlite3_stmt *upsert;
 	sqlite3_stmt *touch_epoch;
 	sqlite3_stmt *delete_renamed;	/* same namespace/name, another uid */
@@ -55,6 +58,7 @@ struct store_table {
 struct store {
 	sqlite3 *db;
 	struct store_table *tables;	/* one per resource, by resource->index */
+	sqlite3_int64 last_id;		/* the largest object id given out */
 	sqlite3_stmt *labels_delete;
 	sqlite3_stmt *labels_insert;
 	sqlite3_stmt *owners_delete;
@@ -219,8 +223,8 @@ store_prepare_table(struct store *s, const struct resource *r, char **error)
 	buf_init(&params);
 	buf_init(&updates);
 	buf_append_str(&cols, "uid, namespace, name, resource_version, generation, "
-	    "creation_timestamp, deletion_timestamp, list_epoch, index_hash, body");
-	buf_append_str(&params, "?, ?, ?, ?, ?, ?, ?, ?, ?, ?");
+	    "creation_timestamp, deletion_timestamp, list_epoch, index_hash, body, id");
+	buf_append_str(&params, "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?");
 	buf_append_str(&updates, "namespace = excluded.namespace, name = excluded.name, "
 	    "resource_version = excluded.resource_version, generation = excluded.generation, "
 	    "creation_timestamp = excluded.creation_timestamp, "
@@ -250,7 +254,8 @@ store_prepare_table(struct store *s, const struct resource *r, char **error)
 	if (rc != 0)							\
 		return -1;						\
 } while (0)
-	PREPARE(select_row, "SELECT resource_version, index_hash, body FROM %1$s WHERE uid = ?");
+	PREPARE(select_row, "SELECT resource_version, index_hash, body, id FROM %1$s "
+	    "WHERE uid = ?");
 	PREPARE(touch_epoch, "UPDATE %1$s SET list_epoch = ? WHERE uid = ?");
 	PREPARE(delete_renamed, "DELETE FROM %1$s WHERE namespace = ? AND name = ? AND uid <> ?");
 	PREPARE(delete_row, "DELETE FROM %1$s WHERE uid = ? RETURNING body");
@@ -265,12 +270,15 @@ store_prepare_table(struct store *s, const struct resource *r, char **error)
 static int
 store_prepare_shared(struct store *s, char **error)
 {
-	if (store_prepare(s, "DELETE FROM labels WHERE uid = ?", &s->labels_delete, error) != 0 ||
-	    store_prepare(s, "INSERT OR REPLACE INTO labels (uid, key, value) VALUES (?, ?, ?)",
-		&s->labels_insert, error) != 0 ||
-	    store_prepare(s, "DELETE FROM owner_refs WHERE uid = ?", &s->owners_delete, error) != 0 ||
-	    store_prepare(s, "INSERT OR REPLACE INTO owner_refs (uid, owner_uid, controller, kind, "
-		"name, api_version, block_owner_deletion) VALUES (?, ?, ?, ?, ?, ?, ?)",
+	if (store_prepare(s, "DELETE FROM object_labels WHERE object_id = ?", &s->labels_delete,
+		error) != 0 ||
+	    store_prepare(s, "INSERT OR REPLACE INTO object_labels (object_id, key, value) "
+		"VALUES (?, ?, ?)", &s->labels_insert, error) != 0 ||
+	    store_prepare(s, "DELETE FROM object_owners WHERE object_id = ?", &s->owners_delete,
+		error) != 0 ||
+	    store_prepare(s, "INSERT OR REPLACE INTO object_owners (object_id, owner_uid, "
+		"controller, kind, name, api_version, block_owner_deletion) "
+		"VALUES (?, ?, ?, ?, ?, ?, ?)",
 		&s->owners_insert, error) != 0 ||
 	    store_prepare(s, "SELECT resource_version, list_epoch, synced FROM informers "
 		"WHERE resource = ?", &s->informer_get, error) != 0 ||
@@ -286,6 +294,27 @@ store_prepare_shared(struct store *s, char **error)
 		&s->informer_finish_list, error) != 0)
 		return -1;
 	return 0;
+}
+
+/* Reads the largest object id the cache tables hold, the last one given out that is
+ * still in use; new objects get ids above it. */
+static int
+store_read_last_id(struct store *s, char **error)
+{
+	struct buf sql;
+	long long last;
+	int rc;
+
+	buf_init(&sql);
+	buf_append_str(&sql, "SELECT coalesce(max(m), 0) FROM (");
+	for (int i = 0; i < resource_count; i++)
+		buf_printf(&sql, "%sSELECT max(id) AS m FROM %s", i > 0 ? " UNION ALL " : "",
+		    resource_all[i]->table);
+	buf_append_str(&sql, ")");
+	rc = store_pragma_int(s, sql.data, &last, error);
+	buf_free(&sql);
+	s->last_id = last;
+	return rc;
 }
 
 int
@@ -330,7 +359,7 @@ store_open(const char *path, const struct store_options *options, struct store *
 	}
 	free(pragmas);
 	if (!options->read_only) {
-		if (store_prepare_shared(s, error) != 0) {
+		if (store_prepare_shared(s, error) != 0 || store_read_last_id(s, error) != 0) {
 			store_close(s);
 			return -1;
 		}
@@ -487,20 +516,21 @@ store_index_hash(const cJSON *labels, const cJSON *owners)
 	return (sqlite3_int64)h;
 }
 
-/* Replaces the labels and owner_refs rows of uid (a new object has none: fresh skips
- * deleting them, the bulk of an initial sync). Labels that are not strings and owner
- * references without a uid cannot be indexed and are left out (the body keeps them). */
+/* Replaces the object_labels and object_owners rows of the object with id (a new object
+ * has none: fresh skips deleting them, the bulk of an initial sync). Labels that are not
+ * strings and owner references without a uid cannot be indexed and are left out (the body
+ * keeps them). */
 static int
-store_write_index(struct store *s, const char *uid, const cJSON *labels, const cJSON *owners,
-    int fresh, char **error)
+store_write_index(struct store *s, sqlite3_int64 id, const cJSON *labels,
+    const cJSON *owners, int fresh, char **error)
 {
 	const cJSON *item;
 
 	if (!fresh) {
-		sqlite3_bind_text(s->labels_delete, 1, uid, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s->labels_delete, 1, id);
 		if (store_step_done(s, s->labels_delete, error, "deleting labels") != 0)
 			return -1;
-		sqlite3_bind_text(s->owners_delete, 1, uid, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s->owners_delete, 1, id);
 		if (store_step_done(s, s->owners_delete, error, "deleting owner references") != 0)
 			return -1;
 	}
@@ -511,7 +541,7 @@ store_write_index(struct store *s, const char *uid, const cJSON *labels, const c
 	cJSON_ArrayForEach(item, labels) {
 		if (!cJSON_IsString(item) || item->valuestring == NULL)
 			continue;
-		sqlite3_bind_text(s->labels_insert, 1, uid, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s->labels_insert, 1, id);
 		sqlite3_bind_text(s->labels_insert, 2, item->string, -1, SQLITE_STATIC);
 		sqlite3_bind_text(s->labels_insert, 3, item->valuestring, -1, SQLITE_STATIC);
 		if (store_step_done(s, s->labels_insert, error, "inserting a label") != 0)
@@ -523,7 +553,7 @@ store_write_index(struct store *s, const char *uid, const cJSON *labels, const c
 
 		if (!cJSON_IsString(owner_uid) || owner_uid->valuestring == NULL)
 			continue;
-		sqlite3_bind_text(s->owners_insert, 1, uid, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s->owners_insert, 1, id);
 		sqlite3_bind_text(s->owners_insert, 2, owner_uid->valuestring, -1, SQLITE_STATIC);
 		sqlite3_bind_int(s->owners_insert, 3,
 		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(item, "controller")));
@@ -562,7 +592,7 @@ store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
 	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(metadata, "labels");
 	const cJSON *owners = cJSON_GetObjectItemCaseSensitive(metadata, "ownerReferences");
 	const cJSON *generation = cJSON_GetObjectItemCaseSensitive(metadata, "generation");
-	sqlite3_int64 hash, old_hash = 0;
+	sqlite3_int64 hash, old_hash = 0, id = 0;
 	int exists, same_rv = 0, idx, rc;
 	char *body;
 
@@ -584,6 +614,7 @@ store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
 		const char *stored_rv = (const char *)sqlite3_column_text(t->select_row, 0);
 		same_rv = stored_rv != NULL && strcmp(stored_rv, rv) == 0;
 		old_hash = sqlite3_column_int64(t->select_row, 1);
+		id = sqlite3_column_int64(t->select_row, 3);
 		if (old_body != NULL && !same_rv)
 			*old_body = xstrdup((const char *)sqlite3_column_text(t->select_row, 2));
 	}
@@ -626,7 +657,11 @@ store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
 	sqlite3_bind_int64(t->upsert, 8, epoch);
 	sqlite3_bind_int64(t->upsert, 9, hash);
 	sqlite3_bind_text(t->upsert, 10, body, -1, SQLITE_STATIC);
-	idx = 11;
+	/* A new object's id; an update keeps the row's (the upsert does not set it). */
+	if (!exists)
+		id = ++s->last_id;
+	sqlite3_bind_int64(t->upsert, 11, id);
+	idx = 12;
 	for (const struct resource_column *c = r->columns; c->name != NULL; c++, idx++) {
 		if (resource_column_bind(c, t->upsert, idx, object) != SQLITE_OK) {
 			sqlite3_reset(t->upsert);
@@ -640,7 +675,7 @@ store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
 	if (rc != 0)
 		return -1;
 	if ((!exists || hash != old_hash) &&
-	    store_write_index(s, uid, labels, owners, !exists, error) != 0)
+	    store_write_index(s, id, labels, owners, !exists, error) != 0)
 		return -1;
 	if (change != NULL)
 		*change = exists ? STORE_UPDATED : STORE_ADDED;

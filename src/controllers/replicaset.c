@@ -600,7 +600,7 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 	buf_reset(sql);
 	buf_append_str(sql,
 	    "WITH live AS ("
-	    "  SELECT p.uid, p.name, p.phase, p.node_name, p.ready, p.ready_since,"
+	    "  SELECT p.id, p.uid, p.name, p.phase, p.node_name, p.ready, p.ready_since,"
 	    "         p.restarts, p.sidecar_restarts, p.deletion_cost, p.creation_timestamp,"
 	    "         p.deletion_timestamp IS NOT NULL AS terminating,"
 	    "         p.controller_uid"
@@ -608,7 +608,7 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 	    "   WHERE p.namespace = ?1 AND p.controller_uid = ?2"
 	    "     AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')"
 	    "  UNION ALL"
-	    "  SELECT p.uid, p.name, p.phase, p.node_name, p.ready, p.ready_since,"
+	    "  SELECT p.id, p.uid, p.name, p.phase, p.node_name, p.ready, p.ready_since,"
 	    "         p.restarts, p.sidecar_restarts, p.deletion_cost, p.creation_timestamp,"
 	    "         p.deletion_timestamp IS NOT NULL AS terminating,"
 	    "         p.controller_uid"
@@ -616,13 +616,15 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 	    "   WHERE p.namespace = ?1 AND p.controller_uid IS NULL"
 	    "     AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')),"
 	    " siblings AS ("
-	    "  SELECT r.uid FROM owner_refs mine"
-	    "    JOIN owner_refs r ON r.owner_uid = mine.owner_uid AND r.controller = 1"
-	    "   WHERE mine.uid = ?2 AND mine.controller = 1),"
+	    "  SELECT sr.uid FROM cache_replicasets me"
+	    "    JOIN object_owners mine ON mine.object_id = me.id AND mine.controller = 1"
+	    "    JOIN object_owners r ON r.owner_uid = mine.owner_uid AND r.controller = 1"
+	    "    JOIN cache_replicasets sr ON sr.id = r.object_id"
+	    "   WHERE me.uid = ?2),"
 	    " related AS ("
 	    "  SELECT coalesce(p.node_name, '') AS node, count(*) AS n"
-	    "    FROM siblings s JOIN owner_refs o ON o.owner_uid = s.uid AND o.controller = 1"
-	    "    JOIN cache_pods p ON p.uid = o.uid"
+	    "    FROM siblings s JOIN object_owners o ON o.owner_uid = s.uid AND o.controller = 1"
+	    "    JOIN cache_pods p ON p.id = o.object_id"
 	    "   WHERE p.deletion_timestamp IS NULL"
 	    "     AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')"
 	    "   GROUP BY 1)"
@@ -632,11 +634,11 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 	    "        a.controller_uid IS NOT NULL AND a.controller_uid = ?2,"
 	    "        coalesce(rel.n, 0),"
 	    "        NOT EXISTS (SELECT 1 FROM json_each(?3) t WHERE NOT EXISTS ("
-	    "            SELECT 1 FROM labels l WHERE l.uid = a.uid AND l.key = t.key"
+	    "            SELECT 1 FROM object_labels l WHERE l.object_id = a.id AND l.key = t.key"
 	    "               AND l.value = t.value)),"
 	    "        a.terminating, "
 	    "        ");
-	selector_to_sql(sel, "a.uid", sql);
+	selector_to_sql(sel, "a.id", sql);
 	buf_append_str(sql,
 	    "   FROM live a LEFT JOIN related rel ON rel.node = coalesce(a.node_name, '')"
 	    /* Unary + keeps the planner from reading the namespace's pods in name order

@@ -21,12 +21,13 @@
 
 #define N_ELEMENTS(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The store's labels table, exactly as the store creates it, and a table of objects. */
+/* The store's object_labels table, exactly as the store creates it, and a table of
+ * objects with their ids. */
 static const char schema[] =
-	"CREATE TABLE labels (uid TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,\n"
-	"                     PRIMARY KEY (uid, key)) WITHOUT ROWID;\n"
-	"CREATE INDEX labels_key_value ON labels (key, value);\n"
-	"CREATE TABLE objects (uid TEXT PRIMARY KEY, labels TEXT);\n";
+	"CREATE TABLE object_labels (object_id INTEGER NOT NULL, key TEXT NOT NULL,\n"
+	"    value TEXT NOT NULL, PRIMARY KEY (object_id, key)) WITHOUT ROWID;\n"
+	"CREATE INDEX object_labels_key_value ON object_labels (key, value);\n"
+	"CREATE TABLE objects (id INTEGER PRIMARY KEY, uid TEXT UNIQUE, labels TEXT);\n";
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -47,21 +48,23 @@ db_add_object(sqlite3 *db, const char *uid, const char *labels_json)
 {
 	sqlite3_stmt *stmt;
 	cJSON *labels = cJSON_Parse(labels_json), *item;
+	sqlite3_int64 id;
 
 	assert_non_null(labels);
-	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO objects VALUES (?, ?)", -1, &stmt,
-	    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO objects (uid, labels) VALUES (?, ?)",
+	    -1, &stmt, NULL), SQLITE_OK);
 	sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 2, labels_json, -1, SQLITE_STATIC);
 	assert_int_equal(sqlite3_step(stmt), SQLITE_DONE);
 	sqlite3_finalize(stmt);
-	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO labels VALUES (?, ?, ?)", -1,
+	id = sqlite3_last_insert_rowid(db);
+	assert_int_equal(sqlite3_prepare_v2(db, "INSERT INTO object_labels VALUES (?, ?, ?)", -1,
 	    &stmt, NULL), SQLITE_OK);
 	cJSON_ArrayForEach(item, labels) {
 		if (!cJSON_IsString(item))
 			continue;
 		sqlite3_reset(stmt);
-		sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(stmt, 1, id);
 		sqlite3_bind_text(stmt, 2, item->string, -1, SQLITE_STATIC);
 		sqlite3_bind_text(stmt, 3, item->valuestring, -1, SQLITE_STATIC);
 		assert_int_equal(sqlite3_step(stmt), SQLITE_DONE);
@@ -78,7 +81,7 @@ lister_sql(const struct selector *s)
 
 	buf_init(&sql);
 	buf_append_str(&sql, "SELECT o.uid FROM objects o WHERE ");
-	selector_to_sql(s, "o.uid", &sql);
+	selector_to_sql(s, "o.id", &sql);
 	buf_append_str(&sql, " ORDER BY o.uid");
 	return buf_detach(&sql);
 }
@@ -134,15 +137,15 @@ memory_select(sqlite3 *db, const struct selector *s)
 	return buf_detach(&out);
 }
 
-/* Returns the number of rows of the labels table. */
+/* Returns the number of rows of the object_labels table. */
 static int
 labels_rows(sqlite3 *db)
 {
 	sqlite3_stmt *stmt;
 	int n;
 
-	assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM labels", -1, &stmt, NULL),
-	    SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM object_labels", -1, &stmt,
+	    NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
 	n = sqlite3_column_int(stmt, 0);
 	sqlite3_finalize(stmt);
@@ -669,7 +672,7 @@ missing_api_selector_matches_nothing(void **state)
 	assert_match_both_ways(from_null, "{}", 0, "nothing");
 	assert_match_both_ways(from_json_null, "{\"any\":\"label\"}", 0, "nothing");
 	buf_init(&sql);
-	selector_to_sql(from_null, "o.uid", &sql);
+	selector_to_sql(from_null, "o.id", &sql);
 	assert_string_equal(sql.data, "0");
 	buf_free(&sql);
 	assert_int_equal(selector_parameter_count(from_null), 0);
@@ -694,7 +697,7 @@ empty_selector_matches_everything(void **state)
 	assert_match_both_ways(j, "{\"any\":\"label\"}", 1, "everything");
 	assert_match_both_ways(s, "{}", 1, "everything");
 	buf_init(&sql);
-	selector_to_sql(s, "o.uid", &sql);
+	selector_to_sql(s, "o.id", &sql);
 	assert_string_equal(sql.data, "1");
 	buf_free(&sql);
 	selector_free(s);
@@ -977,14 +980,14 @@ sql_has_placeholders_not_keys_or_values(void **state)
 	struct buf sql;
 
 	buf_init(&sql);
-	selector_to_sql(s, "p.uid", &sql);
+	selector_to_sql(s, "p.id", &sql);
 	assert_null(strstr(sql.data, "zz"));
 	assert_null(strstr(sql.data, "yy"));
 	assert_null(strstr(sql.data, "xx"));
 	assert_null(strstr(sql.data, "ww"));
 	assert_null(strstr(sql.data, "vv"));
 	assert_null(strstr(sql.data, "41"));
-	assert_non_null(strstr(sql.data, "EXISTS (SELECT 1 FROM labels"));
+	assert_non_null(strstr(sql.data, "EXISTS (SELECT 1 FROM object_labels"));
 	assert_non_null(strstr(sql.data, "NOT EXISTS"));
 	assert_non_null(strstr(sql.data, "value IN (?, ?)"));
 	assert_int_equal(selector_parameter_count(s), 3 + 2 + 1 + 1 + 2);
@@ -1019,8 +1022,8 @@ sql_searches_labels_by_key_never_scans(void **state)
 			if (strncmp(detail, "SCAN", 4) == 0)
 				fail_msg("%s: plan scans labels: %s", selectors[i], detail);
 			if (strncmp(detail, "SEARCH", 6) == 0 &&
-			    (strstr(detail, "PRIMARY KEY (uid=? AND key=?)") != NULL ||
-			    strstr(detail, "labels_key_value") != NULL))
+			    (strstr(detail, "PRIMARY KEY (object_id=? AND key=?)") != NULL ||
+			    strstr(detail, "object_labels_key_value") != NULL))
 				searches++;
 		}
 		sqlite3_finalize(stmt);

@@ -587,6 +587,117 @@ rolled_back_transaction_leaves_no_trace(void **state)
 	store_close(s);
 }
 
+/* Object ids: unique across the cache tables, in the order objects first appear, kept by
+ * updates; after a reopen new objects get ids above every stored one. */
+static void
+object_ids_are_unique_across_tables_and_kept_by_updates(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/sqlkcm-test-XXXXXX";
+	struct store *s = NULL;
+	char *error = NULL, *path, *file;
+	cJSON *rs;
+
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/cache.db", dir);
+	assert_int_equal(store_open(path, NULL, &s, &error), 0);
+	upsert(s, pods, make_pod("u1", "p1", "1", "\"labels\":{\"a\":\"1\"}", ""), 1);
+	rs = cJSON_Parse("{\"kind\":\"ReplicaSet\",\"metadata\":{\"uid\":\"r1\","
+	    "\"namespace\":\"ns\",\"name\":\"r\",\"resourceVersion\":\"2\","
+	    "\"labels\":{\"a\":\"2\"}}}");
+	upsert(s, replicasets, rs, 1);
+	upsert(s, pods, make_pod("u2", "p2", "3", "\"labels\":{\"a\":\"3\"}", ""), 1);
+	assert_query(s, "SELECT group_concat(uid, ',') FROM (SELECT uid, id FROM cache_pods "
+	    "UNION ALL SELECT uid, id FROM cache_replicasets ORDER BY id)", NULL, "u1,r1,u2");
+	assert_int_equal(query_int(s, "SELECT count(DISTINCT id) FROM (SELECT id FROM cache_pods "
+	    "UNION ALL SELECT id FROM cache_replicasets)", NULL), 3);
+	upsert(s, pods, make_pod("u1", "p1", "4", "\"labels\":{\"a\":\"4\"}", ""), 1);
+	assert_int_equal(query_int(s, "SELECT id FROM cache_pods WHERE uid = ?", "u1"), 1);
+	assert_query(s, "SELECT value FROM labels WHERE uid = ?", "u1", "4");
+
+	/* The newest object is deleted: its id may be given again, its rows are gone. */
+	assert_int_equal(store_delete_object(s, pods, "u2", NULL, NULL, &error), 0);
+	store_close(s);
+	assert_int_equal(store_open(path, NULL, &s, &error), 0);
+	upsert(s, pods, make_pod("u3", "p3", "5", "\"labels\":{\"b\":\"5\"}", ""), 1);
+	assert_true(query_int(s, "SELECT id FROM cache_pods WHERE uid = ?", "u3") >
+	    query_int(s, "SELECT max(id) FROM cache_replicasets", NULL));
+	assert_query(s, "SELECT group_concat(key || '=' || value, ',') FROM labels WHERE uid = ?",
+	    "u3", "b=5");
+	assert_query(s, "SELECT group_concat(uid || ':' || key || '=' || value, ',') FROM "
+	    "(SELECT * FROM labels ORDER BY uid)", NULL, "r1:a=2,u1:a=4,u3:b=5");
+	store_close(s);
+	file = xasprintf("%s-wal", path);
+	unlink(file);
+	free(file);
+	file = xasprintf("%s-shm", path);
+	unlink(file);
+	free(file);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
+/* A cache written by an sqlkcm of schema version 2 (labels and owner_refs keyed by uid)
+ * keeps every label and owner reference through the migration to object ids. */
+static void
+version_2_cache_keeps_its_labels_and_owners(void **state)
+{
+	(void)state;
+	struct store *s = NULL;
+	sqlite3 *db;
+	char dir[] = "/tmp/sqlkcm-test-XXXXXX", *path, *error = NULL, *file;
+
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/cache.db", dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	for (size_t i = 0; i < schema_migrations_count && schema_migrations[i].version <= 2; i++)
+		assert_int_equal(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL),
+		    SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+	    "PRAGMA user_version = 2; PRAGMA application_id = 1936812899;"
+	    "INSERT INTO cache_pods (uid, namespace, name, resource_version, list_epoch,"
+	    "    index_hash, body, controller_uid) VALUES"
+	    "  ('p1', 'ns', 'a', '1', 1, 0, '{}', 'r1'), ('p2', 'ns', 'b', '2', 1, 0, '{}', NULL);"
+	    "INSERT INTO cache_replicasets (uid, namespace, name, resource_version, replicas,"
+	    "    list_epoch, index_hash, body) VALUES ('r1', 'ns', 'r', '3', 2, 1, 0, '{}');"
+	    "INSERT INTO labels VALUES ('p1', 'app', 'web'), ('p2', 'app', 'db'),"
+	    "  ('r1', 'tier', 'x');"
+	    "INSERT INTO owner_refs VALUES ('p1', 'r1', 1, 'ReplicaSet', 'r', 'apps/v1', 1);",
+	    NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(store_open(path, NULL, &s, &error), 0);
+	assert_null(error);
+	assert_int_equal(query_int(s, "PRAGMA user_version", NULL),
+	    schema_migrations[schema_migrations_count - 1].version);
+	assert_query(s, "SELECT group_concat(uid || ':' || key || '=' || value, ',') FROM "
+	    "(SELECT * FROM labels ORDER BY uid)", NULL, "p1:app=web,p2:app=db,r1:tier=x");
+	assert_query(s, "SELECT owner_kind || '/' || owner_name FROM pods WHERE uid = ?", "p1",
+	    "ReplicaSet/r");
+	assert_query(s, "SELECT pod FROM replicaset_pods WHERE replicaset_uid = ?", "r1", "a");
+	assert_int_equal(query_int(s, "SELECT count(DISTINCT id) FROM (SELECT id FROM cache_pods "
+	    "UNION ALL SELECT id FROM cache_replicasets)", NULL), 3);
+	/* New objects get new ids; deleting a migrated one takes its rows with it. */
+	upsert(s, pods, make_pod("p3", "c", "4", "\"labels\":{\"app\":\"new\"}", ""), 1);
+	assert_int_equal(query_int(s, "SELECT id FROM cache_pods WHERE uid = ?", "p3"), 4);
+	assert_int_equal(store_delete_object(s, pods, "p1", NULL, NULL, &error), 0);
+	assert_query(s, "SELECT group_concat(uid || ':' || key || '=' || value, ',') FROM "
+	    "(SELECT * FROM labels ORDER BY uid)", NULL, "p2:app=db,p3:app=new,r1:tier=x");
+	assert_int_equal(query_int(s, "SELECT count(*) FROM owner_refs", NULL), 0);
+	assert_query(s, "PRAGMA integrity_check", NULL, "ok");
+	store_close(s);
+	file = xasprintf("%s-wal", path);
+	unlink(file);
+	free(file);
+	file = xasprintf("%s-shm", path);
+	unlink(file);
+	free(file);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
 static int
 setup(void **state)
 {
@@ -619,6 +730,8 @@ main(void)
 		cmocka_unit_test(relist_removes_unlisted_rows_in_bounded_chunks),
 		cmocka_unit_test(resource_version_is_kept_per_informer),
 		cmocka_unit_test(rolled_back_transaction_leaves_no_trace),
+		cmocka_unit_test(object_ids_are_unique_across_tables_and_kept_by_updates),
+		cmocka_unit_test(version_2_cache_keeps_its_labels_and_owners),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, NULL);
 }
