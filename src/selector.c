@@ -1144,8 +1144,8 @@ requirement_to_sql(const struct requirement *r, const char *id_expr, struct buf 
 	    r->op == SELECTOR_DOES_NOT_EXIST;
 
 	buf_printf(sql, "%sEXISTS (SELECT 1 FROM object_labels AS " SELECTOR_LABEL " WHERE "
-	    SELECTOR_LABEL ".object_id = %s AND " SELECTOR_LABEL ".key = ?", negated ? "NOT " : "",
-	    id_expr);
+	    SELECTOR_LABEL ".object_id = %s AND " SELECTOR_LABEL ".key = ?",
+	    negated ? "NOT " : "", id_expr);
 	switch (r->op) {
 	case SELECTOR_EXISTS:
 	case SELECTOR_DOES_NOT_EXIST:

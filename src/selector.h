@@ -52,13 +52,14 @@ int selector_matches(const struct selector *s, const cJSON *labels);
 
 /*
  * Appends to sql a boolean SQL expression, true exactly for the rows whose object id (the
- * SQL expression id_expr, e.g. "p.id") the selector matches through the object_labels table.
- * Keys and values appear only as "?" parameters; bind them with selector_bind. id_expr is
- * code from the caller, not user data, and must be qualified with its table name or alias:
- * the expression's subqueries read object_labels under the alias "selector_label". A selector that
- * matches everything is "1", one that matches nothing "0". SQLite's limits still apply: a
- * selector with more than 32766 keys and values in all, or of several hundred kilobytes,
- * makes a statement that sqlite3_prepare refuses (with its error).
+ * SQL expression id_expr, e.g. "p.id") the selector matches through the object_labels
+ * table. Keys and values appear only as "?" parameters; bind them with selector_bind.
+ * id_expr is code from the caller, not user data, and must be qualified with its table
+ * name or alias: the expression's subqueries read object_labels under the alias
+ * "selector_label". A selector that matches everything is "1", one that matches nothing
+ * "0". SQLite's limits still apply: a selector with more than 32766 keys and values in
+ * all, or of several hundred kilobytes, makes a statement that sqlite3_prepare refuses
+ * (with its error).
  */
 void selector_to_sql(const struct selector *s, const char *id_expr, struct buf *sql);
 

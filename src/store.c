@@ -13,7 +13,7 @@
  *
  * Writes: an object is one row in its resource's table (see resource.c for the typed
  * columns) plus rows in object_labels and object_owners, keyed by the object's id: an
- * integer unique across the tables, handed out in increasing order (next_id) so that a
+ * integer unique across the tables, handed out in increasing order (last_id) so that a
  * new object's rows are appended rather than scattered by its random uid (schema/003).
  * Those index rows are rewritten only when the labels or ownerReferences changed
  * (index_hash), since most updates are status updates. Deleting a row deletes its index
