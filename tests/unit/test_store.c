@@ -103,6 +103,24 @@ assert_query(struct store *s, const char *sql, const char *param, const char *wa
 	free(got);
 }
 
+/* Removes the database file path (freeing the string), its -wal and -shm files and the
+ * directory dir that holds them. */
+static void
+remove_database(const char *dir, char *path)
+{
+	static const char *const suffixes[] = { "-wal", "-shm" };
+
+	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+		char *file = xasprintf("%s%s", path, suffixes[i]);
+
+		unlink(file);
+		free(file);
+	}
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
 static void
 new_database_is_migrated_to_the_newest_schema(void **state)
 {
@@ -145,14 +163,8 @@ database_file_is_created_0600_in_wal_mode(void **state)
 	assert_int_equal(store_open(path, NULL, &s, &error), 0);
 	assert_int_equal(store_count(s, pods), 1);
 	store_close(s);
-	unlink(wal);
 	free(wal);
-	wal = xasprintf("%s-shm", path);
-	unlink(wal);
-	unlink(path);
-	rmdir(dir);
-	free(wal);
-	free(path);
+	remove_database(dir, path);
 }
 
 static void
@@ -595,7 +607,7 @@ object_ids_are_unique_across_tables_and_kept_by_updates(void **state)
 	(void)state;
 	char dir[] = "/tmp/sqlkcm-test-XXXXXX";
 	struct store *s = NULL;
-	char *error = NULL, *path, *file;
+	char *error = NULL, *path;
 	cJSON *rs;
 
 	assert_non_null(mkdtemp(dir));
@@ -627,15 +639,7 @@ object_ids_are_unique_across_tables_and_kept_by_updates(void **state)
 	assert_query(s, "SELECT group_concat(uid || ':' || key || '=' || value, ',') FROM "
 	    "(SELECT * FROM labels ORDER BY uid)", NULL, "r1:a=2,u1:a=4,u3:b=5");
 	store_close(s);
-	file = xasprintf("%s-wal", path);
-	unlink(file);
-	free(file);
-	file = xasprintf("%s-shm", path);
-	unlink(file);
-	free(file);
-	unlink(path);
-	rmdir(dir);
-	free(path);
+	remove_database(dir, path);
 }
 
 /* A cache written by an sqlkcm of schema version 2 (labels and owner_refs keyed by uid)
@@ -646,7 +650,7 @@ version_2_cache_keeps_its_labels_and_owners(void **state)
 	(void)state;
 	struct store *s = NULL;
 	sqlite3 *db;
-	char dir[] = "/tmp/sqlkcm-test-XXXXXX", *path, *error = NULL, *file;
+	char dir[] = "/tmp/sqlkcm-test-XXXXXX", *path, *error = NULL;
 
 	assert_non_null(mkdtemp(dir));
 	path = xasprintf("%s/cache.db", dir);
@@ -687,15 +691,7 @@ version_2_cache_keeps_its_labels_and_owners(void **state)
 	assert_int_equal(query_int(s, "SELECT count(*) FROM owner_refs", NULL), 0);
 	assert_query(s, "PRAGMA integrity_check", NULL, "ok");
 	store_close(s);
-	file = xasprintf("%s-wal", path);
-	unlink(file);
-	free(file);
-	file = xasprintf("%s-shm", path);
-	unlink(file);
-	free(file);
-	unlink(path);
-	rmdir(dir);
-	free(path);
+	remove_database(dir, path);
 }
 
 static int
