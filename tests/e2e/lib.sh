@@ -129,3 +129,61 @@ e2e_cleanup() {
 		echo "# logs and database kept in $work"
 	fi
 }
+
+# big_replicaset NS: creates the ReplicaSet "big" in NS (selector app=big), at 0 replicas.
+big_replicaset() {
+	kubectl apply -n "$1" -f - >/dev/null <<'EOF'
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: big
+spec:
+  replicas: 0
+  selector:
+    matchLabels: {app: big}
+  template:
+    metadata:
+      labels: {app: big}
+    spec:
+      containers: [{name: c, image: pause}]
+EOF
+}
+
+# watch_owned_pods NS NAME DIR: starts a watch of our own on the pods of NS, apart from
+# sqlkcm's: every pod event, as kubectl prints them (concatenated JSON objects), keeps the
+# set of live pods (not finished, not being deleted) whose controller is NAME, and writes
+# the largest size the set ever had to DIR/max and its current size to DIR/now. Its pid
+# is left in $pod_watcher, for the test's cleanup to kill.
+watch_owned_pods() {
+	kubectl get pods -n "$1" --watch --output-watch-events -o json 2>/dev/null | python3 -c '
+import json, sys
+name, work = sys.argv[1], sys.argv[2]
+dec = json.JSONDecoder()
+buf, live, top = "", set(), 0
+def owned(p):
+    m = p["metadata"]
+    if m.get("deletionTimestamp") or p.get("status", {}).get("phase") in ("Succeeded", "Failed"):
+        return False
+    return any(r.get("controller") and r["name"] == name for r in m.get("ownerReferences", []))
+for chunk in iter(lambda: sys.stdin.readline(), ""):
+    buf += chunk
+    while True:
+        buf = buf.lstrip()
+        try:
+            ev, end = dec.raw_decode(buf)
+        except ValueError:
+            break
+        buf = buf[end:]
+        pod = ev["object"]
+        uid = pod["metadata"]["uid"]
+        if ev["type"] != "DELETED" and owned(pod):
+            live.add(uid)
+        else:
+            live.discard(uid)
+        top = max(top, len(live))
+        open(work + "/max", "w").write(str(top))
+        open(work + "/now", "w").write(str(len(live)))
+' "$2" "$3" &
+	pod_watcher=$!
+	sleep 1
+}

@@ -10,63 +10,17 @@ use_shared_cluster
 work=$(mktemp -d "${TMPDIR:-/tmp}/sqlkcm-sigterm.XXXXXX")
 db=$work/cache.db
 ns=sigterm-$RANDOM
-watcher=
+pod_watcher=
 cleanup() {
-	[ -n "$watcher" ] && kill "$watcher" 2>/dev/null
+	[ -n "$pod_watcher" ] && kill "$pod_watcher" 2>/dev/null
 	e2e_cleanup "$ns"
 }
 trap cleanup EXIT
 
 kubectl create namespace "$ns" >/dev/null
-kubectl apply -n "$ns" -f - >/dev/null <<'EOF'
-apiVersion: apps/v1
-kind: ReplicaSet
-metadata:
-  name: big
-spec:
-  replicas: 0
-  selector:
-    matchLabels: {app: big}
-  template:
-    metadata:
-      labels: {app: big}
-    spec:
-      containers: [{name: c, image: pause}]
-EOF
+big_replicaset "$ns"
 
-# The watch: the set of live pods the ReplicaSet controls; the largest size it ever had
-# goes to $work/max, the current size to $work/now.
-kubectl get pods -n "$ns" --watch --output-watch-events -o json 2>/dev/null | python3 -c '
-import json, sys
-work = sys.argv[1]
-dec = json.JSONDecoder()
-buf, live, top = "", set(), 0
-def owned(p):
-    m = p["metadata"]
-    if m.get("deletionTimestamp") or p.get("status", {}).get("phase") in ("Succeeded", "Failed"):
-        return False
-    return any(r.get("controller") and r["name"] == "big" for r in m.get("ownerReferences", []))
-for chunk in iter(lambda: sys.stdin.readline(), ""):
-    buf += chunk
-    while True:
-        buf = buf.lstrip()
-        try:
-            ev, end = dec.raw_decode(buf)
-        except ValueError:
-            break
-        buf = buf[end:]
-        pod = ev["object"]
-        uid = pod["metadata"]["uid"]
-        if ev["type"] != "DELETED" and owned(pod):
-            live.add(uid)
-        else:
-            live.discard(uid)
-        top = max(top, len(live))
-        open(work + "/max", "w").write(str(top))
-        open(work + "/now", "w").write(str(len(live)))
-' "$work" &
-watcher=$!
-sleep 1
+watch_owned_pods "$ns" big "$work"
 
 # Leader election on, in the test's namespace: the stop releases the Lease, so the
 # restart acquires it at once. The lease is short (a renewal must succeed within 3s), so
