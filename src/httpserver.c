@@ -20,8 +20,16 @@
  * Routing is httpserver_respond, a function of the method and the request target only, so
  * that it is tested without sockets; the evhttp callback is only transport.
  *
+ * Who may ask (HTTPS only, when the daemon gives an authorizer, httpauth.c): as
+ * kube-controller-manager, the health endpoints are served to anyone and every other
+ * request is authenticated and authorized by the apiserver first (401 or 403 when not).
+ * Such a request waits, without holding the loop, in the pending list until httpauth
+ * answers; if its connection closes meanwhile, the check is cancelled. Plain HTTP
+ * (--port, off by default, loopback by default) is not checked, as the insecure port
+ * kube-controller-manager once had.
+ *
  * Invariants: checks and handlers run on the loop thread, like everything else that reads
- * the store; a request never waits for anything, so a slow scraper cannot hold the loop.
+ * the store; a request never blocks the loop, so a slow scraper cannot hold it.
  */
 #include "config.h"
 
@@ -47,6 +55,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "httpauth.h"
 #include "httpserver.h"
 #include "log.h"
 #include "metrics.h"
@@ -68,14 +77,25 @@ struct httpserver_check {
 	TAILQ_ENTRY(httpserver_check) link;
 };
 
+/* An HTTPS request waiting for httpauth's decision. */
+struct httpserver_pending {
+	struct httpserver *server;
+	struct evhttp_request *req;
+	struct evhttp_connection *conn;
+	struct httpauth_check *check;
+	TAILQ_ENTRY(httpserver_pending) link;
+};
+
 struct httpserver {
 	struct event_base *base;
 	struct evhttp *https;		/* NULL: no HTTPS */
 	struct evhttp *http;		/* NULL: no plain HTTP */
 	SSL_CTX *ssl;
 	struct metrics_registry *metrics;
+	struct httpauth *auth;		/* NULL: HTTPS requests are not checked */
 	char *configz;
 	TAILQ_HEAD(, httpserver_check) checks;
+	TAILQ_HEAD(, httpserver_pending) pending;
 };
 
 /* The health endpoints, their paths and the word their messages use. */
@@ -313,47 +333,137 @@ httpserver_reason(int status)
 {
 	switch (status) {
 	case 200: return "OK";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
 	}
 	return "Internal Server Error";
 }
 
-/* evhttp hands over a request: answer it at once. */
+/* Sends a response: status, content type and body (none for HEAD, which gets the
+ * length the GET would have). */
 static void
-httpserver_request(struct evhttp_request *req, void *arg)
+httpserver_send(struct evhttp_request *req, int status, const char *content_type,
+    const struct buf *body)
 {
-	struct httpserver *server = arg;
 	struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
-	const char *method = httpserver_method_name(evhttp_request_get_command(req));
-	const char *content_type;
 	struct evbuffer *out;
-	struct buf body;
-	int status;
 	char length[32];
 
-	buf_init(&body);
-	httpserver_respond(server, method, evhttp_request_get_uri(req), &status, &content_type,
-	    &body);
-	log_v(5, "http: %s %s status=%d bytes=%zu", method, evhttp_request_get_uri(req), status,
-	    body.len);
 	evhttp_add_header(headers, "Content-Type", content_type);
 	evhttp_add_header(headers, "X-Content-Type-Options", "nosniff");
 	evhttp_add_header(headers, "Cache-Control", "no-store");
 	if (status == 405)
 		evhttp_add_header(headers, "Allow", "GET, HEAD");
 	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
-		/* The length the GET would have, and no body. */
-		snprintf(length, sizeof length, "%zu", body.len);
+		snprintf(length, sizeof length, "%zu", body->len);
 		evhttp_add_header(headers, "Content-Length", length);
 		evhttp_send_reply(req, status, httpserver_reason(status), NULL);
 	} else {
 		out = evbuffer_new();
-		evbuffer_add(out, body.data != NULL ? body.data : "", body.len);
+		evbuffer_add(out, body->data != NULL ? body->data : "", body->len);
 		evhttp_send_reply(req, status, httpserver_reason(status), out);
 		evbuffer_free(out);
 	}
+}
+
+/* Answers a request that may be served. */
+static void
+httpserver_answer(struct httpserver *server, struct evhttp_request *req)
+{
+	const char *method = httpserver_method_name(evhttp_request_get_command(req));
+	const char *content_type;
+	struct buf body;
+	int status;
+
+	buf_init(&body);
+	httpserver_respond(server, method, evhttp_request_get_uri(req), &status, &content_type,
+	    &body);
+	log_v(5, "http: %s %s status=%d bytes=%zu", method, evhttp_request_get_uri(req), status,
+	    body.len);
+	httpserver_send(req, status, content_type, &body);
 	buf_free(&body);
+}
+
+/* Forgets a pending request: its connection no longer tells us it closed. */
+static void
+httpserver_pending_free(struct httpserver_pending *p)
+{
+	evhttp_connection_set_closecb(p->conn, NULL, NULL);
+	TAILQ_REMOVE(&p->server->pending, p, link);
+	free(p);
+}
+
+/* httpauth decided on a pending request: answer it, or refuse it. */
+static void
+httpserver_authorized(enum httpauth_decision decision, const char *message, void *arg)
+{
+	struct httpserver_pending *p = arg;
+	struct httpserver *server = p->server;
+	struct evhttp_request *req = p->req;
+	struct buf body;
+	int status;
+
+	httpserver_pending_free(p);
+	if (decision == HTTPAUTH_ALLOWED) {
+		httpserver_answer(server, req);
+		return;
+	}
+	status = decision == HTTPAUTH_UNAUTHORIZED ? 401 : decision == HTTPAUTH_FORBIDDEN ?
+	    403 : 500;
+	buf_init(&body);
+	buf_printf(&body, "%s\n", message != NULL ? message : httpserver_reason(status));
+	log_v(4, "http: %s %s status=%d", httpserver_method_name(evhttp_request_get_command(req)),
+	    evhttp_request_get_uri(req), status);
+	httpserver_send(req, status, httpserver_text, &body);
+	buf_free(&body);
+}
+
+/* A pending request's connection closed before httpauth decided: drop the check. */
+static void
+httpserver_pending_closed(struct evhttp_connection *conn, void *arg)
+{
+	struct httpserver_pending *p = arg;
+
+	(void)conn;
+	httpauth_cancel(p->check);
+	httpserver_pending_free(p);
+}
+
+/* evhttp hands over a plain HTTP request: answer it at once. */
+static void
+httpserver_request(struct evhttp_request *req, void *arg)
+{
+	httpserver_answer(arg, req);
+}
+
+/* evhttp hands over an HTTPS request: answer it, once httpauth allows it if the path is
+ * not served to anyone. */
+static void
+httpserver_request_tls(struct evhttp_request *req, void *arg)
+{
+	struct httpserver *server = arg;
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+	const char *path = uri != NULL ? evhttp_uri_get_path(uri) : NULL;
+	struct httpserver_pending *p;
+
+	if (path == NULL || *path == '\0')
+		path = "/";
+	if (server->auth == NULL || httpauth_always_allowed(server->auth, path)) {
+		httpserver_answer(server, req);
+		return;
+	}
+	p = xcalloc(1, sizeof *p);
+	p->server = server;
+	p->req = req;
+	p->conn = evhttp_request_get_connection(req);
+	TAILQ_INSERT_TAIL(&server->pending, p, link);
+	evhttp_connection_set_closecb(p->conn, httpserver_pending_closed, p);
+	p->check = httpauth_check(server->auth,
+	    evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization"),
+	    httpserver_method_name(evhttp_request_get_command(req)), path,
+	    httpserver_authorized, p);
 }
 
 /* Makes each HTTPS connection's bufferevent: the socket under a new TLS session. */
@@ -437,7 +547,7 @@ httpserver_start_listener(struct httpserver *server, const char *address, int po
 	evhttp_set_allowed_methods(http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |
 	    EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE |
 	    EVHTTP_REQ_CONNECT | EVHTTP_REQ_PATCH);
-	evhttp_set_gencb(http, httpserver_request, server);
+	evhttp_set_gencb(http, tls ? httpserver_request_tls : httpserver_request, server);
 	if (tls)
 		evhttp_set_bevcb(http, httpserver_tls_bufferevent, server);
 	log_info("serving %s address=%s port=%d endpoints=/healthz,/livez,/readyz,/metrics,"
@@ -607,7 +717,9 @@ httpserver_new(struct event_base *base, const struct httpserver_options *options
 
 	server->base = base;
 	server->metrics = options->metrics;
+	server->auth = options->auth;
 	TAILQ_INIT(&server->checks);
+	TAILQ_INIT(&server->pending);
 	httpserver_add_check(server, HTTPSERVER_HEALTHZ | HTTPSERVER_LIVEZ | HTTPSERVER_READYZ,
 	    "ping", httpserver_ping, NULL);
 	if ((options->tls_cert_file == NULL) != (options->tls_key_file == NULL)) {
@@ -640,9 +752,15 @@ void
 httpserver_free(struct httpserver *server)
 {
 	struct httpserver_check *c;
+	struct httpserver_pending *p;
 
 	if (server == NULL)
 		return;
+	/* Requests still waiting for httpauth go unanswered with their connections. */
+	while ((p = TAILQ_FIRST(&server->pending)) != NULL) {
+		httpauth_cancel(p->check);
+		httpserver_pending_free(p);
+	}
 	if (server->https != NULL)
 		evhttp_free(server->https);
 	if (server->http != NULL)

@@ -9,6 +9,7 @@
 
 #include "util.h"
 
+struct httpauth;
 struct metrics_registry;
 struct httpserver;
 
@@ -19,6 +20,8 @@ struct httpserver_options {
 	const char *tls_cert_file;	/* PEM chain and key for HTTPS; NULL: a self-signed */
 	const char *tls_key_file;	/*   certificate made in memory at start */
 	struct metrics_registry *metrics;	/* what /metrics renders; NULL: an empty page */
+	/* Who may ask over HTTPS (borrowed, freed after the server); NULL: anyone. */
+	struct httpauth *auth;
 };
 
 /* The endpoints a health check belongs to (or them together). */

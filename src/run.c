@@ -41,6 +41,7 @@
 #include "daemonmetrics.h"
 #include "eventrecorder.h"
 #include "executor.h"
+#include "httpauth.h"
 #include "httpserver.h"
 #include "informer.h"
 #include "kubeconfig.h"
@@ -91,6 +92,12 @@ const char run_usage[] =
     "                            self-signed one made in memory at start)\n"
     "  --tls-private-key-file FILE\n"
     "                            PEM private key of --tls-cert-file\n"
+    "  --authorization-always-allow-paths LIST\n"
+    "                            HTTPS paths served to anyone, comma-separated ('/x*'\n"
+    "                            for a prefix); any other request needs a bearer token\n"
+    "                            the apiserver accepts (TokenReview) for a user it\n"
+    "                            allows (SubjectAccessReview), as kube-controller-\n"
+    "                            manager's (default: /healthz,/readyz,/livez)\n"
     "  --leader-elect[=BOOL]     run the controllers only while holding a Lease, so that\n"
     "                            several sqlkcm can run for availability (default: true;\n"
     "                            not used with --controllers '')\n"
@@ -130,6 +137,7 @@ struct run_options {
 	long port;
 	const char *tls_cert_file;
 	const char *tls_key_file;
+	const char *always_allow_paths;
 	int leader_elect;
 	double lease_duration;
 	double renew_deadline;
@@ -153,6 +161,7 @@ struct daemon {
 	struct metrics_registry *metrics;
 	struct process_metrics *process_metrics;
 	struct httpserver *http;
+	struct httpauth *auth;		/* who may ask over HTTPS; NULL without HTTPS */
 	struct leader_elector *elector;	/* NULL: no leader election */
 	struct metrics_series *leading;	/* leader_election_master_status */
 	int lost;			/* the lease was lost: exit 1 */
@@ -263,6 +272,30 @@ run_check_address(const char *text, FILE *err)
 	return -1;
 }
 
+/* Checks --authorization-always-allow-paths: paths, each starting with '/', with '*' only
+ * at the end of one. */
+static int
+run_check_paths(const char *text, FILE *err)
+{
+	const char *p = text;
+
+	while (*p != '\0') {
+		size_t len = strcspn(p, ",");
+		const char *star = memchr(p, '*', len);
+
+		if (len > 0 && (*p != '/' || (star != NULL && star != p + len - 1))) {
+			fprintf(err, "sqlkcm run: invalid value \"%s\" for "
+			    "--authorization-always-allow-paths: each path starts with '/' and may "
+			    "end with '*'\n", text);
+			return -1;
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
 /* Parses argv into opts; returns -1 (message written) on a bad command line, 1 for --help. */
 static int
 run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
@@ -271,7 +304,8 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 		OPT_CONTROLLERS, OPT_QPS, OPT_BURST, OPT_RS_SYNCS, OPT_LEADER_ELECT,
 		OPT_LEASE_DURATION, OPT_RENEW_DEADLINE, OPT_RETRY_PERIOD, OPT_LOCK,
 		OPT_LOCK_NAMESPACE, OPT_LOCK_NAME, OPT_WATCH_LIST };
-	enum { OPT_BIND_ADDRESS = 512, OPT_SECURE_PORT, OPT_PORT, OPT_TLS_CERT, OPT_TLS_KEY };
+	enum { OPT_BIND_ADDRESS = 512, OPT_SECURE_PORT, OPT_PORT, OPT_TLS_CERT, OPT_TLS_KEY,
+		OPT_ALWAYS_ALLOW };
 	static const struct option longopts[] = {
 		{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
 		{ "context", required_argument, NULL, OPT_CONTEXT },
@@ -289,6 +323,7 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "tls-cert-file", required_argument, NULL, OPT_TLS_CERT },
 		{ "tls-private-key-file", required_argument, NULL, OPT_TLS_KEY },
+		{ "authorization-always-allow-paths", required_argument, NULL, OPT_ALWAYS_ALLOW },
 		{ "leader-elect", optional_argument, NULL, OPT_LEADER_ELECT },
 		{ "leader-elect-lease-duration", required_argument, NULL, OPT_LEASE_DURATION },
 		{ "leader-elect-renew-deadline", required_argument, NULL, OPT_RENEW_DEADLINE },
@@ -310,6 +345,7 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 	opts->burst = 30;
 	opts->bind_address = "127.0.0.1";
 	opts->secure_port = 10257;
+	opts->always_allow_paths = HTTPAUTH_ALWAYS_ALLOW_PATHS;
 	opts->leader_elect = 1;
 	opts->lease_duration = 15;
 	opts->renew_deadline = 10;
@@ -413,6 +449,11 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 			break;
 		case OPT_TLS_CERT: opts->tls_cert_file = optarg; break;
 		case OPT_TLS_KEY: opts->tls_key_file = optarg; break;
+		case OPT_ALWAYS_ALLOW:
+			if (run_check_paths(optarg, err) != 0)
+				return -1;
+			opts->always_allow_paths = optarg;
+			break;
 		case 'h':
 			fputs(run_usage, out);
 			return 1;
@@ -613,6 +654,7 @@ run_configz(const struct run_options *opts, const struct client *client)
 	cJSON_AddNumberToObject(flags, "port", (double)opts->port);
 	ADD_STRING("tls-cert-file", opts->tls_cert_file);
 	ADD_STRING("tls-private-key-file", opts->tls_key_file);
+	ADD_STRING("authorization-always-allow-paths", opts->always_allow_paths);
 	cJSON_AddBoolToObject(flags, "leader-elect", opts->leader_elect);
 	cJSON_AddNumberToObject(flags, "leader-elect-lease-duration", opts->lease_duration);
 	cJSON_AddNumberToObject(flags, "leader-elect-renew-deadline", opts->renew_deadline);
@@ -648,7 +690,7 @@ run_start_http(struct daemon *d, const struct run_options *opts, const struct cl
     char **error)
 {
 	struct httpserver_options hopts = { opts->bind_address, (int)opts->secure_port,
-	    (int)opts->port, opts->tls_cert_file, opts->tls_key_file, d->metrics };
+	    (int)opts->port, opts->tls_cert_file, opts->tls_key_file, d->metrics, d->auth };
 	char *configz;
 
 	d->http = httpserver_new(d->base, &hopts, error);
@@ -675,7 +717,7 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	struct kube_config *kc = NULL;
 	struct store *store = NULL;
 	struct client *client = NULL, *controller_client = NULL, *events_client = NULL;
-	struct client *lease_client = NULL;
+	struct client *lease_client = NULL, *auth_client = NULL;
 	struct eventrecorder *events = NULL, *lease_events = NULL;
 	struct leader_config lconfig;
 	struct leader_callbacks lcallbacks;
@@ -737,6 +779,16 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	if (client == NULL) {
 		fprintf(err, "sqlkcm run: %s\n", error);
 		goto out;
+	}
+	if (opts.secure_port > 0) {
+		/* Reviews of who asks for /metrics go through a client of their own, so that
+		 * a scraper never waits behind the informers' or controllers' requests. */
+		auth_client = client_new(d.base, kc, &copts, &error);
+		if (auth_client == NULL) {
+			fprintf(err, "sqlkcm run: %s\n", error);
+			goto out;
+		}
+		d.auth = httpauth_new(auth_client, opts.always_allow_paths);
 	}
 	d.informers = informer_set_new(d.base, client, store);
 	informer_set_register_metrics(d.informers, d.metrics);
@@ -853,6 +905,7 @@ out:
 	if (d.drain_timer != NULL)
 		event_free(d.drain_timer);
 	httpserver_free(d.http);
+	httpauth_free(d.auth);
 	leader_elector_free(d.elector);
 	manager_free(d.manager);
 	executor_free(d.executor);
@@ -861,6 +914,7 @@ out:
 	informer_set_free(d.informers);
 	recorder_close(d.recorder);
 	client_free(lease_client);
+	client_free(auth_client);
 	client_free(events_client);
 	client_free(controller_client);
 	client_free(client);

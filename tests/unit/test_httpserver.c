@@ -69,7 +69,7 @@ static int
 setup(void **state)
 {
 	struct fixture *f = xcalloc(1, sizeof *f);
-	struct httpserver_options options = { NULL, 0, 0, NULL, NULL, NULL };
+	struct httpserver_options options = { NULL, 0, 0, NULL, NULL, NULL, NULL };
 	char *error = NULL;
 
 	f->base = event_base_new();
@@ -353,7 +353,7 @@ static void
 a_port_in_use_fails_naming_address_and_port(void **state)
 {
 	struct fixture *f = *state;
-	struct httpserver_options options = { "127.0.0.1", 0, 0, NULL, NULL, NULL };
+	struct httpserver_options options = { "127.0.0.1", 0, 0, NULL, NULL, NULL, NULL };
 	char *error = NULL, *want;
 	int fd, port = hold_a_port(&fd);
 
@@ -376,7 +376,7 @@ certificate_files_that_cannot_be_loaded_fail(void **state)
 {
 	struct fixture *f = *state;
 	struct httpserver_options options = { "127.0.0.1", 1, 0, "/nonexistent/cert.pem",
-	    "/nonexistent/key.pem", NULL };
+	    "/nonexistent/key.pem", NULL, NULL };
 	char *error = NULL;
 
 	assert_null(httpserver_new(f->base, &options, &error));
@@ -393,7 +393,7 @@ static void
 a_self_signed_certificate_is_made_for_https(void **state)
 {
 	struct fixture *f = *state;
-	struct httpserver_options options = { "127.0.0.1", 0, 0, NULL, NULL, NULL };
+	struct httpserver_options options = { "127.0.0.1", 0, 0, NULL, NULL, NULL, NULL };
 	struct httpserver *server;
 	char *error = NULL;
 	int fd, port = hold_a_port(&fd);
