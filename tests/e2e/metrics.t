@@ -3,7 +3,9 @@
 # /readyz (with ?verbose), /configz as JSON without secrets, 404 and 405, HTTPS with the
 # self-signed certificate and plain HTTP, a port in use refused at start, and /metrics
 # parsed by a real Prometheus text parser (prometheus_client) with values that move as a
-# ReplicaSet is scaled.
+# ReplicaSet is scaled. Over HTTPS, who may ask is the apiserver's to say, as for
+# kube-controller-manager: anyone for the health checks, and for /metrics and /configz a
+# user its TokenReview and SubjectAccessReview allow (401, 403 otherwise).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -11,6 +13,8 @@ use_shared_cluster
 work=$(mktemp -d "${TMPDIR:-/tmp}/sqlkcm-metrics.XXXXXX")
 ns=metrics-$RANDOM
 cleanup() {
+	kubectl delete clusterrolebinding,clusterrole "sqlkcm-test:$ns" --wait=false \
+	    >/dev/null 2>&1
 	e2e_cleanup "$ns"
 }
 trap cleanup EXIT
@@ -26,12 +30,28 @@ wait_for() {
 	cluster_wait_until "$seconds" "$*" "$@"
 }
 
-# get URL [CURL-ARGS...]: the body; the status code goes to $work/status.
+# The cluster admin's bearer token (system:masters), for the HTTPS endpoints.
+admin_token=$(cat "$cluster/token")
+
+# get URL [CURL-ARGS...]: the body, asked with the admin's token; the status code goes to
+# $work/status.
 get() {
 	local url=$1
 	shift
-	curl -sk --max-time 10 -o "$work/body" -w '%{http_code}' "$@" "$url" >"$work/status"
+	curl -sk --max-time 10 -o "$work/body" -w '%{http_code}' \
+	    -H "Authorization: Bearer $admin_token" "$@" "$url" >"$work/status"
 	cat "$work/body"
+}
+
+# status_as TOKEN URL: the status of GET URL with TOKEN as bearer token ("": none); the
+# body goes to $work/body.
+status_as() {
+	if [ -n "$1" ]; then
+		curl -sk --max-time 10 -o "$work/body" -w '%{http_code}' \
+		    -H "Authorization: Bearer $1" "$2"
+	else
+		curl -sk --max-time 10 -o "$work/body" -w '%{http_code}' "$2"
+	fi
 }
 
 # answers URL STATUS [BODY-PATTERN]: URL answers with STATUS (and a body matching).
@@ -45,7 +65,8 @@ answers() {
 # scrape URL FILE: /metrics parsed by prometheus_client into FILE as JSON: every sample
 # under its name and sorted labels, and every family's type.
 scrape() {
-	curl -sfk --max-time 10 "$1" >"$work/metrics.txt" || return 1
+	curl -sfk --max-time 10 -H "Authorization: Bearer $admin_token" "$1" \
+	    >"$work/metrics.txt" || return 1
 	$py - "$work/metrics.txt" >"$2" <<'PY'
 import json, sys
 from prometheus_client.parser import text_string_to_metric_families
@@ -127,9 +148,34 @@ assert "PRIVATE KEY" not in text and "BEGIN" not in text
 ' "$work/configz.json" "$cluster/kubeconfig"
 check "an unknown path is 404" answers "$https/nope" 404
 check "/metrics/x is 404" answers "$https/metrics/x" 404
-check "POST /metrics is 405" eval '[ "$(curl -sk -X POST --max-time 5 -o /dev/null -w "%{http_code}" "$https/metrics")" = 405 ]'
+check "POST /metrics is 405" eval '[ "$(get "$https/metrics" -X POST >/dev/null; cat "$work/status")" = 405 ]'
 check "405 says which methods are allowed" eval 'curl -sk -X DELETE -D - -o /dev/null "$http/healthz" | grep -qi "^Allow: GET, HEAD"'
-check "HEAD /metrics is 200" eval '[ "$(curl -sk -I --max-time 5 -o /dev/null -w "%{http_code}" "$https/metrics")" = 200 ]'
+check "HEAD /metrics is 200" eval '[ "$(get "$https/metrics" -I >/dev/null; cat "$work/status")" = 200 ]'
+
+# --- who may ask ----------------------------------------------------------------------------
+# A ServiceAccount allowed to get /metrics (as a Prometheus would be), nothing more.
+kubectl create serviceaccount scraper -n "$ns" >/dev/null
+kubectl create clusterrole "sqlkcm-test:$ns" --verb=get --non-resource-url=/metrics >/dev/null
+kubectl create clusterrolebinding "sqlkcm-test:$ns" --clusterrole="sqlkcm-test:$ns" \
+    --serviceaccount="$ns:scraper" >/dev/null
+scraper=$(kubectl create token scraper -n "$ns" --duration=1h)
+check "the health checks are served to anyone: /healthz, /livez, /readyz without a token" \
+    eval '[ "$(status_as "" "$https/healthz")" = 200 ] &&
+    [ "$(status_as "" "$https/livez")" = 200 ] && [ "$(status_as "" "$https/readyz")" = 200 ]'
+check "/metrics without a token is 403 for system:anonymous" eval \
+    '[ "$(status_as "" "$https/metrics")" = 403 ] && grep -qF "forbidden: User \"system:anonymous\" cannot get path \"/metrics\"" "$work/body"'
+check "/configz without a token is 403" test "$(status_as "" "$https/configz")" = 403
+check "a token the apiserver does not know is 401" \
+    test "$(status_as not-a-token "$https/metrics")" = 401
+check "a ServiceAccount allowed to get /metrics gets it" \
+    test "$(status_as "$scraper" "$https/metrics")" = 200
+check "and parses it" eval 'grep -q "^workqueue_adds_total" "$work/body"'
+check "but not /configz: 403 naming it" eval \
+    '[ "$(status_as "$scraper" "$https/configz")" = 403 ] && grep -qF "User \"system:serviceaccount:$ns:scraper\" cannot get path \"/configz\"" "$work/body"'
+check "plain HTTP is not checked (loopback, off by default)" \
+    test "$(status_as "" "$http/metrics")" = 200
+check "no token reached the log" eval '! grep -qF "$scraper" "$work/a.log" &&
+    ! grep -qF "$admin_token" "$work/a.log"'
 
 # --- metrics --------------------------------------------------------------------------------
 kubectl apply -n "$ns" -f - >/dev/null <<YAML

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # rbac.t - the in-cluster manifests (contrib/kubernetes/): their RBAC rules are enough for
-# the ReplicaSet controller and leader election, and grant nothing more. sqlkcm runs with
+# the ReplicaSet controller, leader election and the reviews of who may read /metrics, and
+# grant nothing more. sqlkcm runs with
 # the ServiceAccount's own token, as it would in the Deployment, on the control plane with
 # RBAC on; the Deployment manifest is checked by the apiserver (server-side dry run).
 set -uo pipefail
@@ -17,6 +18,7 @@ cleanup() {
 	# cluster, so a deleted namespace would stay Terminating and refuse the next run.
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:replicaset-controller \
 	    --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding sqlkcm:auth-delegator --wait=false >/dev/null 2>&1
 	kubectl delete -n sqlkcm-system rolebinding,role sqlkcm:leader-election \
 	    --wait=false >/dev/null 2>&1
 	kubectl delete -n sqlkcm-system serviceaccount/sqlkcm lease/sqlkcm \
@@ -100,6 +102,8 @@ pods [] create delete list patch watch
 replicasets.apps/finalizers [] update
 replicasets.apps/status [] update
 replicasets.apps [] get list watch
+subjectaccessreviews.authorization.k8s.io [] create
+tokenreviews.authentication.k8s.io [] create
 WANT
 sort -o "$work/want-ns" "$work/want-ns"
 { cat "$work/want-ns"; printf '%s\n' 'leases.coordination.k8s.io [] create' \
@@ -125,9 +129,10 @@ spec:
     spec:
       containers: [{name: c, image: pause}]
 RS
+port=$(cluster_free_port)
 sqlkcm_start sa --kubeconfig "$work/kubeconfig" --db "$work/cache.db" \
     --controllers replicaset --leader-elect=true --leader-elect-resource-namespace=sqlkcm-system \
-    --leader-elect-resource-name=sqlkcm -v 2
+    --leader-elect-resource-name=sqlkcm --secure-port "$port" -v 2
 kubectl apply -n "$ns" -f "$work/rs.yaml" >/dev/null
 
 ready_is() {
@@ -143,6 +148,15 @@ check "it adopts an orphan and scales down to 3 (patch and delete allowed)" \
     cluster_wait_until 60 "3 ready" ready_is 3
 check "its events are recorded" cluster_wait_until 30 "SuccessfulCreate events" eval \
     'kubectl get events -n '"$ns"' --field-selector reason=SuccessfulCreate -o name | grep -q .'
+# metrics_as TOKEN: the status of GET /metrics with TOKEN as bearer token.
+metrics_as() {
+	curl -sk --max-time 10 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $1" \
+	    "https://127.0.0.1:$port/metrics"
+}
+check "it may review tokens: /metrics for the admin's token (system:masters) is 200" \
+    test "$(metrics_as "$(cat "$cluster/token")")" = 200
+check "and access: /metrics for its own token is 403 (not allowed), not 500" \
+    test "$(metrics_as "$token")" = 403
 check "no request of sqlkcm was forbidden" eval \
     '! grep -i -E "forbidden|code=403|[^0-9.]403[^0-9]" "$work/sa.log"'
 check "its log never shows the token" eval '! grep -F -q -- "$token" "$work/sa.log"'
