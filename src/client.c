@@ -52,6 +52,7 @@
 #include "kubeconfig.h"
 #include "log.h"
 #include "metrics.h"
+#include "timeutil.h"
 #include "util.h"
 #include "version.h"
 
@@ -117,16 +118,6 @@ struct client {
 static void client_start_waiting(struct client *c);
 static void client_finish(struct client *c, struct client_request *r, CURLcode result);
 static void client_respond(struct client *c, struct client_request *r);
-
-/* Monotonic time in seconds. */
-static double
-client_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* --- metrics -------------------------------------------------------------------------- */
 
@@ -532,14 +523,14 @@ client_start(struct client *c, struct client_request *r)
 	}
 	r->started = 1;
 	TAILQ_INSERT_TAIL(&c->active, r, link);
-	client_observe(r, c->rate_limiter_duration, client_now() - r->queued_at);
+	client_observe(r, c->rate_limiter_duration, time_monotonic() - r->queued_at);
 }
 
 /* Refills the bucket for the time passed. */
 static void
 client_refill(struct client *c)
 {
-	double now = client_now();
+	double now = time_monotonic();
 
 	c->tokens = fmin((double)c->burst, c->tokens + (now - c->refilled_at) * c->qps);
 	c->refilled_at = now;
@@ -610,7 +601,7 @@ client_enqueue(struct client *c, const char *method, const char *path,
 	r->on_data = on_data;
 	r->on_done = on_done;
 	r->arg = arg;
-	r->queued_at = client_now();
+	r->queued_at = time_monotonic();
 	buf_init(&r->response);
 	TAILQ_INSERT_TAIL(&c->waiting, r, link);
 	event_active(c->kick, EV_TIMEOUT, 0);
@@ -645,7 +636,7 @@ client_finish(struct client *c, struct client_request *r, CURLcode result)
 			curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
 		client_count_request(r, result == CURLE_OK ? code : 0);
 		if (!r->streaming)
-			client_observe(r, c->request_duration, client_now() - r->queued_at);
+			client_observe(r, c->request_duration, time_monotonic() - r->queued_at);
 		code = 0;
 	}
 	if (log_verbosity >= 5) {
@@ -721,7 +712,7 @@ client_new(struct event_base *base, struct kube_config *config,
 	c->qps = options != NULL ? options->qps : 0;
 	c->burst = options != NULL && options->burst > 0 ? options->burst : 1;
 	c->tokens = c->burst;
-	c->refilled_at = client_now();
+	c->refilled_at = time_monotonic();
 	c->host = client_url_host(config->server);
 	if (options != NULL && options->metrics != NULL)
 		client_register_metrics(c, options->metrics);
@@ -859,7 +850,7 @@ client_new_responder(struct event_base *base, client_responder_cb responder, voi
 	c->responder_arg = arg;
 	c->burst = 1;
 	c->tokens = c->burst;
-	c->refilled_at = client_now();
+	c->refilled_at = time_monotonic();
 	TAILQ_INIT(&c->waiting);
 	TAILQ_INIT(&c->active);
 	c->throttle_timer = evtimer_new(base, client_throttle_expired, c);

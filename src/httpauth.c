@@ -35,6 +35,7 @@
 #include "client.h"
 #include "httpauth.h"
 #include "log.h"
+#include "timeutil.h"
 #include "util.h"
 
 /* How long a review's answer is kept, in seconds. */
@@ -90,16 +91,6 @@ struct httpauth_check {
 
 static void httpauth_authorize(struct httpauth_check *c);
 
-/* Monotonic seconds: cache lifetimes do not move with the wall clock. */
-static double
-httpauth_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* --- users and caches ---------------------------------------------------------------- */
 
 static void
@@ -148,7 +139,7 @@ static struct httpauth_entry *
 httpauth_cache_get(struct httpauth_cache *cache, size_t *n, const char *key)
 {
 	struct httpauth_entry *e, *next;
-	double now = httpauth_now();
+	double now = time_monotonic();
 
 	for (e = TAILQ_FIRST(cache); e != NULL; e = next) {
 		next = TAILQ_NEXT(e, link);
@@ -174,7 +165,7 @@ httpauth_cache_put(struct httpauth_cache *cache, size_t *n, struct httpauth_entr
 		httpauth_entry_free(old);
 		(*n)--;
 	}
-	e->expires = httpauth_now() + HTTPAUTH_TTL;
+	e->expires = time_monotonic() + HTTPAUTH_TTL;
 	TAILQ_INSERT_TAIL(cache, e, link);
 	(*n)++;
 }

@@ -458,16 +458,6 @@ struct leader_elector {
 static void elector_attempt(struct leader_elector *le);
 static void elector_release_begin(struct leader_elector *le);
 
-/* Monotonic seconds. */
-static double
-monotonic_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Returns a random number in [0, 1) (xorshift64*; not for secrets). */
 static double
 elector_random(struct leader_elector *le)
@@ -610,7 +600,7 @@ elector_got(struct restops_result *res, void *arg)
 		log_warning("lease=%s/%s: reading it: %s", le->config.lease_namespace,
 		    le->config.lease_name, res->status.message);
 	step = leader_state_got(&le->st, &res->status, restops_take_object(res),
-	    monotonic_now(), time_now(), &body);
+	    time_monotonic(), time_now(), &body);
 	elector_send(le, step, body);
 }
 
@@ -631,7 +621,7 @@ elector_wrote(struct restops_result *res, void *arg)
 		log_warning("lease=%s/%s: writing it: %s", le->config.lease_namespace,
 		    le->config.lease_name, res->status.message);
 	step = leader_state_wrote(&le->st, &res->status, restops_take_object(res),
-	    monotonic_now());
+	    time_monotonic());
 	elector_send(le, step, NULL);
 }
 
@@ -673,7 +663,7 @@ elector_attempt(struct leader_elector *le)
 	enum leader_step step;
 	char *body;
 
-	step = leader_state_begin(&le->st, monotonic_now(), time_now(), &body);
+	step = leader_state_begin(&le->st, time_monotonic(), time_now(), &body);
 	elector_send(le, step, body);
 }
 
@@ -732,7 +722,7 @@ elector_release_wrote(struct restops_result *res, void *arg)
 
 	le->request = NULL;
 	if (res->status.reason == API_OK) {
-		leader_state_observe(&le->st, &le->st.proposed, monotonic_now());
+		leader_state_observe(&le->st, &le->st.proposed, time_monotonic());
 		log_info("released the lease %s/%s", le->config.lease_namespace,
 		    le->config.lease_name);
 		elector_record_event(le, "stopped leading");

@@ -39,6 +39,7 @@
 #include "metrics.h"
 #include "schema.h"
 #include "store.h"
+#include "timeutil.h"
 #include "util.h"
 
 /* PRAGMA application_id of an sqlkcm database: "sqkc". */
@@ -435,24 +436,14 @@ store_begin(struct store *s, char **error)
 	return store_exec(s, "BEGIN IMMEDIATE", error, "begin");
 }
 
-/* Monotonic time in seconds. */
-static double
-store_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int
 store_commit(struct store *s, char **error)
 {
-	double started = s->commit_duration != NULL ? store_now() : 0;
+	double started = s->commit_duration != NULL ? time_monotonic() : 0;
 	int rc = store_exec(s, "COMMIT", error, "commit");
 
 	if (rc == 0 && s->commit_duration != NULL)
-		metrics_histogram_observe(s->commit_duration, store_now() - started);
+		metrics_histogram_observe(s->commit_duration, time_monotonic() - started);
 	return rc;
 }
 

@@ -107,6 +107,15 @@ time_now(void)
 	return (double)tv.tv_sec + tv.tv_usec / 1e6;
 }
 
+double
+time_monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* The units of a Go duration and their length in seconds; longer names first where one
  * is a prefix of another ("ms" before "m"). */
 static const struct {

@@ -21,6 +21,10 @@ int time_parse_duration(const char *s, double *seconds);
 /* Returns the wall-clock time in seconds since the epoch, with microseconds. */
 double time_now(void);
 
+/* Returns seconds on the monotonic clock (for durations and deadlines, which must not
+ * move with the wall clock). */
+double time_monotonic(void);
+
 /* Writes t as the apiserver writes a metav1.Time: UTC, whole seconds. */
 void time_format_rfc3339(time_t t, char out[TIME_RFC3339_SIZE]);
 

@@ -44,6 +44,7 @@
 
 #include "log.h"
 #include "metrics.h"
+#include "timeutil.h"
 #include "util.h"
 #include "workqueue.h"
 
@@ -332,11 +333,8 @@ workqueue_heap_pop(struct workqueue *q)
 static double
 workqueue_monotonic(void *arg)
 {
-	struct timespec ts;
-
 	(void)arg;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return time_monotonic();
 }
 
 /* Returns the queue's time. */
