@@ -148,6 +148,28 @@ store_pragma_int(struct store *s, const char *pragma, long long *value, char **e
 	return 0;
 }
 
+/* After a migration that rebuilt tables, gives the file back the pages the old ones held
+ * when they are a quarter of it or more (VACUUM, once; a new database has nothing to give
+ * back). */
+static int
+store_compact(struct store *s, const char *path, char **error)
+{
+	long long pages, free_pages;
+
+	if (store_pragma_int(s, "PRAGMA page_count", &pages, error) != 0 ||
+	    store_pragma_int(s, "PRAGMA freelist_count", &free_pages, error) != 0)
+		return -1;
+	if (free_pages * 4 < pages)
+		return 0;
+	log_info("store: compacting %s: %lld of its %lld pages are free after the migration",
+	    path, free_pages, pages);
+	if (sqlite3_exec(s->db, "VACUUM", NULL, NULL, NULL) != SQLITE_OK)
+		/* A reader holding the file, say: the free pages are reused as it grows. */
+		log_warning("store: cannot compact %s: %s (the migration stands; run VACUUM "
+		    "later to give the space back)", path, sqlite3_errmsg(s->db));
+	return 0;
+}
+
 /* Brings the schema to the newest version, refusing a database that is not sqlkcm's or
  * that a newer sqlkcm wrote. */
 static int
@@ -193,8 +215,11 @@ store_migrate(struct store *s, const char *path, int read_only, char **error)
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 			return -1;
 		}
+		if (version > 0)	/* an existing cache: say so; a new one is no news */
+			log_info("store: %s migrated to schema version %d (%s)", path,
+			    m->version, m->name);
 	}
-	return 0;
+	return version > 0 && version < newest ? store_compact(s, path, error) : 0;
 }
 
 /* Creates the file 0600 before SQLite opens it, so the cache (which holds every object,

@@ -642,6 +642,22 @@ object_ids_are_unique_across_tables_and_kept_by_updates(void **state)
 	remove_database(dir, path);
 }
 
+/* Creates a cache of schema version 2 (labels and owner_refs keyed by uid) at path, as
+ * an sqlkcm of that version left it, and returns the connection to fill it. */
+static sqlite3 *
+version_2_cache(const char *path)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	for (size_t i = 0; i < schema_migrations_count && schema_migrations[i].version <= 2; i++)
+		assert_int_equal(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL),
+		    SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 2; "
+	    "PRAGMA application_id = 1936812899;", NULL, NULL, NULL), SQLITE_OK);
+	return db;
+}
+
 /* A cache written by an sqlkcm of schema version 2 (labels and owner_refs keyed by uid)
  * keeps every label and owner reference through the migration to object ids. */
 static void
@@ -654,12 +670,8 @@ version_2_cache_keeps_its_labels_and_owners(void **state)
 
 	assert_non_null(mkdtemp(dir));
 	path = xasprintf("%s/cache.db", dir);
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	for (size_t i = 0; i < schema_migrations_count && schema_migrations[i].version <= 2; i++)
-		assert_int_equal(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL),
-		    SQLITE_OK);
+	db = version_2_cache(path);
 	assert_int_equal(sqlite3_exec(db,
-	    "PRAGMA user_version = 2; PRAGMA application_id = 1936812899;"
 	    "INSERT INTO cache_pods (uid, namespace, name, resource_version, list_epoch,"
 	    "    index_hash, body, controller_uid) VALUES"
 	    "  ('p1', 'ns', 'a', '1', 1, 0, '{}', 'r1'), ('p2', 'ns', 'b', '2', 1, 0, '{}', NULL);"
@@ -689,6 +701,37 @@ version_2_cache_keeps_its_labels_and_owners(void **state)
 	assert_query(s, "SELECT group_concat(uid || ':' || key || '=' || value, ',') FROM "
 	    "(SELECT * FROM labels ORDER BY uid)", NULL, "p2:app=db,p3:app=new,r1:tier=x");
 	assert_int_equal(query_int(s, "SELECT count(*) FROM owner_refs", NULL), 0);
+	assert_query(s, "PRAGMA integrity_check", NULL, "ok");
+	store_close(s);
+	remove_database(dir, path);
+}
+
+/* Migrating a cache of some size rebuilds its tables; the pages the old ones held are
+ * given back to the file system (VACUUM), and every row is still there. */
+static void
+migration_gives_back_the_old_tables_pages(void **state)
+{
+	(void)state;
+	struct store *s = NULL;
+	sqlite3 *db;
+	char dir[] = "/tmp/sqlkcm-test-XXXXXX", *path, *error = NULL;
+
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/cache.db", dir);
+	db = version_2_cache(path);
+	assert_int_equal(sqlite3_exec(db,
+	    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)"
+	    " INSERT INTO cache_pods (uid, namespace, name, resource_version, list_epoch,"
+	    "    index_hash, body) SELECT 'uid-' || i, 'ns', 'p-' || i, '1', 1, 0,"
+	    "    printf('{\"pad\":\"%.*c\"}', 2000, 'x') FROM n;"
+	    "INSERT INTO labels SELECT uid, 'app', 'web' FROM cache_pods;",
+	    NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	assert_int_equal(store_open(path, NULL, &s, &error), 0);
+	assert_int_equal(query_int(s, "PRAGMA freelist_count", NULL), 0);
+	assert_int_equal(store_count(s, pods), 500);
+	assert_int_equal(query_int(s, "SELECT count(*) FROM labels WHERE key = 'app'", NULL), 500);
 	assert_query(s, "PRAGMA integrity_check", NULL, "ok");
 	store_close(s);
 	remove_database(dir, path);
@@ -728,6 +771,7 @@ main(void)
 		cmocka_unit_test(rolled_back_transaction_leaves_no_trace),
 		cmocka_unit_test(object_ids_are_unique_across_tables_and_kept_by_updates),
 		cmocka_unit_test(version_2_cache_keeps_its_labels_and_owners),
+		cmocka_unit_test(migration_gives_back_the_old_tables_pages),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, NULL);
 }
