@@ -642,20 +642,26 @@ object_ids_are_unique_across_tables_and_kept_by_updates(void **state)
 	remove_database(dir, path);
 }
 
-/* Creates a cache of schema version 2 (labels and owner_refs keyed by uid) at path, as
- * an sqlkcm of that version left it, and returns the connection to fill it. */
-static sqlite3 *
-version_2_cache(const char *path)
+/* Creates a cache of schema version 2 (labels and owner_refs keyed by uid) in the new
+ * directory dir, as an sqlkcm of that version left it, with the rows rows_sql inserts;
+ * returns its path (malloc'd). */
+static char *
+version_2_cache(char *dir, const char *rows_sql)
 {
+	char *path;
 	sqlite3 *db;
 
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/cache.db", dir);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	for (size_t i = 0; i < schema_migrations_count && schema_migrations[i].version <= 2; i++)
 		assert_int_equal(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL),
 		    SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 2; "
 	    "PRAGMA application_id = 1936812899;", NULL, NULL, NULL), SQLITE_OK);
-	return db;
+	assert_int_equal(sqlite3_exec(db, rows_sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	return path;
 }
 
 /* A cache written by an sqlkcm of schema version 2 (labels and owner_refs keyed by uid)
@@ -665,13 +671,9 @@ version_2_cache_keeps_its_labels_and_owners(void **state)
 {
 	(void)state;
 	struct store *s = NULL;
-	sqlite3 *db;
 	char dir[] = "/tmp/sqlkcm-test-XXXXXX", *path, *error = NULL;
 
-	assert_non_null(mkdtemp(dir));
-	path = xasprintf("%s/cache.db", dir);
-	db = version_2_cache(path);
-	assert_int_equal(sqlite3_exec(db,
+	path = version_2_cache(dir,
 	    "INSERT INTO cache_pods (uid, namespace, name, resource_version, list_epoch,"
 	    "    index_hash, body, controller_uid) VALUES"
 	    "  ('p1', 'ns', 'a', '1', 1, 0, '{}', 'r1'), ('p2', 'ns', 'b', '2', 1, 0, '{}', NULL);"
@@ -679,9 +681,7 @@ version_2_cache_keeps_its_labels_and_owners(void **state)
 	    "    list_epoch, index_hash, body) VALUES ('r1', 'ns', 'r', '3', 2, 1, 0, '{}');"
 	    "INSERT INTO labels VALUES ('p1', 'app', 'web'), ('p2', 'app', 'db'),"
 	    "  ('r1', 'tier', 'x');"
-	    "INSERT INTO owner_refs VALUES ('p1', 'r1', 1, 'ReplicaSet', 'r', 'apps/v1', 1);",
-	    NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	    "INSERT INTO owner_refs VALUES ('p1', 'r1', 1, 'ReplicaSet', 'r', 'apps/v1', 1);");
 
 	assert_int_equal(store_open(path, NULL, &s, &error), 0);
 	assert_null(error);
@@ -713,20 +713,14 @@ migration_gives_back_the_old_tables_pages(void **state)
 {
 	(void)state;
 	struct store *s = NULL;
-	sqlite3 *db;
 	char dir[] = "/tmp/sqlkcm-test-XXXXXX", *path, *error = NULL;
 
-	assert_non_null(mkdtemp(dir));
-	path = xasprintf("%s/cache.db", dir);
-	db = version_2_cache(path);
-	assert_int_equal(sqlite3_exec(db,
+	path = version_2_cache(dir,
 	    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)"
 	    " INSERT INTO cache_pods (uid, namespace, name, resource_version, list_epoch,"
 	    "    index_hash, body) SELECT 'uid-' || i, 'ns', 'p-' || i, '1', 1, 0,"
 	    "    printf('{\"pad\":\"%.*c\"}', 2000, 'x') FROM n;"
-	    "INSERT INTO labels SELECT uid, 'app', 'web' FROM cache_pods;",
-	    NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(db);
+	    "INSERT INTO labels SELECT uid, 'app', 'web' FROM cache_pods;");
 
 	assert_int_equal(store_open(path, NULL, &s, &error), 0);
 	assert_int_equal(query_int(s, "PRAGMA freelist_count", NULL), 0);
