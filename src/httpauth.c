@@ -76,7 +76,6 @@ struct httpauth {
 struct httpauth_check {
 	struct httpauth *auth;
 	char *token_key;		/* the token's SHA-256, or NULL: anonymous */
-	char *token;			/* until the TokenReview is sent */
 	char *verb;
 	char *path;
 	struct httpauth_user user;
@@ -224,7 +223,6 @@ httpauth_check_free(struct httpauth_check *c)
 		event_free(c->later);
 	TAILQ_REMOVE(&c->auth->checks, c, link);
 	free(c->token_key);
-	free(c->token);
 	free(c->verb);
 	free(c->path);
 	free(c->message);
@@ -482,7 +480,7 @@ httpauth_check(struct httpauth *a, const char *authorization, const char *method
 	struct httpauth_check *c = xcalloc(1, sizeof *c);
 	struct httpauth_entry *e;
 	cJSON *review;
-	char *body, *verb;
+	char *body, *verb, *token;
 
 	c->auth = a;
 	c->done = done;
@@ -495,29 +493,31 @@ httpauth_check(struct httpauth *a, const char *authorization, const char *method
 	c->verb = verb;
 	TAILQ_INSERT_TAIL(&a->checks, c, link);
 
-	c->token = httpauth_bearer(authorization);
-	if (c->token == NULL) {
+	token = httpauth_bearer(authorization);
+	if (token == NULL) {
 		c->user.name = xstrdup("system:anonymous");
 		c->user.groups = cJSON_CreateArray();
 		cJSON_AddItemToArray(c->user.groups, cJSON_CreateString("system:unauthenticated"));
 		httpauth_authorize(c);
 		return c;
 	}
-	c->token_key = httpauth_token_key(c->token);
+	/* The token itself is not kept: only its hash, and the review's body while sent. */
+	c->token_key = httpauth_token_key(token);
 	e = httpauth_cache_get(&a->authn, &a->nauthn, c->token_key);
 	if (e != NULL) {
+		explicit_bzero(token, strlen(token));
+		free(token);
 		httpauth_authenticated(c, e);
 		return c;
 	}
 	review = cJSON_CreateObject();
 	cJSON_AddStringToObject(review, "apiVersion", "authentication.k8s.io/v1");
 	cJSON_AddStringToObject(review, "kind", "TokenReview");
-	cJSON_AddStringToObject(cJSON_AddObjectToObject(review, "spec"), "token", c->token);
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(review, "spec"), "token", token);
+	explicit_bzero(token, strlen(token));
+	free(token);
 	body = cJSON_PrintUnformatted(review);
 	cJSON_Delete(review);
-	/* The token is in the request body only; it is not kept. */
-	free(c->token);
-	c->token = NULL;
 	c->request = client_send(a->client, "POST",
 	    "/apis/authentication.k8s.io/v1/tokenreviews", "application/json", body,
 	    strlen(body), httpauth_authn_done, c);
