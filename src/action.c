@@ -27,7 +27,8 @@ action_clear(struct action *a)
 	free(a->name);
 	free(a->uid);
 	free(a->reason);
-	cJSON_Delete(a->body);
+	if (!a->body_borrowed)
+		cJSON_Delete(a->body);
 	cJSON_Delete(a->failure_context);
 	memset(a, 0, sizeof *a);
 }

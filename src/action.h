@@ -29,6 +29,8 @@ struct action {
 	char *name;			/* NULL for a create with generateName */
 	char *uid;			/* the target's uid (precondition); NULL for a create */
 	cJSON *body;			/* the object, patch or status object to send */
+	int body_borrowed;		/* body is an earlier action's of the same result (the
+					   creations of a sync share one pod) */
 	char *reason;			/* why, for people: "diff=-3", "rank 2 of 10", ... */
 	/* ACTION_UPDATE_STATUS: the object to send instead when the sync's creations or
 	 * deletions failed with message (malloc'd result), or NULL to send body anyway. */

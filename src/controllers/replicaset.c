@@ -764,17 +764,21 @@ manage(struct sync_result *out, const cJSON *rs, const char *namespace,
 {
 	long long diff = nclaimed - replicas;
 	struct pod_rank *ranked;
+	cJSON *pod;
 	int n;
 
 	if (diff < 0) {
 		n = (int)(-diff < REPLICASET_BURST_REPLICAS ? -diff : REPLICASET_BURST_REPLICAS);
 		out->creating = 1;
+		/* Every pod is made from the same template: the first creation owns the
+		 * body and the others borrow it (up to 500 copies otherwise). */
+		pod = replicaset_pod_from_template(rs);
 		for (int i = 0; i < n; i++) {
 			struct action *a = action_append(&out->manage, &out->nmanage);
-			pod_action(a, ACTION_CREATE, "create", namespace, NULL,
-			    replicaset_pod_from_template(rs),
+			pod_action(a, ACTION_CREATE, "create", namespace, NULL, pod,
 			    xasprintf("%lld of %lld replicas", (long long)nclaimed + i + 1,
 			    replicas));
+			a->body_borrowed = i > 0;
 		}
 		return;
 	}
