@@ -123,6 +123,7 @@ struct informer {
 	int need_list;			/* no usable resourceVersion: the next start lists */
 	int failures;			/* consecutive, for the backoff */
 	unsigned long watch_events;	/* events in the current watch */
+	unsigned long sync_objects;	/* objects the sync in progress has seen */
 	struct event *retry_timer;
 	struct event *watchdog;		/* the watch outlived its timeoutSeconds */
 	struct event *prune_event;
@@ -155,9 +156,11 @@ struct informer_set {
 	TAILQ_HEAD(, pending) pending;
 	struct event *flush_event;
 	int in_transaction;
+	int write_failed;		/* a write of this turn failed: the turn is lost */
 	unsigned long batch_events;	/* watch events in the open transaction */
 	int stopping;
 	enum informer_watch_list watch_list;
+	int confirm_warm_start;		/* a stored cache is synced again before it counts */
 	struct informer_stats stats;
 	struct metrics_registry *metrics;	/* NULL: none */
 	struct metrics_series *batches;
@@ -169,6 +172,7 @@ static void informer_sync(struct informer *inf);
 static void informer_watch_list(struct informer *inf);
 static void informer_watch(struct informer *inf);
 static void informer_retry(struct informer *inf, const char *why);
+static void informer_restart(struct informer *inf, const char *why);
 static void informer_list_done(const struct client_response *resp, void *arg);
 static void informer_watch_data(const char *data, size_t len, void *arg);
 static void informer_watch_done(const struct client_response *resp, void *arg);
@@ -211,7 +215,23 @@ informer_cancel(struct informer *inf)
 
 /* --- the loop turn's transaction ------------------------------------------------------ */
 
-/* Opens this turn's transaction if it is not open yet. */
+static void informer_set_flush(evutil_socket_t fd, short what, void *arg);
+
+/* A write of this turn failed (error says how, taken): nothing of the turn can be kept,
+ * since SQLite may already have rolled the transaction back and would run whatever comes
+ * next outside of it. The turn ends now, every informer starting over from the store. */
+static void
+informer_set_write_failed(struct informer_set *set, char *error)
+{
+	log_error("informers: the cache write failed, restarting from the stored state: %s",
+	    error);
+	free(error);
+	set->write_failed = 1;
+	informer_set_flush(-1, 0, set);
+}
+
+/* Opens this turn's transaction if it is not open yet; -1 when it cannot be (the turn is
+ * then over: see informer_set_write_failed). */
 static int
 informer_set_begin(struct informer_set *set)
 {
@@ -220,8 +240,7 @@ informer_set_begin(struct informer_set *set)
 	if (set->in_transaction)
 		return 0;
 	if (store_begin(set->store, &error) != 0) {
-		log_error("informers: %s", error);
-		free(error);
+		informer_set_write_failed(set, error);
 		return -1;
 	}
 	set->in_transaction = 1;
@@ -250,9 +269,10 @@ informer_set_flush(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (!set->in_transaction)
+	if (!set->in_transaction && !set->write_failed)
 		return;
 	event_del(set->flush_event);	/* when called directly, mid-turn */
+	failed = set->write_failed;
 	TAILQ_FOREACH(inf, &set->informers, link) {
 		if (inf->rv_dirty && !failed && store_set_resource_version(set->store,
 		    inf->resource, inf->resource_version, &error) != 0)
@@ -264,11 +284,15 @@ informer_set_flush(evutil_socket_t fd, short what, void *arg)
 	set->in_transaction = 0;
 	set->batch_events = 0;
 	if (failed) {
-		/* Nothing of this turn is stored: start over from what is. */
-		log_error("informers: the cache write failed, restarting from the stored state: %s",
-		    error);
+		/* Nothing of this turn is stored, and what the informers hold in memory (their
+		 * resourceVersions, continue tokens, list epochs) went past it: each starts over
+		 * from what the store holds, so that the lost events are fetched again. */
+		if (!set->write_failed)
+			log_error("informers: the cache write failed, restarting from the stored "
+			    "state: %s", error);
 		free(error);
 		store_rollback(set->store);
+		set->write_failed = 0;
 		while ((p = TAILQ_FIRST(&set->pending)) != NULL) {
 			TAILQ_REMOVE(&set->pending, p, link);
 			pending_free(p);
@@ -276,7 +300,7 @@ informer_set_flush(evutil_socket_t fd, short what, void *arg)
 		set->stats.errors++;
 		set->stats.batch_failures++;
 		TAILQ_FOREACH(inf, &set->informers, link)
-			informer_retry(inf, "cache write failed");
+			informer_restart(inf, "the cache write failed");
 		return;
 	}
 	set->stats.batches++;
@@ -371,21 +395,27 @@ informer_check_kind(struct informer *inf, const cJSON *object)
 }
 
 /* Upserts one object (taking it); 0 when stored or skipped as bad, -1 when the store
- * failed (the turn's transaction is then lost). */
+ * failed (the turn is then over and every informer restarting: the caller stops). */
 static int
 informer_apply_upsert(struct informer *inf, cJSON *object)
 {
 	struct informer_set *set = inf->set;
 	enum store_change change;
 	char *old_body = NULL, *error = NULL;
+	int rc;
 
-	if (informer_check_kind(inf, object) != 0 || informer_set_begin(set) != 0) {
+	if (informer_check_kind(inf, object) != 0) {
 		INFORMER_COUNT(inf, errors);
 		cJSON_Delete(object);
 		return 0;
 	}
-	if (store_upsert_object(set->store, inf->resource, object, inf->epoch, &change,
-	    TAILQ_EMPTY(&set->handlers) ? NULL : &old_body, &error) != 0) {
+	if (informer_set_begin(set) != 0) {
+		cJSON_Delete(object);
+		return -1;
+	}
+	rc = store_upsert_object(set->store, inf->resource, object, inf->epoch, &change,
+	    TAILQ_EMPTY(&set->handlers) ? NULL : &old_body, &error);
+	if (rc == STORE_INVALID) {
 		char *key = object_key(object);
 		log_error("informer resource=%s object=%s: not stored: %s", inf->resource->name,
 		    key, error);
@@ -395,7 +425,15 @@ informer_apply_upsert(struct informer *inf, cJSON *object)
 		cJSON_Delete(object);
 		return 0;
 	}
+	if (rc != 0) {
+		INFORMER_COUNT(inf, errors);
+		cJSON_Delete(object);
+		informer_set_write_failed(set, error);
+		return -1;
+	}
 	INFORMER_COUNT(inf, events);
+	if (inf->need_list)
+		inf->sync_objects++;
 	if (change == STORE_UNCHANGED) {
 		cJSON_Delete(object);
 		return 0;
@@ -416,8 +454,12 @@ informer_apply_delete(struct informer *inf, cJSON *object)
 
 	cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(object,
 	    "metadata"), "managedFields");
-	if (informer_check_kind(inf, object) != 0 || informer_set_begin(set) != 0) {
+	if (informer_check_kind(inf, object) != 0) {
 		INFORMER_COUNT(inf, errors);
+		cJSON_Delete(object);
+		return;
+	}
+	if (informer_set_begin(set) != 0) {
 		cJSON_Delete(object);
 		return;
 	}
@@ -432,10 +474,9 @@ informer_apply_delete(struct informer *inf, cJSON *object)
 	}
 	if (store_delete_object(set->store, inf->resource, uid->valuestring, &change,
 	    TAILQ_EMPTY(&set->handlers) ? NULL : &old_body, &error) != 0) {
-		log_error("informer resource=%s: delete not stored: %s", inf->resource->name, error);
-		free(error);
 		INFORMER_COUNT(inf, errors);
 		cJSON_Delete(object);
+		informer_set_write_failed(set, error);
 		return;
 	}
 	INFORMER_COUNT(inf, events);
@@ -486,6 +527,49 @@ informer_retry(struct informer *inf, const char *why)
 	evtimer_add(inf->retry_timer, &tv);
 }
 
+/* Takes the informer's position from the store: where its cache stands, whatever it held
+ * in memory. A store that cannot be read leaves no resourceVersion, so the next sync asks
+ * for the newest state. */
+static void
+informer_load(struct informer *inf)
+{
+	struct store_informer_state st;
+	char *error = NULL;
+
+	free(inf->resource_version);
+	inf->resource_version = NULL;
+	if (store_get_informer(inf->set->store, inf->resource, &st, &error) != 0) {
+		log_error("informer resource=%s: %s", inf->resource->name, error);
+		free(error);
+		return;
+	}
+	inf->epoch = st.list_epoch;
+	if (st.synced && st.resource_version != NULL) {
+		inf->resource_version = st.resource_version;
+		st.resource_version = NULL;
+	}
+	store_informer_state_clear(&st);
+}
+
+/* Starts the informer over from what the store holds, after the backoff: a sync from the
+ * stored resourceVersion (WatchList with resourceVersionMatch=NotOlderThan, or a LIST),
+ * so that whatever a lost transaction held is fetched again and whatever changed since
+ * reaches the handlers. Until that sync is complete the informer is not synced: its cache
+ * is behind, and the controllers wait. */
+static void
+informer_restart(struct informer *inf, const char *why)
+{
+	informer_cancel(inf);
+	informer_load(inf);
+	free(inf->continue_token);
+	inf->continue_token = NULL;
+	inf->initial_events = 0;
+	inf->rv_dirty = 0;
+	inf->need_list = 1;
+	inf->synced = 0;
+	informer_retry(inf, why);
+}
+
 /* Forgets the resourceVersion and syncs again (410 Gone). */
 static void
 informer_relist(struct informer *inf, const char *why)
@@ -528,6 +612,25 @@ informer_failed(struct informer *inf, const char *what, const struct client_resp
 
 /* --- LIST ------------------------------------------------------------------------------ */
 
+/* A row the sync did not see was removed: the handlers hear of it as a deletion, as
+ * client-go's Replace tells them of what a relist no longer has. */
+static void
+informer_pruned(const char *uid, const char *body, void *arg)
+{
+	struct informer *inf = arg;
+	cJSON *object;
+
+	(void)uid;
+	if (TAILQ_EMPTY(&inf->set->handlers))
+		return;
+	if ((object = cJSON_Parse(body)) == NULL) {
+		log_error("informer resource=%s: the cached body of %s is not JSON; its "
+		    "deletion reaches no handler", inf->resource->name, uid);
+		return;
+	}
+	informer_notify(inf, INFORMER_DELETED, object, xstrdup(body));
+}
+
 /* Deletes a chunk of rows the last sync did not have; again next turn if there are more. */
 static void
 informer_prune(evutil_socket_t fd, short what, void *arg)
@@ -542,14 +645,12 @@ informer_prune(evutil_socket_t fd, short what, void *arg)
 	if (informer_set_begin(set) != 0)
 		return;
 	if (store_delete_unlisted(set->store, inf->resource, inf->prune_epoch,
-	    INFORMER_PRUNE_CHUNK, NULL, NULL, &deleted, &error) != 0) {
-		log_error("informer resource=%s: removing unlisted objects: %s", inf->resource->name,
-		    error);
-		free(error);
+	    INFORMER_PRUNE_CHUNK, informer_pruned, inf, &deleted, &error) != 0) {
+		informer_set_write_failed(set, error);
 		return;
 	}
 	if (deleted > 0)
-		log_v(2, "informer resource=%s: removed %d objects the list no longer has",
+		log_info("informer resource=%s: removed %d objects the apiserver no longer has",
 		    inf->resource->name, deleted);
 	if (deleted == INFORMER_PRUNE_CHUNK) {
 		/* Each chunk in a transaction of its own, and the loop's other work between
@@ -563,27 +664,29 @@ informer_prune(evutil_socket_t fd, short what, void *arg)
 }
 
 /* A sync is complete at resourceVersion rv (written with this turn's transaction, which
- * the caller has opened): the informer is synced, and the objects it did not see go. */
-static void
+ * the caller has opened): the informer is synced, and the objects it did not see go.
+ * -1 when the store failed (every informer is then starting over). */
+static int
 informer_synced(struct informer *inf, const char *rv, const char *how)
 {
 	struct informer_set *set = inf->set;
 	char *error = NULL;
 
 	if (store_finish_list(set->store, inf->resource, rv, &error) != 0) {
-		log_error("informer resource=%s: %s", inf->resource->name, error);
-		free(error);
+		informer_set_write_failed(set, error);
+		return -1;
 	}
 	informer_set_rv(inf, rv);
 	inf->rv_dirty = 0;	/* store_finish_list wrote it */
-	log_info("informer resource=%s: synced by %s resourceVersion=%s objects=%lld",
-	    inf->resource->name, how, rv, store_count(set->store, inf->resource));
+	log_info("informer resource=%s: synced by %s resourceVersion=%s objects=%lu",
+	    inf->resource->name, how, rv, inf->sync_objects);
 	inf->synced = 1;
 	inf->need_list = 0;
 	inf->rv_unavailable = 0;
 	inf->failures = 0;
 	inf->prune_epoch = inf->epoch;
 	event_active(inf->prune_event, EV_TIMEOUT, 0);
+	return 0;
 }
 
 /* One LIST page came back. */
@@ -614,7 +717,10 @@ informer_list_done(const struct client_response *resp, void *arg)
 	/* Items are detached one by one and handed to the store (and the handlers). */
 	while ((item = items->child) != NULL) {
 		cJSON_DetachItemViaPointer(items, item);
-		informer_apply_upsert(inf, item);
+		if (informer_apply_upsert(inf, item) != 0) {
+			cJSON_Delete(list);
+			return;		/* the cache write failed: starting over */
+		}
 		n++;
 	}
 	log_v(4, "informer resource=%s: list page of %d items", inf->resource->name, n);
@@ -632,11 +738,8 @@ informer_list_done(const struct client_response *resp, void *arg)
 	cJSON_Delete(list);
 
 	/* The last page: the list is whole. */
-	if (informer_set_begin(set) != 0) {
-		informer_retry(inf, "list: cannot write to the cache");
-		return;
-	}
-	informer_synced(inf, inf->list_rv, "LIST");
+	if (informer_set_begin(set) != 0 || informer_synced(inf, inf->list_rv, "LIST") != 0)
+		return;		/* the cache write failed: starting over */
 	set->stats.syncs_by_list++;
 	inf->list_fallback = 0;		/* the next sync tries WatchList again */
 	informer_watch(inf);
@@ -650,14 +753,13 @@ informer_list(struct informer *inf)
 	char *path, *error = NULL;
 
 	if (inf->continue_token == NULL) {
-		if (informer_set_begin(set) != 0 ||
-		    store_begin_list(set->store, inf->resource, &inf->epoch, &error) != 0) {
-			if (error != NULL)
-				log_error("informer resource=%s: %s", inf->resource->name, error);
-			free(error);
-			informer_retry(inf, "cannot start a list");
+		if (informer_set_begin(set) != 0)
+			return;
+		if (store_begin_list(set->store, inf->resource, &inf->epoch, &error) != 0) {
+			informer_set_write_failed(set, error);
 			return;
 		}
+		inf->sync_objects = 0;
 		path = xasprintf("%s?limit=%d", inf->resource->path, INFORMER_PAGE_SIZE);
 	} else {
 		char *token = curl_easy_escape(NULL, inf->continue_token, 0);
@@ -708,14 +810,13 @@ informer_initial_events_end(struct informer *inf, const cJSON *bookmark)
 		    "resourceVersion");
 		return;
 	}
-	if (informer_set_begin(inf->set) != 0) {
-		informer_retry(inf, "watch-list: cannot write to the cache");
+	if (informer_set_begin(inf->set) != 0)
 		return;
-	}
 	log_v(2, "informer resource=%s: initial-events-end bookmark after %lu events",
 	    inf->resource->name, inf->watch_events);
 	inf->initial_events = 0;
-	informer_synced(inf, rv, "WatchList");
+	if (informer_synced(inf, rv, "WatchList") != 0)
+		return;
 	inf->set->stats.syncs_by_watch_list++;
 }
 
@@ -946,14 +1047,13 @@ informer_watch_list(struct informer *inf)
 	struct informer_set *set = inf->set;
 	char *error = NULL;
 
-	if (informer_set_begin(set) != 0 ||
-	    store_begin_list(set->store, inf->resource, &inf->epoch, &error) != 0) {
-		if (error != NULL)
-			log_error("informer resource=%s: %s", inf->resource->name, error);
-		free(error);
-		informer_retry(inf, "cannot start a sync");
+	if (informer_set_begin(set) != 0)
+		return;
+	if (store_begin_list(set->store, inf->resource, &inf->epoch, &error) != 0) {
+		informer_set_write_failed(set, error);
 		return;
 	}
+	inf->sync_objects = 0;
 	inf->initial_events = 1;
 	set->stats.watch_lists++;
 	informer_watch_from(inf, inf->rv_unavailable ? NULL : inf->resource_version,
@@ -1123,6 +1223,12 @@ informer_set_watch_list(struct informer_set *set, enum informer_watch_list mode)
 	set->watch_list = mode;
 }
 
+void
+informer_set_confirm_warm_start(struct informer_set *set, int confirm)
+{
+	set->confirm_warm_start = confirm;
+}
+
 int
 informer_watch_list_parse(const char *text, enum informer_watch_list *mode)
 {
@@ -1176,11 +1282,22 @@ informer_set_start(struct informer_set *set, char **error)
 			/* A warm start: the cache is whole up to this resourceVersion. */
 			inf->resource_version = st.resource_version;
 			st.resource_version = NULL;
-			inf->synced = 1;
-			log_info("informer resource=%s: resuming the watch at resourceVersion=%s "
-			    "objects=%lld", inf->resource->name, inf->resource_version,
-			    store_count(set->store, inf->resource));
-			informer_watch(inf);
+			if (set->confirm_warm_start) {
+				log_info("informer resource=%s: the cache holds %lld objects at "
+				    "resourceVersion=%s; syncing from there before controllers act",
+				    inf->resource->name, store_count(set->store, inf->resource),
+				    inf->resource_version);
+				informer_sync(inf);
+			} else {
+				inf->synced = 1;
+				log_info("informer resource=%s: resuming the watch at "
+				    "resourceVersion=%s objects=%lld", inf->resource->name,
+				    inf->resource_version, store_count(set->store, inf->resource));
+				informer_watch(inf);
+				/* Rows an interrupted prune left behind go now. */
+				inf->prune_epoch = inf->epoch;
+				event_active(inf->prune_event, EV_TIMEOUT, 0);
+			}
 		} else {
 			informer_sync(inf);
 		}

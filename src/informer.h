@@ -63,6 +63,13 @@ void informer_set_free(struct informer_set *set);
 /* Chooses how initial states are fetched (before informer_set_start; default AUTO). */
 void informer_set_watch_list(struct informer_set *set, enum informer_watch_list mode);
 
+/* With confirm set (controllers will act on the cache), a warm start does not trust the
+ * stored cache as current: each informer syncs again from its stored resourceVersion
+ * (WatchList with resourceVersionMatch=NotOlderThan, or a LIST) and is synced only when
+ * that is complete, its handlers hearing of every change, deletions included. Without it
+ * (mirroring only), a warm start resumes the watch at once. Before informer_set_start. */
+void informer_set_confirm_warm_start(struct informer_set *set, int confirm);
+
 /* Parses "auto", "true" or "false" into *mode; -1 for anything else. */
 int informer_watch_list_parse(const char *text, enum informer_watch_list *mode);
 
@@ -72,8 +79,8 @@ void informer_set_add(struct informer_set *set, const struct resource *r);
 /* Adds handlers every informer's events go to (before informer_set_start). */
 void informer_set_add_handlers(struct informer_set *set, const struct informer_handlers *h);
 
-/* Starts every informer: a watch from the stored resourceVersion when there is one,
- * a list otherwise. */
+/* Starts every informer: from the stored resourceVersion when there is one (a watch, or
+ * a sync with informer_set_confirm_warm_start), a sync otherwise. */
 int informer_set_start(struct informer_set *set, char **error);
 
 /* Stops every watch and commits what was applied. */

@@ -69,7 +69,7 @@ struct manager {
 	struct executor *executor;
 	struct running *running;
 	int nrunning;
-	struct event *sync_check;	/* polls for the informers' first sync */
+	struct event *sync_check;	/* polls for the informers to be synced */
 	struct client *client;		/* for the live reads of recovery */
 	int recovering;			/* owners whose inherited expectations are checked */
 	TAILQ_HEAD(, recovery) recoveries;
@@ -199,14 +199,25 @@ running_sync(struct running *r, const char *key)
 	}
 }
 
-/* Takes keys while there are free workers. */
+/* Takes keys while there are free workers, and none while an informer is syncing again
+ * (its cache is behind: a relist after a failed write); sync_check takes over then. */
 static void
 running_pump(struct running *r)
 {
+	struct manager *m = r->m;
 	const char *key;
 
-	if (!r->m->started || r->m->stopping)
+	if (!m->started || m->stopping)
 		return;
+	if (!informer_set_synced(m->informers)) {
+		if (!evtimer_pending(m->sync_check, NULL)) {
+			struct timeval now = { 0, 0 };
+			log_info("controllers: waiting for the informers to sync again before "
+			    "acting");
+			evtimer_add(m->sync_check, &now);
+		}
+		return;
+	}
 	while (r->in_flight < r->workers && workqueue_get(r->queue, &key) == 1)
 		running_sync(r, key);
 }
@@ -245,6 +256,13 @@ sync_check(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	informer_set_commit(m->informers);
+	if (m->started) {
+		/* Synced again after a relist: the keys it queued are waiting. */
+		log_info("controllers: caches synced again, resuming");
+		for (int i = 0; i < m->nrunning; i++)
+			running_pump(&m->running[i]);
+		return;
+	}
 	m->started = 1;
 	for (int i = 0; i < m->nrunning; i++) {
 		struct running *r = &m->running[i];

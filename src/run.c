@@ -793,6 +793,8 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	d.informers = informer_set_new(d.base, client, store);
 	informer_set_register_metrics(d.informers, d.metrics);
 	informer_set_watch_list(d.informers, opts.watch_list);
+	/* Controllers act on the cache: a stored one is confirmed current first. */
+	informer_set_confirm_warm_start(d.informers, any);
 	if (any) {
 		/* As kube-controller-manager, each controller writes through a client of its
 		 * own, with its own rate limit; events go through another. */

@@ -616,12 +616,16 @@ store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
 		*change = STORE_UNCHANGED;
 	if (old_body != NULL)
 		*old_body = NULL;
-	if (!cJSON_IsObject(metadata))
-		return error_set(error, "%s object has no metadata", r->kind);
-	if (uid == NULL || *uid == '\0' || name == NULL || *name == '\0' || rv == NULL)
-		return error_set(error, "%s %s/%s lacks metadata.%s", r->kind, ns != NULL ? ns : "",
+	if (!cJSON_IsObject(metadata)) {
+		error_set(error, "%s object has no metadata", r->kind);
+		return STORE_INVALID;
+	}
+	if (uid == NULL || *uid == '\0' || name == NULL || *name == '\0' || rv == NULL) {
+		error_set(error, "%s %s/%s lacks metadata.%s", r->kind, ns != NULL ? ns : "",
 		    name != NULL ? name : "?", uid == NULL || *uid == '\0' ? "uid" :
 		    name == NULL || *name == '\0' ? "name" : "resourceVersion");
+		return STORE_INVALID;
+	}
 
 	sqlite3_bind_text(t->select_row, 1, uid, -1, SQLITE_STATIC);
 	rc = sqlite3_step(t->select_row);

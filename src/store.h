@@ -25,6 +25,9 @@ enum store_change {
 	STORE_DELETED,
 };
 
+/* store_upsert_object's answer for an object it refuses (the store itself is fine). */
+#define STORE_INVALID 1
+
 /* An informer's stored position. */
 struct store_informer_state {
 	char *resource_version;	/* NULL when never listed */
@@ -64,7 +67,10 @@ void store_rollback(struct store *s);
  * r's table with list epoch `epoch`, replacing its label and owner reference rows when they
  * changed. *change (if not NULL) says what happened; *old_body (if not NULL) receives the
  * previous body on an update (malloc'd), NULL otherwise. A row with the same namespace and
- * name but another uid is an object that was deleted and re-created: it is replaced. */
+ * name but another uid is an object that was deleted and re-created: it is replaced.
+ * Returns 0 when written, STORE_INVALID (with *error) for an object that cannot be cached
+ * (no metadata, no uid, name or resourceVersion: nothing was written), and -1 when the
+ * database failed: the transaction is then to be rolled back, whatever it held. */
 int store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
     long long epoch, enum store_change *change, char **old_body, char **error);
 

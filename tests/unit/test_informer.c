@@ -26,6 +26,7 @@
 #include "informer.h"
 #include "resource.h"
 #include "store.h"
+#include "timeutil.h"
 #include "util.h"
 
 static const struct resource *pods;
@@ -419,6 +420,10 @@ relist_by_watch_list_removes_what_the_initial_events_lack(void **state)
 	    "('uid-b', 'uid-c')"), 0);
 	assert_stored_rv(w, "50");
 	assert_int_equal(informer_set_stats(w->set)->relists, 1);
+	/* As client-go's Replace: the handlers hear of d, new, and of b and c, gone. */
+	assert_int_equal(w->events[INFORMER_ADDED], 1);
+	assert_int_equal(w->events[INFORMER_DELETED], 2);
+	assert_logged(w, "removed 2 objects the apiserver no longer has");
 	world_free(w);
 }
 
@@ -604,6 +609,182 @@ world_watching(void)
 	store_synced_state(w);
 	world_start(w, INFORMER_WATCH_LIST_AUTO);
 	return w;
+}
+
+/* Runs the loop until the pods informer sends a request (its backoff over), at most 5 s. */
+static void
+world_run_until_request(struct world *w)
+{
+	double deadline = time_monotonic() + 5;
+
+	while (*request(w) == '\0' && time_monotonic() < deadline)
+		event_base_loop(w->base, EVLOOP_ONCE);
+	assert_string_not_equal(request(w), "");
+}
+
+/* Caps the in-memory database at its current size: the next write that needs a page
+ * fails as on a full disk (SQLITE_FULL), and SQLite rolls the transaction back. */
+static void
+disk_full(struct world *w, int full)
+{
+	char *sql = xasprintf("PRAGMA max_page_count = %lld", full ?
+	    query_int(w, "PRAGMA page_count") : 1000000);
+
+	query_int(w, sql);
+	free(sql);
+}
+
+/* Feeds pods p0..p(n-1), each with a 32 KB annotation, at rv from..from+n-1. */
+static void
+feed_big_pods(struct world *w, int n, int from)
+{
+	char *pad = xmalloc(32 * 1024 + 1);
+
+	memset(pad, 'x', 32 * 1024);
+	pad[32 * 1024] = '\0';
+	for (int i = 0; i < n; i++) {
+		char *uid = xasprintf("uid-p%d", i), *name = xasprintf("p%d", i);
+		char *rv = xasprintf("%d", from + i);
+		char *meta = xasprintf("\"annotations\":{\"pad\":\"%s\"}", pad);
+		char *text = pod_event("ADDED", uid, name, rv, meta);
+
+		feed(w, text, 0);
+		free(text);
+		free(meta);
+		free(rv);
+		free(name);
+		free(uid);
+	}
+	free(pad);
+}
+
+static void
+full_disk_loses_the_turn_and_syncs_again_from_the_stored_resource_version(void **state)
+{
+	struct world *w = world_watching();
+	char *text;
+
+	(void)state;
+	disk_full(w, 1);
+	feed_big_pods(w, 20, 11);
+	world_run(w);
+	assert_logged(w, "the cache write failed, restarting from the stored state");
+	assert_logged(w, "full");
+	/* Nothing of the lost turn is stored, the resourceVersion least of all. */
+	assert_int_equal(pod_count(w), 3);
+	assert_stored_rv(w, "10");
+	assert_int_equal(w->events[INFORMER_ADDED], 0);
+	assert_false(informer_set_synced(w->set));
+	assert_int_equal(query_int(w, "PRAGMA integrity_check = 1") , 0);
+
+	/* Space is back: after the backoff, a sync from the stored resourceVersion, not
+	 * from the newest event the lost turn had seen (30). */
+	disk_full(w, 0);
+	world_run_until_request(w);
+	assert_non_null(strstr(request(w), "&sendInitialEvents=true"));
+	assert_non_null(strstr(request(w), "&resourceVersion=10&"));
+	feed_pod(w, "ADDED", "uid-a", "a", "10");
+	feed_pod(w, "ADDED", "uid-b", "b", "10");
+	feed_big_pods(w, 20, 11);
+	world_run(w);
+	assert_false(informer_set_synced(w->set));
+	feed_initial_events_end(w, "40");
+	world_run(w);
+	assert_true(informer_set_synced(w->set));
+	assert_int_equal(pod_count(w), 22);		/* c is gone, p0..p19 are in */
+	assert_stored_rv(w, "40");
+	assert_int_equal(w->events[INFORMER_ADDED], 20);
+	assert_int_equal(w->events[INFORMER_DELETED], 1);
+	text = world_log(w);
+	assert_null(strstr(text, "resourceVersion=30"));
+	free(text);
+	world_free(w);
+}
+
+/* A last LIST page at rv of n pods with 32 KB annotations. */
+static char *
+big_pod_list(const char *rv, int n)
+{
+	struct buf b;
+
+	buf_init(&b);
+	buf_printf(&b, "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":"
+	    "{\"resourceVersion\":\"%s\"},\"items\":[", rv);
+	for (int i = 0; i < n; i++) {
+		buf_printf(&b, "%s{\"metadata\":{\"uid\":\"uid-p%d\",\"namespace\":\"ns\","
+		    "\"name\":\"p%d\",\"resourceVersion\":\"%s\",\"annotations\":{\"pad\":\"",
+		    i > 0 ? "," : "", i, i, rv);
+		for (int k = 0; k < 32 * 1024; k++)
+			buf_append(&b, "x", 1);
+		buf_printf(&b, "\"}}}");
+	}
+	buf_printf(&b, "]}");
+	return buf_detach(&b);
+}
+
+static void
+failed_write_during_a_list_starts_the_list_over(void **state)
+{
+	struct world *w = world_new();
+	char *text;
+
+	(void)state;
+	world_start(w, INFORMER_WATCH_LIST_OFF);
+	/* The first page, with a continue token. */
+	respond(w, 200, "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":"
+	    "{\"resourceVersion\":\"5\",\"continue\":\"tok\"},\"items\":[{\"metadata\":"
+	    "{\"uid\":\"uid-a\",\"namespace\":\"ns\",\"name\":\"a\",\"resourceVersion\":"
+	    "\"5\"}}]}");
+	assert_non_null(strstr(request(w), "continue=tok"));
+	disk_full(w, 1);
+	text = big_pod_list("6", 20);
+	respond(w, 200, text);
+	free(text);
+	world_run(w);
+	assert_logged(w, "the cache write failed");
+	assert_int_equal(pod_count(w), 0);
+	disk_full(w, 0);
+	world_run_until_request(w);
+	/* Not from the continue token: its first page was in the lost turn. */
+	assert_null(strstr(request(w), "continue="));
+	assert_non_null(strstr(request(w), "/api/v1/pods?limit="));
+	world_free(w);
+}
+
+static void
+warm_start_before_controllers_syncs_from_the_stored_resource_version(void **state)
+{
+	struct world *w = world_new();
+	struct informer_handlers h = { world_on_event, NULL, w };
+	char *error = NULL;
+
+	(void)state;
+	store_synced_state(w);
+	w->set = informer_set_new(w->base, NULL, w->store);
+	informer_set_confirm_warm_start(w->set, 1);
+	informer_set_add(w->set, pods);
+	informer_set_add_handlers(w->set, &h);
+	assert_int_equal(informer_set_start(w->set, &error), 0);
+	assert_logged(w, "the cache holds 3 objects at resourceVersion=10; syncing from there");
+	assert_non_null(strstr(request(w), "&sendInitialEvents=true"));
+	assert_non_null(strstr(request(w), "&resourceVersionMatch=NotOlderThan"));
+	assert_non_null(strstr(request(w), "&resourceVersion=10&"));
+	/* The stored cache is there to read, but not current until the bookmark. */
+	assert_false(informer_set_synced(w->set));
+	assert_int_equal(pod_count(w), 3);
+	feed_pod(w, "ADDED", "uid-a", "a", "10");
+	feed_pod(w, "ADDED", "uid-b", "b", "12");
+	world_run(w);
+	assert_false(informer_set_synced(w->set));
+	feed_initial_events_end(w, "15");
+	world_run(w);
+	assert_true(informer_set_synced(w->set));
+	assert_int_equal(pod_count(w), 2);
+	assert_int_equal(w->events[INFORMER_ADDED], 0);
+	assert_int_equal(w->events[INFORMER_UPDATED], 1);	/* b moved on */
+	assert_int_equal(w->events[INFORMER_DELETED], 1);	/* c was deleted meanwhile */
+	assert_logged(w, "synced by WatchList resourceVersion=15 objects=2");
+	world_free(w);
 }
 
 static void
@@ -824,6 +1005,9 @@ main(void)
 		cmocka_unit_test(watch_list_off_lists),
 		cmocka_unit_test(transient_failures_retry_watch_list_without_falling_back),
 		cmocka_unit_test(parse_accepts_auto_true_false),
+		cmocka_unit_test(full_disk_loses_the_turn_and_syncs_again_from_the_stored_resource_version),
+		cmocka_unit_test(failed_write_during_a_list_starts_the_list_over),
+		cmocka_unit_test(warm_start_before_controllers_syncs_from_the_stored_resource_version),
 		cmocka_unit_test(truncated_event_restarts_the_watch_and_loses_nothing),
 		cmocka_unit_test(truncated_initial_events_sync_again_and_lose_nothing),
 		cmocka_unit_test(item_that_is_not_an_object_restarts_the_watch),

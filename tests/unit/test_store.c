@@ -488,7 +488,8 @@ object_without_uid_is_refused_and_nothing_is_lost(void **state)
 		cJSON *obj = cJSON_Parse(bad[i]);
 		char *error = NULL;
 		assert_non_null(obj);
-		assert_int_equal(store_upsert_object(s, pods, obj, 1, NULL, NULL, &error), -1);
+		assert_int_equal(store_upsert_object(s, pods, obj, 1, NULL, NULL, &error),
+		    STORE_INVALID);
 		assert_non_null(error);
 		assert_non_null(strstr(error, field[i]));
 		free(error);
