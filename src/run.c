@@ -711,7 +711,7 @@ int
 run_command(int argc, char **argv, FILE *out, FILE *err)
 {
 	struct run_options opts = { 0 };
-	struct store_options sopts = { 0, 0 };
+	struct store_options sopts = { 0, 0, 0 };
 	struct client_options copts;
 	struct daemon d = { 0 };
 	struct kube_config *kc = NULL;
