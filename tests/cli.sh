@@ -162,6 +162,8 @@ lacks() { ! grep -q -- "$1" "$2"; }
 lock_holds() { [ "$(cat "$1-lock" 2>/dev/null)" = "$2" ]; }
 corrupt_file() { ls "$1".corrupt-* 2>/dev/null | grep -v -- '-wal$\|-shm$'; }
 moved_aside() { corrupt_file "$1" >/dev/null; }
+# Whether the daemon logging to $1 has opened its cache and installed its signal handlers.
+started() { grep -q "starting server=" "$1"; }
 
 printf 'not a database, just text that is long enough to be a header and more\n' >"$tmp/text.db"
 cp "$tmp/text.db" "$tmp/text.orig"
@@ -186,6 +188,7 @@ chmod 644 "$tmp/shared.db"
 start_daemon "$tmp/shared.db" "$tmp/first.log"
 first=$daemon
 ok "a daemon locks its cache and writes its pid in FILE-lock" wait_for lock_holds "$tmp/shared.db" "$first"
+wait_for started "$tmp/first.log"
 ok "a daemon makes a 0644 cache file 0600" [ "$(mode_of "$tmp/shared.db")" = 600 ]
 ok "a daemon says it made the file 0600" grep -q "shared.db was mode 0644: made it 0600" "$tmp/first.log"
 ok "a daemon starting with no cache says it creates one" \
@@ -200,10 +203,17 @@ check "plan reads the cache the daemon holds" 0 "" "" -- plan --db "$tmp/shared.
 kill "$first"
 wait "$first"
 ok "the first daemon stops cleanly" [ $? = 0 ]
+# The cache deleted while no daemon runs (its lock file left): a cold start.
+rm "$tmp/shared.db"
 start_daemon "$tmp/shared.db" "$tmp/again.log"
 ok "once it stopped, the next daemon takes the cache" wait_for lock_holds "$tmp/shared.db" "$daemon"
+wait_for started "$tmp/again.log"
+ok "a deleted cache is a cold start, said in the log" \
+    grep -q "creating a new cache in $tmp/shared.db" "$tmp/again.log"
 kill "$daemon"
 wait "$daemon"
+ok "the daemon of the cold start stops cleanly" [ $? = 0 ]
+check "the cold start made a new sqlkcm cache" 0 "" "" -- plan --db "$tmp/shared.db"
 
 # --rebuild-cache: the file that is not a cache is moved aside and a new cache made.
 start_daemon "$tmp/text.db" "$tmp/rebuild.log" --rebuild-cache
@@ -212,6 +222,7 @@ ok "--rebuild-cache moves the file aside to FILE.corrupt-TIME" wait_for moved_as
 ok "the file moved aside is the one refused" cmp -s "$(corrupt_file "$tmp/text.db")" "$tmp/text.orig"
 ok "--rebuild-cache starts a new cache in its place" wait_for lock_holds "$tmp/text.db" "$rebuilder"
 ok "--rebuild-cache says what it did" grep -q "moved $tmp/text.db aside" "$tmp/rebuild.log"
+wait_for started "$tmp/rebuild.log"
 kill "$rebuilder"
 wait "$rebuilder"
 check "the rebuilt cache is an sqlkcm cache" 0 "" "" -- plan --db "$tmp/text.db"
