@@ -81,7 +81,7 @@ plan_command(int argc, char **argv, FILE *out, FILE *err)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *db = "sqlkcm.db", *list = "*";
-	struct store_options so = { 0, 1 };
+	struct store_options so = { .read_only = 1 };
 	struct store *store = NULL;
 	struct plan p;
 	char *error = NULL, *end;

@@ -67,7 +67,13 @@ const char run_usage[] =
     "                            config, then ~/.kube/config)\n"
     "  --context NAME            kubeconfig context (default: its current-context)\n"
     "  --master URL              the apiserver's address; overrides the kubeconfig's\n"
-    "  --db FILE                 the cache database (default: sqlkcm.db); created 0600\n"
+    "  --db FILE                 the cache database (default: sqlkcm.db), made 0600\n"
+    "                            with its -wal and -shm files, and locked through\n"
+    "                            FILE-lock: one daemon writes a cache at a time\n"
+    "  --rebuild-cache           if --db is not an sqlkcm cache (not SQLite, another\n"
+    "                            program's database, damaged), move it aside to\n"
+    "                            FILE.corrupt-TIME and rebuild the cache by listing the\n"
+    "                            cluster; without it such a file is refused\n"
     "  --db-cache-mib N          SQLite page cache bound in MiB (default: 2, as\n"
     "                            SQLite's own; the kernel caches the file as well)\n"
     "  --record FILE             append every applied event to FILE as a JSON line\n"
@@ -128,6 +134,7 @@ struct run_options {
 	const char *controllers;
 	enum informer_watch_list watch_list;
 	long db_cache_mib;
+	int rebuild_cache;
 	long replicaset_syncs;
 	double qps;
 	long burst;
@@ -303,7 +310,7 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 	enum { OPT_KUBECONFIG = 256, OPT_CONTEXT, OPT_MASTER, OPT_DB, OPT_DB_CACHE, OPT_RECORD,
 		OPT_CONTROLLERS, OPT_QPS, OPT_BURST, OPT_RS_SYNCS, OPT_LEADER_ELECT,
 		OPT_LEASE_DURATION, OPT_RENEW_DEADLINE, OPT_RETRY_PERIOD, OPT_LOCK,
-		OPT_LOCK_NAMESPACE, OPT_LOCK_NAME, OPT_WATCH_LIST };
+		OPT_LOCK_NAMESPACE, OPT_LOCK_NAME, OPT_WATCH_LIST, OPT_REBUILD_CACHE };
 	enum { OPT_BIND_ADDRESS = 512, OPT_SECURE_PORT, OPT_PORT, OPT_TLS_CERT, OPT_TLS_KEY,
 		OPT_ALWAYS_ALLOW };
 	static const struct option longopts[] = {
@@ -312,6 +319,7 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 		{ "master", required_argument, NULL, OPT_MASTER },
 		{ "db", required_argument, NULL, OPT_DB },
 		{ "db-cache-mib", required_argument, NULL, OPT_DB_CACHE },
+		{ "rebuild-cache", no_argument, NULL, OPT_REBUILD_CACHE },
 		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "controllers", required_argument, NULL, OPT_CONTROLLERS },
 		{ "watch-list", required_argument, NULL, OPT_WATCH_LIST },
@@ -372,6 +380,7 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 			if (parse_long("--db-cache-mib", optarg, 1, 65536, &opts->db_cache_mib, err) != 0)
 				return -1;
 			break;
+		case OPT_REBUILD_CACHE: opts->rebuild_cache = 1; break;
 		case OPT_RECORD: opts->record = optarg; break;
 		case OPT_CONTROLLERS: opts->controllers = optarg; break;
 		case OPT_WATCH_LIST:
@@ -643,6 +652,7 @@ run_configz(const struct run_options *opts, const struct client *client)
 	ADD_STRING("master", opts->master);
 	ADD_STRING("db", opts->db);
 	cJSON_AddNumberToObject(flags, "db-cache-mib", (double)opts->db_cache_mib);
+	cJSON_AddBoolToObject(flags, "rebuild-cache", opts->rebuild_cache);
 	ADD_STRING("record", opts->record);
 	ADD_STRING("controllers", opts->controllers);
 	cJSON_AddNumberToObject(flags, "concurrent-replicaset-syncs",
@@ -711,7 +721,7 @@ int
 run_command(int argc, char **argv, FILE *out, FILE *err)
 {
 	struct run_options opts = { 0 };
-	struct store_options sopts = { 0, 0 };
+	struct store_options sopts = { 0, 0, 0 };
 	struct client_options copts;
 	struct daemon d = { 0 };
 	struct kube_config *kc = NULL;
@@ -750,9 +760,13 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		fprintf(err, "sqlkcm run: %s\n", error);
 		goto out;
 	}
+	/* The cache before the apiserver: a daemon that cannot have it contacts nobody. */
 	sopts.cache_size_kib = (int)opts.db_cache_mib * 1024;
-	if (store_open(opts.db, &sopts, &store, &error) != 0) {
-		fprintf(err, "sqlkcm run: %s\n", error);
+	sopts.rebuild_cache = opts.rebuild_cache;
+	rc = store_open(opts.db, &sopts, &store, &error);
+	if (rc != 0) {
+		fprintf(err, "sqlkcm run: %s%s\n", error, rc != STORE_OPEN_NOT_A_CACHE ? "" :
+		    "; start with --rebuild-cache to move it aside and rebuild the cache from the cluster");
 		goto out;
 	}
 	d.base = event_base_new();

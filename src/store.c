@@ -20,6 +20,21 @@
  * rows by trigger, whoever deletes it. Every statement is prepared once and kept; every
  * value is bound.
  *
+ * The file (opened for writing; ":memory:" has none): one sqlkcm writes a cache at a time.
+ * It holds an flock() on FILE-lock (beside the database file, symbolic links resolved as
+ * SQLite resolves them) for as long as the store is open; a second writer is refused with
+ * the holder's pid, which the lock file holds. Readers (sqlite3, `sqlkcm shell`, `plan`)
+ * never take it. A separate file rather than the database itself because SQLite's locks
+ * are POSIX fcntl locks, which a process loses when it closes any descriptor of the file,
+ * and because the lock must outlive the database file when --rebuild-cache moves it
+ * aside. The kernel drops an flock with its process, so a lock file left by kill -9
+ * blocks nobody; it stays in place (unlinking it would race with a starting writer).
+ * Under the lock, the database file is created 0600, or made 0600 with its -wal and -shm
+ * files if others could read them; SQLite creates -wal and -shm with the database file's
+ * mode. A file that is not an sqlkcm cache (not SQLite, or another program's database) is
+ * refused, or with rebuild_cache moved aside to FILE.corrupt-TIME (-wal and -shm with it)
+ * and replaced by a new cache.
+ *
  * Metrics (store_register_metrics): the object counts and the file sizes are computed when
  * /metrics is rendered, by the loop thread like every other use of the connection; each
  * COMMIT is timed.
@@ -28,9 +43,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,6 +76,7 @@ struct store_table {
 
 struct store {
 	sqlite3 *db;
+	int lock_fd;			/* FILE-lock, flock()ed while open; -1: none */
 	struct store_table *tables;	/* one per resource, by resource->index */
 	sqlite3_int64 last_id;		/* the largest object id given out */
 	sqlite3_stmt *labels_delete;
@@ -171,7 +190,8 @@ store_compact(struct store *s, const char *path, char **error)
 }
 
 /* Brings the schema to the newest version, refusing a database that is not sqlkcm's or
- * that a newer sqlkcm wrote. */
+ * that a newer sqlkcm wrote; STORE_OPEN_NOT_A_CACHE for one that is not sqlkcm's. Only a
+ * file found to be ours (or new) is put in WAL mode, which rewrites its header. */
 static int
 store_migrate(struct store *s, const char *path, int read_only, char **error)
 {
@@ -182,12 +202,25 @@ store_migrate(struct store *s, const char *path, int read_only, char **error)
 	    store_pragma_int(s, "PRAGMA application_id", &app_id, error) != 0 ||
 	    store_pragma_int(s, "SELECT count(*) FROM sqlite_schema", &tables, error) != 0)
 		return -1;
-	if (app_id != STORE_APPLICATION_ID && (app_id != 0 || tables != 0))
-		return error_set(error, "%s is not an sqlkcm database (application_id %lld, %lld "
-		    "schema objects): refusing to change it", path, app_id, tables);
+	if (app_id != STORE_APPLICATION_ID && (app_id != 0 || tables != 0)) {
+		error_set(error, "%s is not an sqlkcm database (application_id %lld, %lld schema "
+		    "objects): refusing to change it", path, app_id, tables);
+		return STORE_OPEN_NOT_A_CACHE;
+	}
+	if (app_id == 0 && version != 0) {
+		/* No table, but another program numbered its schema. */
+		error_set(error, "%s is not an sqlkcm database (user_version %lld, no sqlkcm "
+		    "application_id): refusing to change it", path, version);
+		return STORE_OPEN_NOT_A_CACHE;
+	}
 	if (version > newest)
 		return error_set(error, "%s has schema version %lld, newer than this sqlkcm "
 		    "knows (%d): use a newer sqlkcm or a new database", path, version, newest);
+	if (version == 0 && !read_only && strcmp(path, ":memory:") != 0)
+		log_info("store: creating a new cache in %s", path);
+	if (!read_only && store_exec(s, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
+	    error, path) != 0)
+		return -1;
 	if (read_only) {
 		if (version < newest)
 			return error_set(error, "%s has schema version %lld, older than %d; "
@@ -222,17 +255,174 @@ store_migrate(struct store *s, const char *path, int read_only, char **error)
 	return version > 0 && version < newest ? store_compact(s, path, error) : 0;
 }
 
-/* Creates the file 0600 before SQLite opens it, so the cache (which holds every object,
- * Secrets' neighbours included) is never readable by others, whatever the umask. The
- * -wal and -shm files take the database file's mode. */
-static int
-store_create_file(const char *path, char **error)
-{
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+/* --- the file ------------------------------------------------------------------------ */
 
+/* The database file's path as SQLite sees it, symbolic links resolved (SQLite puts -wal and
+ * -shm beside the link's target); for a file not created yet, its directory's. Malloc'd;
+ * NULL with *error set. */
+static char *
+store_resolve_path(const char *path, char **error)
+{
+	char resolved[PATH_MAX], *dir, *slash, *out;
+	struct stat st;
+
+	if (realpath(path, resolved) != NULL)
+		return xstrdup(resolved);
+	if (errno != ENOENT || lstat(path, &st) == 0) {
+		error_set(error, "cannot open database %s: %s", path,
+		    errno == ENOENT ? "a symbolic link to a missing file" : strerror(errno));
+		return NULL;
+	}
+	slash = strrchr(path, '/');
+	dir = slash == NULL ? xstrdup(".") : slash == path ? xstrdup("/") :
+	    xasprintf("%.*s", (int)(slash - path), path);
+	if (realpath(dir, resolved) == NULL) {
+		error_set(error, "cannot open database %s: %s: %s", path, dir, strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	free(dir);
+	out = xasprintf("%s/%s", strcmp(resolved, "/") == 0 ? "" : resolved,
+	    slash == NULL ? path : slash + 1);
+	return out;
+}
+
+/* Takes the writer's lock on FILE-lock for path (resolved: its resolved path) and writes
+ * our pid into it; *fd stays open, holding the lock, until store_close. Fails, naming the
+ * holder's pid when the file holds one, when another sqlkcm holds it. */
+static int
+store_lock(const char *path, const char *resolved, int *fd, char **error)
+{
+	char *lock_path = xasprintf("%s-lock", resolved), text[32];
+	ssize_t n;
+	long pid;
+	char *end;
+
+	*fd = open(lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (*fd < 0) {
+		error_set(error, "cannot lock %s: %s: %s", path, lock_path, strerror(errno));
+		free(lock_path);
+		return -1;
+	}
+	free(lock_path);
+	if (flock(*fd, LOCK_EX | LOCK_NB) == 0) {
+		if (ftruncate(*fd, 0) == 0)
+			dprintf(*fd, "%ld\n", (long)getpid());
+		return 0;
+	}
+	if (errno != EWOULDBLOCK) {
+		error_set(error, "cannot lock %s: %s", path, strerror(errno));
+	} else {
+		n = pread(*fd, text, sizeof text - 1, 0);
+		text[n > 0 ? n : 0] = '\0';
+		pid = strtol(text, &end, 10);
+		if (pid > 0 && end != text && (*end == '\n' || *end == '\0'))
+			error_set(error, "%s is in use by another sqlkcm (pid %ld); only one daemon "
+			    "may write a cache", path, pid);
+		else
+			error_set(error, "%s is in use by another sqlkcm; only one daemon may write "
+			    "a cache", path);
+	}
+	close(*fd);
+	*fd = -1;
+	return -1;
+}
+
+/* Makes the open file fd (named file) 0600 if group or others may use it, saying so once. */
+static int
+store_make_private(int fd, const struct stat *st, const char *file, char **error)
+{
+	if ((st->st_mode & 077) == 0)
+		return 0;
+	if (fchmod(fd, 0600) != 0)
+		return error_set(error, "cannot make %s private (mode 0600): %s", file,
+		    strerror(errno));
+	log_info("store: %s was mode %04o: made it 0600 (the cache holds the cluster's objects)",
+	    file, (unsigned)(st->st_mode & 07777));
+	return 0;
+}
+
+/* Before SQLite opens it: creates the database file 0600 if it does not exist, refuses a
+ * file that is not an SQLite database (STORE_OPEN_NOT_A_CACHE), and makes the file and
+ * its -wal and -shm files 0600. Called with the writer's lock held: the descriptors it
+ * closes are no SQLite connection's of this process. */
+static int
+store_prepare_file(const char *path, const char *resolved, char **error)
+{
+	static const char *const sidecars[] = { "-wal", "-shm" };
+	static const char magic[16] = "SQLite format 3";
+	char header[sizeof magic];
+	struct stat st;
+	ssize_t n;
+	int fd, rc;
+
+	fd = open(resolved, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return error_set(error, "cannot open database %s: %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return error_set(error, "cannot open database %s: not a regular file", path);
+	}
+	n = pread(fd, header, sizeof header, 0);
+	if (st.st_size > 0 && (n != (ssize_t)sizeof header ||
+	    memcmp(header, magic, sizeof magic) != 0)) {
+		close(fd);
+		error_set(error, "%s is not an sqlkcm cache: not an SQLite file (its first bytes "
+		    "are not SQLite's header)", path);
+		return STORE_OPEN_NOT_A_CACHE;
+	}
+	rc = store_make_private(fd, &st, path, error);
 	close(fd);
+	for (size_t i = 0; rc == 0 && i < sizeof sidecars / sizeof sidecars[0]; i++) {
+		char *file = xasprintf("%s%s", resolved, sidecars[i]);
+
+		/* O_NOFOLLOW: a link planted as -wal never makes us change another file. */
+		fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 && errno != ENOENT)
+			rc = error_set(error, "cannot open %s: %s", file, strerror(errno));
+		else if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)))
+			rc = error_set(error, "cannot open %s: not a regular file", file);
+		else if (fd >= 0)
+			rc = store_make_private(fd, &st, file, error);
+		if (fd >= 0)
+			close(fd);
+		free(file);
+	}
+	return rc;
+}
+
+/* Moves the database file that is not a cache aside, to FILE.corrupt-TIME, its -wal and
+ * -shm files first (a -wal left beside a new file would be applied to it). */
+static int
+store_move_aside(const char *path, const char *resolved, char **error)
+{
+	static const char *const files[] = { "-wal", "-shm", "" };
+	char *aside = NULL;
+	struct stat st;
+
+	for (int i = 0; aside == NULL || lstat(aside, &st) == 0; i++) {
+		free(aside);
+		aside = i == 0 ? xasprintf("%s.corrupt-%lld", resolved, (long long)time(NULL)) :
+		    xasprintf("%s.corrupt-%lld.%d", resolved, (long long)time(NULL), i);
+	}
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char *from = xasprintf("%s%s", resolved, files[i]);
+		char *to = xasprintf("%s%s", aside, files[i]);
+		int rc = rename(from, to);
+
+		if (rc != 0 && errno != ENOENT)
+			error_set(error, "cannot move %s aside to %s: %s", from, to,
+			    strerror(errno));
+		free(from);
+		free(to);
+		if (rc != 0 && errno != ENOENT) {
+			free(aside);
+			return -1;
+		}
+	}
+	log_warning("store: moved %s aside to %s; a new cache is rebuilt by listing the "
+	    "cluster", path, aside);
+	free(aside);
 	return 0;
 }
 
@@ -343,24 +533,23 @@ store_read_last_id(struct store *s, char **error)
 	return rc;
 }
 
-int
-store_open(const char *path, const struct store_options *options, struct store **out,
-    char **error)
+/* Opens the SQLite connection of a new store on path, migrates it and prepares its
+ * statements; resolved (NULL for ":memory:" or read-only) is the file to prepare first. */
+static int
+store_connect(const char *path, const char *resolved, const struct store_options *options,
+    struct store **out, char **error)
 {
-	struct store_options defaults = { 0, 0 };
 	struct store *s;
-	int memory = strcmp(path, ":memory:") == 0;
-	int flags;
+	int flags, rc;
 	char *pragmas;
 
 	*out = NULL;
-	if (options == NULL)
-		options = &defaults;
-	if (!memory && !options->read_only && store_create_file(path, error) != 0)
-		return -1;
+	if (resolved != NULL && (rc = store_prepare_file(path, resolved, error)) != 0)
+		return rc;
 	flags = options->read_only ? SQLITE_OPEN_READONLY :
 	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	s = xcalloc(1, sizeof *s);
+	s->lock_fd = -1;
 	s->tables = xcalloc((size_t)resource_count, sizeof *s->tables);
 	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		error_set(error, "cannot open database %s: %s", path,
@@ -372,18 +561,27 @@ store_open(const char *path, const struct store_options *options, struct store *
 	sqlite3_busy_timeout(s->db, 5000);
 	/* 16 KiB pages hold several ~2 KB object rows each where 4 KiB pages hold one or two
 	 * and spill to overflow pages: in bench/store_ingest, 50% faster writes and a 37%
-	 * smaller file. It only takes effect on a new database, before WAL mode is set. */
+	 * smaller file. It only takes effect on a new database, before WAL mode is set
+	 * (store_migrate). */
 	pragmas = xasprintf("PRAGMA page_size = 16384; PRAGMA cache_size = -%d; "
-	    "PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF;%s",
-	    options->cache_size_kib > 0 ? options->cache_size_kib : 8192,
-	    options->read_only ? "" : " PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
-	if (store_exec(s, pragmas, error, path) != 0 ||
-	    store_migrate(s, path, options->read_only, error) != 0) {
-		free(pragmas);
-		store_close(s);
-		return -1;
-	}
+	    "PRAGMA temp_store = MEMORY; PRAGMA foreign_keys = OFF;",
+	    options->cache_size_kib > 0 ? options->cache_size_kib : 8192);
+	rc = store_exec(s, pragmas, error, path);
 	free(pragmas);
+	if (rc == 0)
+		rc = store_migrate(s, path, options->read_only, error);
+	if (rc == -1 && ((sqlite3_errcode(s->db) & 0xff) == SQLITE_NOTADB ||
+	    (sqlite3_errcode(s->db) & 0xff) == SQLITE_CORRUPT)) {
+		/* The first read of the file found no SQLite database in it. */
+		free(*error);
+		*error = NULL;
+		error_set(error, "%s is not an sqlkcm cache: %s", path, sqlite3_errmsg(s->db));
+		rc = STORE_OPEN_NOT_A_CACHE;
+	}
+	if (rc != 0) {
+		store_close(s);
+		return rc;
+	}
 	if (!options->read_only) {
 		if (store_prepare_shared(s, error) != 0 || store_read_last_id(s, error) != 0) {
 			store_close(s);
@@ -397,6 +595,43 @@ store_open(const char *path, const struct store_options *options, struct store *
 		}
 	}
 	*out = s;
+	return 0;
+}
+
+int
+store_open(const char *path, const struct store_options *options, struct store **out,
+    char **error)
+{
+	struct store_options defaults = { 0, 0, 0 };
+	char *resolved = NULL;
+	int lock_fd = -1, rc;
+
+	*out = NULL;
+	if (options == NULL)
+		options = &defaults;
+	if (strcmp(path, ":memory:") != 0 && !options->read_only) {
+		resolved = store_resolve_path(path, error);
+		if (resolved == NULL || store_lock(path, resolved, &lock_fd, error) != 0) {
+			free(resolved);
+			return -1;
+		}
+	}
+	rc = store_connect(path, resolved, options, out, error);
+	if (rc == STORE_OPEN_NOT_A_CACHE && options->rebuild_cache) {
+		log_warning("store: %s", *error);
+		free(*error);
+		*error = NULL;
+		rc = store_move_aside(path, resolved, error);
+		if (rc == 0)
+			rc = store_connect(path, resolved, options, out, error);
+	}
+	free(resolved);
+	if (rc != 0) {
+		if (lock_fd >= 0)
+			close(lock_fd);
+		return rc;
+	}
+	(*out)->lock_fd = lock_fd;
 	return 0;
 }
 
@@ -426,6 +661,9 @@ store_close(struct store *s)
 			sqlite3_finalize(stmt);
 		sqlite3_close(s->db);
 	}
+	/* After SQLite let go of the file: the next writer may start. */
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
 	free(s->tables);
 	free(s);
 }

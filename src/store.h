@@ -15,7 +15,13 @@ struct store;
 struct store_options {
 	int cache_size_kib;	/* SQLite page cache bound in KiB; 0: the default (8 MiB) */
 	int read_only;		/* open an existing database without writing to it */
+	int rebuild_cache;	/* move a file that is not an sqlkcm cache aside and start a
+				 * new cache in its place */
 };
+
+/* What store_open returns besides 0 and -1: the file is not an sqlkcm cache (not SQLite,
+ * another program's database, or damaged past opening); it was left as it is. */
+#define STORE_OPEN_NOT_A_CACHE -2
 
 /* What a write did to the cache. */
 enum store_change {
@@ -35,8 +41,10 @@ struct store_informer_state {
 	int synced;
 };
 
-/* Opens (creating it 0600 if needed) the database at path, or an in-memory one for
- * ":memory:", in WAL mode, and migrates it to the newest schema. */
+/* Opens the database at path, or an in-memory one for ":memory:", in WAL mode, and
+ * migrates it to the newest schema. Opened for writing, the file is created 0600 or made
+ * 0600 (with its -wal and -shm files), and locked: a second writer of the same file fails
+ * (readers are not affected). Returns 0, -1 or STORE_OPEN_NOT_A_CACHE with *error set. */
 int store_open(const char *path, const struct store_options *options, struct store **out,
     char **error);
 void store_close(struct store *s);

@@ -6,7 +6,8 @@
 n=0
 failed=0
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+daemons=""
+trap 'for pid in $daemons; do kill "$pid" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 
 # check NAME EXPECTED-STATUS STDOUT-PATTERN STDERR-PATTERN -- ARGS...
 # Runs sqlkcm ARGS; passes when the status matches (!0: any failure) and each output matches its grep
@@ -15,7 +16,8 @@ check() {
 	name=$1 want=$2 outpat=$3 errpat=$4
 	shift 5
 	n=$((n + 1))
-	"$SQLKCM" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+	# A command that should have stopped but serves on fails instead of hanging.
+	timeout 30 "$SQLKCM" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
 	status=$?
 	why=""
 	if [ "$want" = "!0" ]; then
@@ -102,6 +104,128 @@ check "renew deadline must exceed retry period times 1.2" 2 "" "times 1.2" -- \
 	run --leader-elect-renew-deadline 2s --leader-elect-retry-period 1m
 check "only leases locks" 2 "" "only leases" -- run --leader-elect-resource-lock endpoints
 check "an unknown flag is named" 2 "" "unknown flag --leader-elect-bogus" -- run --leader-elect-bogus=1
+
+# The cache file, with no cluster: sqlkcm run opens it before it contacts the apiserver,
+# which here is an address nobody answers.
+cat >"$tmp/kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: nobody
+  cluster: {server: "http://127.0.0.1:1"}
+contexts:
+- name: nobody
+  context: {cluster: nobody, user: nobody}
+users:
+- name: nobody
+  user: {}
+current-context: nobody
+EOF
+run_flags="--kubeconfig $tmp/kubeconfig --leader-elect=false --secure-port 0"
+
+# ok NAME CONDITION...: a test of a condition rather than of a command's output.
+ok() {
+	name=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n - $name"
+	else
+		echo "not ok $n - $name"
+		failed=$((failed + 1))
+	fi
+}
+
+# wait_for CONDITION...: true once the condition holds, false after 10 seconds.
+wait_for() {
+	i=0
+	while ! "$@"; do
+		i=$((i + 1))
+		[ "$i" -le 100 ] || return 1
+		sleep 0.1
+	done
+}
+
+# start_daemon DB LOG [FLAGS...]: starts sqlkcm run on DB in the background, its pid in
+# $daemon (killed at exit if not before).
+start_daemon() {
+	db=$1 log=$2
+	shift 2
+	# shellcheck disable=SC2086
+	"$SQLKCM" run $run_flags --db "$db" "$@" >"$log" 2>&1 </dev/null &
+	daemon=$!
+	daemons="$daemons $daemon"
+}
+
+mode_of() { stat -c %a "$1"; }
+lacks() { ! grep -q -- "$1" "$2"; }
+lock_holds() { [ "$(cat "$1-lock" 2>/dev/null)" = "$2" ]; }
+corrupt_file() { ls "$1".corrupt-* 2>/dev/null | grep -v -- '-wal$\|-shm$'; }
+moved_aside() { corrupt_file "$1" >/dev/null; }
+# Whether the daemon logging to $1 has opened its cache and installed its signal handlers.
+started() { grep -q "starting server=" "$1"; }
+
+printf 'not a database, just text that is long enough to be a header and more\n' >"$tmp/text.db"
+cp "$tmp/text.db" "$tmp/text.orig"
+# shellcheck disable=SC2086
+check "run refuses a --db that is not SQLite, naming it, exit 1" 1 "" \
+    "$tmp/text.db is not an sqlkcm cache: not an SQLite file" -- run $run_flags --db "$tmp/text.db"
+ok "run left the file that is not SQLite as it was" cmp -s "$tmp/text.db" "$tmp/text.orig"
+# shellcheck disable=SC2086
+check "run names --rebuild-cache when it refuses a file" 1 "" "start with --rebuild-cache" -- \
+    run $run_flags --db "$tmp/text.db"
+cp "$tmp/other.db" "$tmp/other.orig"
+# shellcheck disable=SC2086
+check "run refuses another program's SQLite database, exit 1" 1 "" \
+    "$tmp/other.db is not an sqlkcm database" -- run $run_flags --db "$tmp/other.db"
+ok "run left the other program's database as it was" cmp -s "$tmp/other.db" "$tmp/other.orig"
+check "run --help documents --rebuild-cache" 0 "^  --rebuild-cache" "" -- run --help
+
+# A cache file left 0644: the daemon makes it 0600 and holds the lock; a second daemon on
+# the same file is refused with the first one's pid; readers still read.
+: >"$tmp/shared.db"
+chmod 644 "$tmp/shared.db"
+start_daemon "$tmp/shared.db" "$tmp/first.log"
+first=$daemon
+ok "a daemon locks its cache and writes its pid in FILE-lock" wait_for lock_holds "$tmp/shared.db" "$first"
+wait_for started "$tmp/first.log"
+ok "a daemon makes a 0644 cache file 0600" [ "$(mode_of "$tmp/shared.db")" = 600 ]
+ok "a daemon says it made the file 0600" grep -q "shared.db was mode 0644: made it 0600" "$tmp/first.log"
+ok "a daemon starting with no cache says it creates one" \
+    grep -q "creating a new cache in $tmp/shared.db" "$tmp/first.log"
+# shellcheck disable=SC2086
+check "a second daemon on the same cache is refused with the holder's pid, exit 1" 1 "" \
+    "$tmp/shared.db is in use by another sqlkcm (pid $first); only one daemon may write a cache" -- \
+    run $run_flags --db "$tmp/shared.db"
+ok "the refused daemon never started (nor contacted the apiserver)" lacks "starting server=" "$tmp/err"
+ok "the first daemon still runs" kill -0 "$first"
+check "plan reads the cache the daemon holds" 0 "" "" -- plan --db "$tmp/shared.db"
+kill "$first"
+wait "$first"
+ok "the first daemon stops cleanly" [ $? = 0 ]
+# The cache deleted while no daemon runs (its lock file left): a cold start.
+rm "$tmp/shared.db"
+start_daemon "$tmp/shared.db" "$tmp/again.log"
+ok "once it stopped, the next daemon takes the cache" wait_for lock_holds "$tmp/shared.db" "$daemon"
+wait_for started "$tmp/again.log"
+ok "a deleted cache is a cold start, said in the log" \
+    grep -q "creating a new cache in $tmp/shared.db" "$tmp/again.log"
+kill "$daemon"
+wait "$daemon"
+ok "the daemon of the cold start stops cleanly" [ $? = 0 ]
+check "the cold start made a new sqlkcm cache" 0 "" "" -- plan --db "$tmp/shared.db"
+
+# --rebuild-cache: the file that is not a cache is moved aside and a new cache made.
+start_daemon "$tmp/text.db" "$tmp/rebuild.log" --rebuild-cache
+rebuilder=$daemon
+ok "--rebuild-cache moves the file aside to FILE.corrupt-TIME" wait_for moved_aside "$tmp/text.db"
+ok "the file moved aside is the one refused" cmp -s "$(corrupt_file "$tmp/text.db")" "$tmp/text.orig"
+ok "--rebuild-cache starts a new cache in its place" wait_for lock_holds "$tmp/text.db" "$rebuilder"
+ok "--rebuild-cache says what it did" grep -q "moved $tmp/text.db aside" "$tmp/rebuild.log"
+wait_for started "$tmp/rebuild.log"
+kill "$rebuilder"
+wait "$rebuilder"
+check "the rebuilt cache is an sqlkcm cache" 0 "" "" -- plan --db "$tmp/text.db"
 
 echo "1..$n"
 [ "$failed" = 0 ]

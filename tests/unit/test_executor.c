@@ -825,7 +825,8 @@ expectations_are_committed_before_the_first_request(void **state)
 		sqlite3_close(cc.other);
 		harness_free(h);
 		unlink(path);
-		for (const char *const *suffix = (const char *const[]){ "-wal", "-shm", NULL };
+		for (const char *const *suffix =
+		    (const char *const[]){ "-wal", "-shm", "-lock", NULL };
 		    *suffix != NULL; suffix++) {
 			char *p = xasprintf("%s%s", path, *suffix);
 			unlink(p);

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -103,22 +105,49 @@ assert_query(struct store *s, const char *sql, const char *param, const char *wa
 	free(got);
 }
 
-/* Removes the database file path (freeing the string), its -wal and -shm files and the
- * directory dir that holds them. */
+/* Removes every file of the directory dir (the database, its -wal, -shm and -lock files,
+ * what was moved aside) and dir itself; frees path. */
 static void
 remove_database(const char *dir, char *path)
 {
-	static const char *const suffixes[] = { "-wal", "-shm" };
+	DIR *d = opendir(dir);
+	struct dirent *e;
 
-	for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-		char *file = xasprintf("%s%s", path, suffixes[i]);
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		char *file;
 
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		file = xasprintf("%s/%s", dir, e->d_name);
 		unlink(file);
 		free(file);
 	}
-	unlink(path);
-	rmdir(dir);
+	closedir(d);
+	assert_int_equal(rmdir(dir), 0);
 	free(path);
+}
+
+/* Writes len bytes of data to the file path, created with mode (umask aside). */
+static void
+write_file(const char *path, const void *data, size_t len, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, len), (ssize_t)len);
+	assert_int_equal(fchmod(fd, mode), 0);
+	close(fd);
+}
+
+/* The permission bits of path (not following a last symbolic link). */
+static unsigned
+file_mode(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(lstat(path, &st), 0);
+	return (unsigned)(st.st_mode & 07777);
 }
 
 static void
@@ -183,7 +212,7 @@ foreign_database_is_refused_and_left_alone(void **state)
 	    NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 
-	assert_int_equal(store_open(path, NULL, &s, &error), -1);
+	assert_int_equal(store_open(path, NULL, &s, &error), STORE_OPEN_NOT_A_CACHE);
 	assert_null(s);
 	assert_non_null(strstr(error, "is not an sqlkcm database"));
 	assert_non_null(strstr(error, path));
@@ -197,9 +226,7 @@ foreign_database_is_refused_and_left_alone(void **state)
 	assert_int_equal(sqlite3_column_int(stmt, 0), 1);
 	sqlite3_finalize(stmt);
 	sqlite3_close(db);
-	unlink(path);
-	rmdir(dir);
-	free(path);
+	remove_database(dir, path);
 }
 
 static void
@@ -219,11 +246,7 @@ newer_schema_version_is_refused(void **state)
 	assert_int_equal(store_open(path, NULL, &s, &error), -1);
 	assert_non_null(strstr(error, "schema version 999, newer than"));
 	free(error);
-	char *f = xasprintf("%s-wal", path); unlink(f); free(f);
-	f = xasprintf("%s-shm", path); unlink(f); free(f);
-	unlink(path);
-	rmdir(dir);
-	free(path);
+	remove_database(dir, path);
 }
 
 static void
@@ -732,6 +755,297 @@ migration_gives_back_the_old_tables_pages(void **state)
 	remove_database(dir, path);
 }
 
+/* --- the file: its mode, its lock, a file that is not a cache --------------------------- */
+
+/* A cache left 0644 by an older sqlkcm (or a copy), with its -wal and -shm, is made 0600
+ * when opened for writing: it holds every object of the cluster. */
+static void
+existing_0644_database_wal_and_shm_are_made_0600(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/sqlkcm-test-XXXXXX";
+	struct store *s = NULL;
+	char *error = NULL, *path, *wal, *shm;
+
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/cache.db", dir);
+	wal = xasprintf("%s-wal", path);
+	shm = xasprintf("%s-shm", path);
+	assert_int_equal(store_open(path, NULL, &s, &error), 0);
+	upsert(s, pods, make_pod("u1", "p1", "1", "", ""), 1);
+	store_close(s);
+	assert_int_equal(chmod(path, 0644), 0);
+	write_file(wal, "", 0, 0644);	/* empty: a log with nothing to apply */
+	write_file(shm, "", 0, 0644);
+
+	assert_int_equal(store_open(path, NULL, &s, &error), 0);
+	assert_int_equal(file_mode(path), 0600);
+	assert_int_equal(file_mode(wal), 0600);
+	assert_int_equal(file_mode(shm), 0600);
+	assert_int_equal(store_count(s, pods), 1);
+	store_close(s);
+	free(wal);
+	free(shm);
+	remove_database(dir, path);
+}
+
+/* A -wal that is a symbolic link is refused: the mode of the file it names is not
+ * touched. */
+static void
+wal_that_is_a_symbolic_link_is_refused_and_its_target_left_alone(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/sqlkcm-test-XXXXXX";
+	struct store *s = NULL;
+	char *error = NULL, *path, *wal, *target;
+
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/cache.db", dir);
+	wal = xasprintf("%s-wal", path);
+	target = xasprintf("%s/someone-elses-file", dir);
+	write_file(target, "x", 1, 0644);
+	assert_int_equal(symlink(target, wal), 0);
+
+	assert_int_equal(store_open(path, NULL, &s, &error), -1);
+	assert_null(s);
+	assert_non_null(strstr(error, wal));
+	assert_int_equal(file_mode(target), 0644);
+	free(error);
+	free(wal);
+	free(target);
+	remove_database(dir, path);
+}
+
+/* One writer per file: a second store opened for writing is refused, naming the file and
+ * the holder's pid, until the first is closed. */
+static void
+second_writer_of_a_database_is_refused_with_the_holders_pid(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/sqlkcm-test-XXXXXX";
+	struct store *s = NULL, *second = NULL;
+	char *error = NULL, *path, *want;
+
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/cache.db", dir);
+	assert_int_equal(store_open(path, NULL, &s, &error), 0);
+	upsert(s, pods, make_pod("u1", "p1", "1", "", ""), 1);
+
+	assert_int_equal(store_open(path, NULL, &second, &error), -1);
+	assert_null(second);
+	want = xasprintf("%s is in use by another sqlkcm (pid %ld); only one daemon may write "
+	    "a cache", path, (long)getpid());
+	assert_string_equal(error, want);
+	free(want);
+	free(error);
+	error = NULL;
+	/* The refused open changed nothing the first writer holds. */
+	upsert(s, pods, make_pod("u2", "p2", "2", "", ""), 1);
+	assert_int_equal(store_count(s, pods), 2);
+
+	store_close(s);
+	assert_int_equal(store_open(path, NULL, &second, &error), 0);
+	assert_int_equal(store_count(second, pods), 2);
+	store_close(second);
+	remove_database(dir, path);
+}
+
+/* Readers take no lock and are not blocked by the writer's: sqlkcm plan's read-only
+ * store and a plain SQLite connection both read while the writer has the file. */
+static void
+readers_are_not_blocked_by_the_writer(void **state)
+{
+	(void)state;
+	struct store_options read_only = { .read_only = 1 };
+	char dir[] = "/tmp/sqlkcm-test-XXXXXX";
+	struct store *s = NULL, *reader = NULL;
+	char *error = NULL, *path;
+	sqlite3 *db;
+	sqlite3_stmt *stmt;
+
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/cache.db", dir);
+	assert_int_equal(store_open(path, NULL, &s, &error), 0);
+	upsert(s, pods, make_pod("u1", "p1", "1", "", ""), 1);
+
+	assert_int_equal(store_open(path, &read_only, &reader, &error), 0);
+	assert_null(error);
+	assert_int_equal(query_int(reader, "SELECT count(*) FROM cache_pods", NULL), 1);
+	store_close(reader);
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM cache_pods", -1, &stmt,
+	    NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(stmt, 0), 1);
+	sqlite3_finalize(stmt);
+	sqlite3_close(db);
+	/* And the writer still writes. */
+	upsert(s, pods, make_pod("u2", "p2", "2", "", ""), 1);
+	store_close(s);
+	remove_database(dir, path);
+}
+
+/* A lock file left by a writer killed with SIGKILL (its pid in it, no lock held) does not
+ * stop the next start. */
+static void
+lock_file_left_by_a_killed_writer_does_not_block(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/sqlkcm-test-XXXXXX";
+	struct store *s = NULL;
+	char *error = NULL, *path, *lock;
+
+	assert_non_null(mkdtemp(dir));
+	path = xasprintf("%s/cache.db", dir);
+	lock = xasprintf("%s-lock", path);
+	write_file(lock, "999999\n", 7, 0600);
+	assert_int_equal(store_open(path, NULL, &s, &error), 0);
+	assert_null(error);
+	store_close(s);
+	free(lock);
+	remove_database(dir, path);
+}
+
+/* Files at --db that are not sqlkcm caches, as data: each is refused with
+ * STORE_OPEN_NOT_A_CACHE and a message naming it and what is wrong, and left as it was. */
+static const struct {
+	const char *name;
+	const char *content;	/* written as the file; NULL: made with sql */
+	size_t len;
+	const char *sql;
+	const char *message;
+} not_a_cache[] = {
+	{ "text", "this is not a database, just a line of text\n", 45, NULL,
+	    "is not an sqlkcm cache: not an SQLite file" },
+	{ "five bytes", "junk\n", 5, NULL, "is not an sqlkcm cache: not an SQLite file" },
+	{ "SQLite's magic and garbage",
+	    "SQLite format 3\0\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff",
+	    32, NULL, "is not an sqlkcm cache: file is not a database" },
+	{ "another program's tables", NULL, 0, "CREATE TABLE notes (x)",
+	    "is not an sqlkcm database (application_id 0, 1 schema objects)" },
+	{ "another program's application_id", NULL, 0, "PRAGMA application_id = 1179603537",
+	    "is not an sqlkcm database (application_id 1179603537" },
+	{ "another program's user_version, no table", NULL, 0, "PRAGMA user_version = 7",
+	    "is not an sqlkcm database (user_version 7, no sqlkcm application_id)" },
+};
+
+/* Makes case i's file at path. */
+static void
+make_not_a_cache(size_t i, const char *path)
+{
+	sqlite3 *db;
+
+	if (not_a_cache[i].content != NULL) {
+		write_file(path, not_a_cache[i].content, not_a_cache[i].len, 0600);
+		return;
+	}
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, not_a_cache[i].sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+/* The bytes of the file path (malloc'd), and their number in *len. */
+static char *
+read_whole_file(const char *path, size_t *len)
+{
+	struct stat st;
+	char *data;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	data = xcalloc(1, (size_t)st.st_size + 1);
+	assert_int_equal(read(fd, data, (size_t)st.st_size), st.st_size);
+	close(fd);
+	*len = (size_t)st.st_size;
+	return data;
+}
+
+static void
+file_that_is_not_a_cache_is_refused_and_left_as_it_was(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof not_a_cache / sizeof not_a_cache[0]; i++) {
+		char dir[] = "/tmp/sqlkcm-test-XXXXXX";
+		struct store *s = NULL;
+		char *error = NULL, *path, *before, *after;
+		size_t before_len, after_len;
+
+		assert_non_null(mkdtemp(dir));
+		path = xasprintf("%s/cache.db", dir);
+		make_not_a_cache(i, path);
+		before = read_whole_file(path, &before_len);
+
+		if (store_open(path, NULL, &s, &error) != STORE_OPEN_NOT_A_CACHE)
+			fail_msg("%s: not refused as not a cache: %s", not_a_cache[i].name,
+			    error != NULL ? error : "opened");
+		assert_null(s);
+		if (strstr(error, path) == NULL || strstr(error, not_a_cache[i].message) == NULL)
+			fail_msg("%s: the message \"%s\" lacks the file or \"%s\"",
+			    not_a_cache[i].name, error, not_a_cache[i].message);
+		after = read_whole_file(path, &after_len);
+		assert_int_equal(after_len, before_len);
+		assert_memory_equal(after, before, before_len);
+		free(error);
+		free(before);
+		free(after);
+		remove_database(dir, path);
+	}
+}
+
+/* With rebuild_cache, a file that is not a cache is moved aside to FILE.corrupt-TIME with
+ * its -wal, and a new, empty cache takes its place. */
+static void
+rebuild_cache_moves_the_file_aside_and_starts_a_new_cache(void **state)
+{
+	(void)state;
+	struct store_options rebuild = { .rebuild_cache = 1 };
+	for (size_t i = 0; i < sizeof not_a_cache / sizeof not_a_cache[0]; i++) {
+		char dir[] = "/tmp/sqlkcm-test-XXXXXX";
+		struct store *s = NULL;
+		char *error = NULL, *path, *wal, *aside = NULL, *aside_wal, *before, *moved;
+		size_t before_len, moved_len;
+		DIR *d;
+		struct dirent *e;
+
+		assert_non_null(mkdtemp(dir));
+		path = xasprintf("%s/cache.db", dir);
+		wal = xasprintf("%s-wal", path);
+		make_not_a_cache(i, path);
+		write_file(wal, "", 0, 0600);
+		before = read_whole_file(path, &before_len);
+
+		if (store_open(path, &rebuild, &s, &error) != 0)
+			fail_msg("%s: not rebuilt: %s", not_a_cache[i].name, error);
+		assert_int_equal(query_int(s, "PRAGMA application_id", NULL), 0x73716b63);
+		assert_int_equal(store_count(s, pods), 0);
+		upsert(s, pods, make_pod("u1", "p1", "1", "", ""), 1);
+		store_close(s);
+
+		assert_non_null(d = opendir(dir));
+		while ((e = readdir(d)) != NULL) {
+			if (strncmp(e->d_name, "cache.db.corrupt-", 17) == 0 &&
+			    strchr(e->d_name + 17, '-') == NULL) {
+				assert_null(aside);
+				aside = xasprintf("%s/%s", dir, e->d_name);
+			}
+		}
+		closedir(d);
+		assert_non_null(aside);
+		moved = read_whole_file(aside, &moved_len);
+		assert_int_equal(moved_len, before_len);
+		assert_memory_equal(moved, before, before_len);
+		aside_wal = xasprintf("%s-wal", aside);
+		assert_int_equal(access(aside_wal, F_OK), 0);
+		free(before);
+		free(moved);
+		free(aside);
+		free(aside_wal);
+		free(wal);
+		remove_database(dir, path);
+	}
+}
+
 static int
 setup(void **state)
 {
@@ -749,6 +1063,13 @@ main(void)
 		cmocka_unit_test(database_file_is_created_0600_in_wal_mode),
 		cmocka_unit_test(foreign_database_is_refused_and_left_alone),
 		cmocka_unit_test(newer_schema_version_is_refused),
+		cmocka_unit_test(existing_0644_database_wal_and_shm_are_made_0600),
+		cmocka_unit_test(wal_that_is_a_symbolic_link_is_refused_and_its_target_left_alone),
+		cmocka_unit_test(second_writer_of_a_database_is_refused_with_the_holders_pid),
+		cmocka_unit_test(readers_are_not_blocked_by_the_writer),
+		cmocka_unit_test(lock_file_left_by_a_killed_writer_does_not_block),
+		cmocka_unit_test(file_that_is_not_a_cache_is_refused_and_left_as_it_was),
+		cmocka_unit_test(rebuild_cache_moves_the_file_aside_and_starts_a_new_cache),
 		cmocka_unit_test(pod_columns_are_copied_and_managed_fields_dropped),
 		cmocka_unit_test(ready_column_follows_the_ready_condition),
 		cmocka_unit_test(deletion_cost_accepts_only_int32),
