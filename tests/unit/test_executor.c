@@ -837,6 +837,55 @@ expectations_are_committed_before_the_first_request(void **state)
 	}
 }
 
+/* Makes every write of expectations fail as on a full disk (temporary triggers, gone with
+ * the connection). */
+static void
+fail_expectation_writes(sqlite3 *db)
+{
+	static const char *const tables[] = { "expectations", "expected_deletions" };
+	static const char *const ops[] = { "INSERT", "UPDATE" };
+
+	for (size_t t = 0; t < NELEM(tables); t++) {
+		for (size_t o = 0; o < NELEM(ops); o++) {
+			char *sql = sqlite3_mprintf("CREATE TEMP TRIGGER full_%s_%s BEFORE %s ON "
+			    "main.%s BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+			    tables[t], ops[o], ops[o], tables[t]);
+			assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+			sqlite3_free(sql);
+		}
+	}
+}
+
+/* A full disk: expectations that cannot be committed mean no request goes out (a pod
+ * created without them would be created again by the next sync, which cannot know of it),
+ * and the sync fails, to be retried with backoff. */
+static void
+no_creation_or_deletion_without_committed_expectations(void **state)
+{
+	static const char *const names[] = { "pod-a", "pod-b" };
+	static const struct {
+		const char *method;
+		int replicas, pods;
+	} cases[] = {
+		{ "POST", 3, 0 },
+		{ "DELETE", 0, 2 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		struct harness *h = harness_new(fixture_new());
+
+		add_rs(h->f, &(struct rs){ .replicas = cases[i].replicas });
+		add_owned_pods(h, names, cases[i].pods);
+		fail_expectation_writes(store_db(h->f->store));
+		carry_out(h);
+		assert_int_equal(fake_apiserver_count(h->fake, cases[i].method, "pods"), 0);
+		assert_outcome(h, 1, 0);
+		assert_expectations(h, -99, -99);
+		harness_free(h);
+	}
+}
+
 /* --- the writes recorded, and the next sync ------------------------------------------------ */
 
 /* Sets the resourceVersion the informer of resource has applied. */
@@ -1286,6 +1335,7 @@ main(void)
 		T(creation_forbidden_otherwise_is_a_failure),
 		T(creation_without_a_response_is_a_failure),
 		cmocka_unit_test(expectations_are_committed_before_the_first_request),
+		cmocka_unit_test(no_creation_or_deletion_without_committed_expectations),
 		/* deletions */
 		T(deletions_go_out_at_once_with_a_uid_precondition),
 		T(deletion_not_found_is_success_and_a_failure_lowers_its_expectation),
