@@ -560,6 +560,8 @@ static void
 informer_restart(struct informer *inf, const char *why)
 {
 	informer_cancel(inf);
+	/* A prune belongs to the sync it follows, which may be what was lost. */
+	event_del(inf->prune_event);
 	informer_load(inf);
 	free(inf->continue_token);
 	inf->continue_token = NULL;
@@ -620,7 +622,6 @@ informer_pruned(const char *uid, const char *body, void *arg)
 	struct informer *inf = arg;
 	cJSON *object;
 
-	(void)uid;
 	if (TAILQ_EMPTY(&inf->set->handlers))
 		return;
 	if ((object = cJSON_Parse(body)) == NULL) {
@@ -659,7 +660,8 @@ informer_prune(evutil_socket_t fd, short what, void *arg)
 		struct timeval now = { 0, 0 };
 
 		informer_set_flush(-1, 0, set);
-		evtimer_add(inf->prune_event, &now);
+		if (inf->synced)	/* else the commit failed: the informer starts over */
+			evtimer_add(inf->prune_event, &now);
 	}
 }
 
