@@ -953,13 +953,48 @@ server_normalize(char *s)
 	return NULL;
 }
 
-/* Checks that a file named by a field can be read. */
+/* Checks that a file named by a field can be read and, when need_data and it is a regular
+ * file, that it holds more than white space: an empty CA, certificate, key or token file is
+ * a mistake that would otherwise surface only as a TLS or 401 error on every request. Other
+ * kinds of file (a pipe, a device) are not read here, so that loading never blocks. */
 static int
-file_check_readable(struct kc_doc *d, const char *where, const char *path, char **error)
+file_check_readable(struct kc_doc *d, const char *where, const char *path, int need_data,
+    char **error)
 {
+	char chunk[4096];
+	struct stat st;
+	int fd, seen_space = 0;
+
 	if (access(path, R_OK) == -1)
 		return kc_error(d, error, "%s: cannot read %s: %s", where, path, strerror(errno));
-	return 0;
+	if (!need_data || stat(path, &st) == -1 || !S_ISREG(st.st_mode))
+		return 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return kc_error(d, error, "%s: cannot read %s: %s", where, path, strerror(errno));
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof chunk);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			int saved = errno;
+			close(fd);
+			return kc_error(d, error, "%s: cannot read %s: %s", where, path,
+			    strerror(saved));
+		}
+		if (n == 0)
+			break;
+		for (ssize_t i = 0; i < n; i++) {
+			if (!isspace((unsigned char)chunk[i])) {
+				close(fd);
+				return 0;
+			}
+		}
+		seen_space = 1;
+	}
+	close(fd);
+	return kc_error(d, error, "%s: %s is empty%s", where, path,
+	    seen_space ? " (only white space)" : "");
 }
 
 /* Validates the cluster in use. */
@@ -987,7 +1022,7 @@ cluster_validate(struct kc_doc *d, const char *where, struct kube_config *c, cha
 		    where);
 	if (c->ca_file != NULL) {
 		field = xasprintf("%s.certificate-authority", where);
-		r = file_check_readable(d, field, c->ca_file, error);
+		r = file_check_readable(d, field, c->ca_file, 1, error);
 		free(field);
 	}
 	return r;
@@ -1063,7 +1098,9 @@ user_validate(struct kc_doc *d, const char *where, struct kube_config *c,
 		if (files[i][1] == NULL)
 			continue;
 		field = xasprintf("%s.%s", where, files[i][0]);
-		r = file_check_readable(d, field, files[i][1], error);
+		/* With a static token too, an empty token file falls back to it (as in
+		 * client-go): only then may the token file be empty. */
+		r = file_check_readable(d, field, files[i][1], i != 2 || c->token == NULL, error);
 		free(field);
 	}
 	return r;
@@ -1965,6 +2002,10 @@ credentials_pem(const char *data, size_t data_len, const char *file, struct watc
 		wf->path = xstrdup(file);
 	if (watched_file_refresh(wf, what, &changed, error) == -1)
 		return -1;
+	if (data_is_blank(wf->data, wf->len)) {
+		wf->loaded = 0;		/* read it again next time */
+		return error_set(error, "%s %s: empty", what, wf->path);
+	}
 	*pem = wf->data;
 	*pem_len = wf->len;
 	return 0;

@@ -74,8 +74,10 @@ struct kube_config {
  * base for relative file paths, which are resolved against its directory as client-go does.
  * context NULL means current-context. Only the chosen context, its cluster and its user are
  * validated semantically (as client-go's ConfirmUsable does), but every entry must decode:
- * wrong types, bad base64 and duplicated names are errors wherever they are. yaml may be
- * NULL when len is 0.
+ * wrong types, bad base64 and duplicated names are errors wherever they are. The CA,
+ * certificate, key and token files that the chosen context uses must be readable and, if
+ * regular files, not empty (a token file may be, beside a static token). yaml may be NULL
+ * when len is 0.
  */
 int kube_config_parse(const char *yaml, size_t len, const char *path, const char *context,
     struct kube_config **out, char **error);

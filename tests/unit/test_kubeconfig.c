@@ -688,6 +688,122 @@ load_files_that_are_all_empty_name_every_file(void **state)
 	tmpdir_remove(dir);
 }
 
+/* One user or cluster whose file is empty: its YAML around the file's path, and the field
+ * the message names. */
+struct empty_file_case {
+	const char *name;
+	const char *before;
+	const char *after;
+	const char *field;
+};
+
+static const struct empty_file_case empty_file_cases[] = {
+	{ "CA file", "clusters:\n- name: k\n  cluster:\n    server: https://h\n"
+	  "    certificate-authority: ", "\n" USER_OK CONTEXT_OK,
+	  "clusters[k].cluster.certificate-authority" },
+	{ "client certificate file", CLUSTER_OK "users:\n- name: u\n  user:\n"
+	  "    client-certificate: ", "\n    client-key-data: " KEY_B64 "\n" CONTEXT_OK,
+	  "users[u].user.client-certificate" },
+	{ "client key file", CLUSTER_OK "users:\n- name: u\n  user:\n"
+	  "    client-certificate-data: " CERT_B64 "\n    client-key: ", "\n" CONTEXT_OK,
+	  "users[u].user.client-key" },
+	{ "token file", CLUSTER_OK "users:\n- name: u\n  user:\n    tokenFile: ",
+	  "\n" CONTEXT_OK, "users[u].user.tokenFile" },
+};
+
+static void
+parse_refuses_empty_ca_certificate_key_and_token_files(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof empty_file_cases / sizeof empty_file_cases[0]; i++) {
+		const struct empty_file_case *t = &empty_file_cases[i];
+
+		for (int blank = 0; blank < 2; blank++) {
+			char *dir = tmpdir_make();
+			char *file = file_write(dir, "f", blank ? " \n\n\t" : "", 0);
+			char *yaml = xasprintf("%s%s%s", t->before, file, t->after);
+			char *error = parse_error(yaml, NULL);
+			char *want = xasprintf("kubeconfig /k/config: %s: %s is empty%s", t->field,
+			    file, blank ? " (only white space)" : "");
+
+			if (error == NULL)
+				fail_msg("case \"%s\" (%s): accepted", t->name,
+				    blank ? "white space" : "empty");
+			if (strcmp(error, want) != 0)
+				fail_msg("case \"%s\":\n got  %s\n want %s", t->name, error, want);
+			free(error);
+			free(want);
+			free(yaml);
+			free(file);
+			tmpdir_remove(dir);
+		}
+	}
+}
+
+static void
+an_empty_token_file_beside_a_static_token_falls_back_to_it(void **state)
+{
+	(void)state;
+	char *dir = tmpdir_make(), *file = file_write(dir, "token", "", 0);
+	char *yaml = xasprintf(CLUSTER_OK "users:\n- name: u\n  user:\n    token: static\n"
+	    "    tokenFile: %s\n" CONTEXT_OK, file);
+	struct kube_config *c = parse_ok(yaml, PATH, NULL);
+	struct kube_credentials cred;
+	char *error = NULL;
+
+	assert_int_equal(kube_config_credentials(c, 0, &cred, &error), 0);
+	assert_string_equal(cred.token, "static");
+	kube_config_free(c);
+	free(yaml);
+	free(file);
+	tmpdir_remove(dir);
+}
+
+static void
+credentials_refuse_a_certificate_or_token_file_that_became_empty(void **state)
+{
+	(void)state;
+	char *dir = tmpdir_make(), *kc = xasprintf("%s/config", dir), *want;
+	struct kube_credentials cred;
+	struct kube_config *c;
+	char *error = NULL;
+
+	free(file_write(dir, "c.crt", "CERT-1", 0));
+	free(file_write(dir, "c.key", "KEY-1", 0));
+	c = parse_ok(CLUSTER_OK "users:\n- name: u\n  user:\n    client-certificate: c.crt\n"
+	    "    client-key: c.key\n" CONTEXT_OK, kc, NULL);
+	assert_int_equal(kube_config_credentials(c, 0, &cred, &error), 0);
+
+	free(file_write(dir, "c.crt", "\n", 0));
+	for (int i = 0; i < 2; i++) {	/* and again, though the file did not change */
+		assert_int_equal(kube_config_credentials(c, 0, &cred, &error), -1);
+		assert_null(cred.cert_pem);
+		want = xasprintf("client certificate %s/c.crt: empty", dir);
+		assert_string_equal(error, want);
+		free(want);
+		free(error);
+		error = NULL;
+	}
+	free(file_write(dir, "c.crt", "CERT-2", 0));
+	assert_int_equal(kube_config_credentials(c, 0, &cred, &error), 0);
+	assert_memory_equal(cred.cert_pem, "CERT-2", 6);
+	kube_config_free(c);
+
+	/* A token file emptied after start: no earlier token, so an error naming it. */
+	free(file_write(dir, "token", "tok\n", 0));
+	c = parse_ok(CLUSTER_OK "users:\n- name: u\n  user:\n    tokenFile: token\n"
+	    CONTEXT_OK, kc, NULL);
+	free(file_write(dir, "token", "", 0));
+	assert_int_equal(kube_config_credentials(c, 0, &cred, &error), -1);
+	want = xasprintf("token file %s/token: empty", dir);
+	assert_string_equal(error, want);
+	free(want);
+	free(error);
+	kube_config_free(c);
+	free(kc);
+	tmpdir_remove(dir);
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Secrets never appear in messages */
 
@@ -1459,6 +1575,9 @@ main(void)
 		cmocka_unit_test(parse_of_no_bytes_at_a_null_pointer_is_the_empty_configuration),
 		cmocka_unit_test(an_empty_kubeconfig_file_says_no_configuration_has_been_provided),
 		cmocka_unit_test(load_files_that_are_all_empty_name_every_file),
+		cmocka_unit_test(parse_refuses_empty_ca_certificate_key_and_token_files),
+		cmocka_unit_test(an_empty_token_file_beside_a_static_token_falls_back_to_it),
+		cmocka_unit_test(credentials_refuse_a_certificate_or_token_file_that_became_empty),
 		cmocka_unit_test(malformed_secrets_never_appear_in_messages),
 		cmocka_unit_test(in_cluster_reads_the_service_account_and_environment),
 		cmocka_unit_test(in_cluster_refuses_a_missing_environment_or_token),
