@@ -2114,6 +2114,8 @@ kube_exec_credential_parse(const char *json, size_t len, const char *api_version
 	int r = -1;
 
 	*out = NULL;
+	if (root == NULL && data_is_blank(json, len))
+		return error_set(error, "ExecCredential: output is empty");
 	if (root == NULL)
 		return error_set(error, "ExecCredential: output is not valid JSON");
 	if (!cJSON_IsObject(root)) {

@@ -1196,6 +1196,9 @@ static const struct exec_failure_case exec_failure_cases[] = {
 	  "no answer within 300 ms; killed it" },
 	{ "too much output", "#!/bin/sh\nexec yes\n", "",
 	  "wrote more than 1048576 bytes; killed it" },
+	{ "empty output", "#!/bin/sh\nexit 0\n", "", "ExecCredential: output is empty" },
+	{ "white space output", "#!/bin/sh\nprintf ' \\n\\n\\t'\n", "",
+	  "ExecCredential: output is empty" },
 	{ "interactive only", "#!/bin/sh\nexit 0\n", "",
 	  "interactiveMode is Always, but sqlkcm runs plugins without a terminal" },
 };
@@ -1320,7 +1323,9 @@ struct credential_error_case {
 
 static const struct credential_error_case credential_error_cases[] = {
 	{ "[1]", "ExecCredential: output is not a JSON object" },
-	{ "", "ExecCredential: output is not valid JSON" },
+	{ "", "ExecCredential: output is empty" },
+	{ " \n\t\n", "ExecCredential: output is empty" },
+	{ "\n{", "ExecCredential: output is not valid JSON" },
 	{ "{\"kind\":\"ExecCredential\"}", "ExecCredential: apiVersion missing" },
 	{ "{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"Secret\","
 	  "\"status\":{\"token\":\"t\"}}", "ExecCredential: kind must be ExecCredential" },
