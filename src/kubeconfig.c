@@ -159,6 +159,16 @@ watched_file_clear(struct watched_file *wf)
 	memset(wf, 0, sizeof *wf);
 }
 
+/* Says whether s[0..len) is empty or only white space. */
+static int
+data_is_blank(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!isspace((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
 /* Returns a malloc'd copy of s[0..len) without leading and trailing white space. */
 static char *
 string_trim(const char *s, size_t len)
@@ -494,13 +504,17 @@ map_get_sequence(struct kc_doc *d, yaml_node_t *map, const char *where, const ch
 	return 0;
 }
 
-/* Loads the first YAML document of text into d; d->path must be set. */
+/* Loads the first YAML document of text (NULL or blank: none) into d; d->path must be set. */
 static int
 kc_doc_load(struct kc_doc *d, const char *text, size_t len, char **error)
 {
 	yaml_parser_t parser;
 	yaml_node_t *root;
 
+	/* Nothing to parse: an empty file reads into a NULL string, on which libyaml asserts,
+	 * and tabs alone are a YAML syntax error though the file says nothing. */
+	if (text == NULL || data_is_blank(text, len))
+		return 0;
 	if (!yaml_parser_initialize(&parser))
 		return kc_error(d, error, "cannot initialize the YAML parser");
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
@@ -520,7 +534,8 @@ kc_doc_load(struct kc_doc *d, const char *text, size_t len, char **error)
 	if (root == NULL || node_is_null(root))
 		return 0;
 	if (root->type != YAML_MAPPING_NODE)
-		return kc_error(d, error, "not a mapping at the top level");
+		return kc_error(d, error, "not a kubeconfig: the top level is a %s, not a mapping",
+		    root->type == YAML_SEQUENCE_NODE ? "list" : "scalar");
 	d->root = root;
 	return 0;
 }
@@ -938,13 +953,48 @@ server_normalize(char *s)
 	return NULL;
 }
 
-/* Checks that a file named by a field can be read. */
+/* Checks that a file named by a field can be read and, when need_data and it is a regular
+ * file, that it holds more than white space: an empty CA, certificate, key or token file is
+ * a mistake that would otherwise surface only as a TLS or 401 error on every request. Other
+ * kinds of file (a pipe, a device) are not read here, so that loading never blocks. */
 static int
-file_check_readable(struct kc_doc *d, const char *where, const char *path, char **error)
+file_check_readable(struct kc_doc *d, const char *where, const char *path, int need_data,
+    char **error)
 {
+	char chunk[4096];
+	struct stat st;
+	int fd, seen_space = 0;
+
 	if (access(path, R_OK) == -1)
 		return kc_error(d, error, "%s: cannot read %s: %s", where, path, strerror(errno));
-	return 0;
+	if (!need_data || stat(path, &st) == -1 || !S_ISREG(st.st_mode))
+		return 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return kc_error(d, error, "%s: cannot read %s: %s", where, path, strerror(errno));
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof chunk);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			int saved = errno;
+			close(fd);
+			return kc_error(d, error, "%s: cannot read %s: %s", where, path,
+			    strerror(saved));
+		}
+		if (n == 0)
+			break;
+		for (ssize_t i = 0; i < n; i++) {
+			if (!isspace((unsigned char)chunk[i])) {
+				close(fd);
+				return 0;
+			}
+		}
+		seen_space = 1;
+	}
+	close(fd);
+	return kc_error(d, error, "%s: %s is empty%s", where, path,
+	    seen_space ? " (only white space)" : "");
 }
 
 /* Validates the cluster in use. */
@@ -972,7 +1022,7 @@ cluster_validate(struct kc_doc *d, const char *where, struct kube_config *c, cha
 		    where);
 	if (c->ca_file != NULL) {
 		field = xasprintf("%s.certificate-authority", where);
-		r = file_check_readable(d, field, c->ca_file, error);
+		r = file_check_readable(d, field, c->ca_file, 1, error);
 		free(field);
 	}
 	return r;
@@ -1048,7 +1098,9 @@ user_validate(struct kc_doc *d, const char *where, struct kube_config *c,
 		if (files[i][1] == NULL)
 			continue;
 		field = xasprintf("%s.%s", where, files[i][0]);
-		r = file_check_readable(d, field, files[i][1], error);
+		/* With a static token too, an empty token file falls back to it (as in
+		 * client-go): only then may the token file be empty. */
+		r = file_check_readable(d, field, files[i][1], i != 2 || c->token == NULL, error);
 		free(field);
 	}
 	return r;
@@ -1096,10 +1148,60 @@ config_take(struct kube_config *dst, struct kube_config *src)
 		dst->key_pem_len = src->key_pem_len;
 }
 
-/* Builds the configuration of a context from loaded files (decoded and checked already). */
+/* Says whether a loaded file holds no configuration, as client-go's IsConfigEmpty: no
+ * document at all (empty, white space, comments, "---"), or a mapping with no clusters,
+ * users or contexts and no current-context. */
+static int
+doc_is_empty(struct kc_doc *d)
+{
+	static const char *const keys[] = { "clusters", "users", "contexts", "current-context" };
+	yaml_document_t *doc = &d->doc;
+
+	if (d->root == NULL)
+		return 1;
+	for (yaml_node_pair_t *p = d->root->data.mapping.pairs.start;
+	    p < d->root->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(doc, p->value);
+
+		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+			if (!scalar_equals(k, keys[i]) || v == NULL || node_is_null(v))
+				continue;
+			if (v->type == YAML_SEQUENCE_NODE &&
+			    v->data.sequence.items.top == v->data.sequence.items.start)
+				continue;
+			if (v->type == YAML_SCALAR_NODE && v->data.scalar.length == 0)
+				continue;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Sets *error to client-go's message for a configuration with nothing in it, naming the
+ * files; returns -1. sqlkcm does not read KUBERNETES_MASTER, which client-go's message
+ * suggests: --master is what sqlkcm takes instead. */
+static int
+docs_empty_error(const struct kc_doc *docs, size_t ndocs, char **error)
+{
+	struct buf paths;
+
+	buf_init(&paths);
+	for (size_t k = 0; k < ndocs; k++)
+		buf_printf(&paths, "%s%s", k ? ", " : "", docs[k].path);
+	error_set(error, "kubeconfig %s: invalid configuration: no configuration has been "
+	    "provided, try giving --master (the file%s defines no cluster, user, context or "
+	    "current-context)", paths.data, ndocs > 1 ? "s" : "");
+	buf_free(&paths);
+	return -1;
+}
+
+/* Builds the configuration of a context from loaded files (decoded and checked already).
+ * *empty (if not NULL) says whether it failed because the files hold no configuration at
+ * all, which kube_config_resolve treats as no file (as client-go's deferred loading does). */
 static int
 docs_select(struct kc_doc *docs, size_t ndocs, const char *context_arg,
-    struct kube_config **out, char **error)
+    struct kube_config **out, int *empty, char **error)
 {
 	struct kube_config *c = xcalloc(1, sizeof *c);
 	struct kube_config part = { 0 };
@@ -1108,7 +1210,16 @@ docs_select(struct kc_doc *docs, size_t ndocs, const char *context_arg,
 	struct kc_doc *d = &docs[0], *cd, *found;
 	yaml_node_t *inner;
 	char *context = NULL, *where = NULL;
+	int all_empty = 1;
 
+	for (size_t k = 0; k < ndocs; k++)
+		all_empty &= doc_is_empty(&docs[k]);
+	if (empty != NULL)
+		*empty = all_empty;
+	if (all_empty) {
+		docs_empty_error(docs, ndocs, error);
+		goto fail;
+	}
 	if (context_arg != NULL && context_arg[0] != '\0')
 		context = xstrdup(context_arg);
 	for (size_t k = 0; k < ndocs && context == NULL; k++) {
@@ -1239,21 +1350,16 @@ kube_config_parse(const char *yaml, size_t len, const char *path, const char *co
 	*out = NULL;
 	r = doc_open(&d, yaml, len, path, error);
 	if (r == 0)
-		r = docs_select(&d, 1, context, out, error);
+		r = docs_select(&d, 1, context, out, NULL, error);
 	kc_doc_clear(&d);
 	return r;
 }
 
-int
-kube_config_load_file(const char *path, const char *context, struct kube_config **out,
-    char **error)
-{
-	return kube_config_load_files(&path, 1, context, out, error);
-}
-
-int
-kube_config_load_files(const char *const *paths, size_t npaths, const char *context,
-    struct kube_config **out, char **error)
+/* Reads, merges and selects from kubeconfig files; *empty says whether it failed because
+ * the files that exist hold no configuration at all. */
+static int
+files_load(const char *const *paths, size_t npaths, const char *context,
+    struct kube_config **out, int *empty, char **error)
 {
 	struct kc_doc *docs = xcalloc(npaths + 1, sizeof *docs);
 	struct buf text;
@@ -1261,6 +1367,7 @@ kube_config_load_files(const char *const *paths, size_t npaths, const char *cont
 	int r = -1;
 
 	*out = NULL;
+	*empty = 0;
 	buf_init(&text);
 	for (size_t i = 0; i < npaths; i++) {
 		int seen = 0;
@@ -1286,13 +1393,31 @@ kube_config_load_files(const char *const *paths, size_t npaths, const char *cont
 		buf_free(&list);
 		goto out;
 	}
-	r = docs_select(docs, ndocs, context, out, error);
+	r = docs_select(docs, ndocs, context, out, empty, error);
 out:
 	for (size_t i = 0; i < ndocs; i++)
 		kc_doc_clear(&docs[i]);
 	free(docs);
 	buf_free(&text);
 	return r;
+}
+
+int
+kube_config_load_file(const char *path, const char *context, struct kube_config **out,
+    char **error)
+{
+	int empty;
+
+	return files_load(&path, 1, context, out, &empty, error);
+}
+
+int
+kube_config_load_files(const char *const *paths, size_t npaths, const char *context,
+    struct kube_config **out, char **error)
+{
+	int empty;
+
+	return files_load(paths, npaths, context, out, &empty, error);
 }
 
 /* Frees the fields of a configuration, leaving it zeroed. */
@@ -1442,10 +1567,11 @@ path_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
-/* Loads the files of a $KUBECONFIG list; *none is set when no file of it exists. */
+/* Loads the files of a $KUBECONFIG list; *none is set when no file of it exists, *empty
+ * when those that exist hold no configuration. */
 static int
 resolve_kubeconfig_env(const char *list, const char *context, struct kube_config **out,
-    int *none, char **error)
+    int *none, int *empty, char **error)
 {
 	char *copy = xstrdup(list), *save = NULL;
 	const char **paths = xcalloc(strlen(list) / 2 + 2, sizeof *paths);
@@ -1457,8 +1583,9 @@ resolve_kubeconfig_env(const char *list, const char *context, struct kube_config
 		exists |= path_exists(p);
 	}
 	*none = !exists;
+	*empty = 0;
 	if (exists)
-		r = kube_config_load_files(paths, n, context, out, error);
+		r = files_load(paths, n, context, out, empty, error);
 	free(paths);
 	free(copy);
 	return r;
@@ -1474,13 +1601,14 @@ kube_config_resolve(const char *kubeconfig_flag, const char *context, const char
 	int have_master = master != NULL && master[0] != '\0';
 	struct kube_config *c = NULL;
 	char *home_config = NULL;
-	int r = 0, none;
+	int r = 0, none, empty = 0;
 
 	*out = NULL;
 	if (kubeconfig_flag != NULL && kubeconfig_flag[0] != '\0') {
-		r = kube_config_load_file(kubeconfig_flag, context, &c, error);
+		r = files_load(&kubeconfig_flag, 1, context, &c, &empty, error);
 	} else if (env != NULL && env[0] != '\0' &&
-	    (r = resolve_kubeconfig_env(env, context, &c, &none, error)) == 0 && !none) {
+	    (r = resolve_kubeconfig_env(env, context, &c, &none, &empty, error)) == 0 &&
+	    !none) {
 		/* loaded from $KUBECONFIG */
 	} else if (r == -1) {
 		/* a $KUBECONFIG file is wrong: that error stands */
@@ -1491,12 +1619,21 @@ kube_config_resolve(const char *kubeconfig_flag, const char *context, const char
 		    env);
 	} else if ((env == NULL || env[0] == '\0') && home != NULL && home[0] != '\0' &&
 	    path_exists(home_config = xasprintf("%s/.kube/config", home))) {
-		r = kube_config_load_file(home_config, context, &c, error);
+		r = files_load((const char *const *)&home_config, 1, context, &c, &empty, error);
 	} else if (!have_master) {
 		r = error_set(error, "no configuration found: give --kubeconfig or --master, set "
 		    "$KUBECONFIG, run in a pod, or create ~/.kube/config");
 	}
 	free(home_config);
+	if (r == -1 && empty && (in_cluster || have_master)) {
+		/* Files with nothing in them count as none, as for client-go's deferred
+		 * loading: in a pod the in-cluster configuration, else --master alone. */
+		if (error != NULL) {
+			free(*error);
+			*error = NULL;
+		}
+		r = in_cluster ? kube_config_in_cluster(NULL, &c, error) : 0;
+	}
 	if (r == -1)
 		return -1;
 	if (have_master) {
@@ -1865,6 +2002,10 @@ credentials_pem(const char *data, size_t data_len, const char *file, struct watc
 		wf->path = xstrdup(file);
 	if (watched_file_refresh(wf, what, &changed, error) == -1)
 		return -1;
+	if (data_is_blank(wf->data, wf->len)) {
+		wf->loaded = 0;		/* read it again next time */
+		return error_set(error, "%s %s: empty", what, wf->path);
+	}
 	*pem = wf->data;
 	*pem_len = wf->len;
 	return 0;
@@ -1973,6 +2114,8 @@ kube_exec_credential_parse(const char *json, size_t len, const char *api_version
 	int r = -1;
 
 	*out = NULL;
+	if (root == NULL && data_is_blank(json, len))
+		return error_set(error, "ExecCredential: output is empty");
 	if (root == NULL)
 		return error_set(error, "ExecCredential: output is not valid JSON");
 	if (!cJSON_IsObject(root)) {

@@ -74,7 +74,10 @@ struct kube_config {
  * base for relative file paths, which are resolved against its directory as client-go does.
  * context NULL means current-context. Only the chosen context, its cluster and its user are
  * validated semantically (as client-go's ConfirmUsable does), but every entry must decode:
- * wrong types, bad base64 and duplicated names are errors wherever they are.
+ * wrong types, bad base64 and duplicated names are errors wherever they are. The CA,
+ * certificate, key and token files that the chosen context uses must be readable and, if
+ * regular files, not empty (a token file may be, beside a static token). yaml may be NULL
+ * when len is 0.
  */
 int kube_config_parse(const char *yaml, size_t len, const char *path, const char *context,
     struct kube_config **out, char **error);
@@ -107,6 +110,10 @@ int kube_config_in_cluster(const char *sa_dir, struct kube_config **out, char **
  * ~/.kube/config. Then master, when set, replaces the server (with no configuration at all,
  * master alone is enough for an unauthenticated connection). context as for
  * kube_config_parse (ignored in-cluster).
+ *
+ * Kubeconfig files with nothing in them (empty, white space, comments, "{}": no cluster,
+ * user, context or current-context) are client-go's "no configuration has been provided":
+ * an error without --master, but in a pod or with --master they count as no file at all.
  */
 int kube_config_resolve(const char *kubeconfig_flag, const char *context, const char *master,
     struct kube_config **out, char **error);

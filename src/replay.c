@@ -74,7 +74,8 @@ const char replay_usage[] =
     "status for update-status).\n"
     "\n"
     "Exit status: 0 when the log was replayed (bad records skipped), 1 when it could not\n"
-    "be (a file or database error; with --strict, a bad record), 2 on a bad command line.\n";
+    "be (a file or database error, an empty log; with --strict, a bad record), 2 on a bad\n"
+    "command line.\n";
 
 /* --- the queue ------------------------------------------------------------------------- */
 
@@ -588,6 +589,12 @@ replay_run(FILE *in, const char *name, const struct replay_options *options, FIL
 	}
 	if (replay_batch(&rp, error) != 0)
 		goto out;
+	if (eventlog_format(log) == EVENTLOG_UNKNOWN) {
+		/* Not one record: most likely the wrong file, or a recording that never
+		 * started; a silent success would hide that. */
+		error_set(error, "%s: the log is empty: no events to replay", name);
+		goto out;
+	}
 	rc = 0;
 out:
 	replay_batch_clear(&rp);

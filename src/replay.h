@@ -24,7 +24,8 @@ struct replay_stats {
  * Replays the log read from in (named name in messages): applies its events to a fresh
  * cache batch by batch, runs the enabled controllers after each batch and writes their
  * actions to out as JSON lines; bad records are reported on err. Returns 0, or -1 with
- * *error set when the replay could not go on (the cache failed; with strict, a bad record).
+ * *error set when the replay could not go on (the cache failed; with strict, a bad record)
+ * or had nothing to do (a log with no record at all: empty or blank lines only).
  */
 int replay_run(FILE *in, const char *name, const struct replay_options *options, FILE *out,
     FILE *err, struct replay_stats *stats, char **error);

@@ -226,6 +226,32 @@ wait_for started "$tmp/rebuild.log"
 kill "$rebuilder"
 wait "$rebuilder"
 check "the rebuilt cache is an sqlkcm cache" 0 "" "" -- plan --db "$tmp/text.db"
+# An empty or blank kubeconfig: client-go's message naming the file, exit 1, never an abort.
+# --db names a directory that does not exist, so that a kubeconfig wrongly accepted fails
+# at the cache with another message instead of running the daemon.
+nodb=$tmp/no-such-dir/run.db
+: >"$tmp/zero-length"
+printf '\n  \n# a fresh kubeconfig\n' >"$tmp/comments-only"
+printf -- '---\n' >"$tmp/document-marker-only"
+printf '{}\n' >"$tmp/empty-mapping"
+for f in zero-length comments-only document-marker-only empty-mapping; do
+	check "run --kubeconfig $f: no configuration has been provided, exit 1" 1 "" \
+	    "^sqlkcm run: kubeconfig $tmp/$f: invalid configuration: no configuration has been provided" \
+	    -- run --kubeconfig "$tmp/$f" --db "$nodb"
+done
+check "run --kubeconfig zero-length --master: runs on --master alone (here: fails at --db)" 1 "" \
+	"sqlkcm run: .*no-such-dir" -- run --kubeconfig "$tmp/zero-length" \
+	--master http://127.0.0.1:1 --db "$nodb"
+printf 'hello\n' >"$tmp/scalar"
+check "run --kubeconfig with a scalar document names what it is, exit 1" 1 "" \
+	"kubeconfig $tmp/scalar: not a kubeconfig: the top level is a scalar" \
+	-- run --kubeconfig "$tmp/scalar" --db "$nodb"
+: >"$tmp/empty-ca"
+printf 'clusters:\n- name: k\n  cluster:\n    server: https://127.0.0.1:1\n    certificate-authority: %s\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: c\n  context: {cluster: k, user: u}\ncurrent-context: c\n' \
+	"$tmp/empty-ca" >"$tmp/empty-ca-config"
+check "run --kubeconfig naming an empty CA file names it, exit 1" 1 "" \
+	"certificate-authority: $tmp/empty-ca is empty" \
+	-- run --kubeconfig "$tmp/empty-ca-config" --db "$nodb"
 
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -157,6 +157,31 @@ why=""
 [ "$status" = 2 ] || why="exit status $status, want 2"
 result "no log is a usage error" "$why"
 
+# An empty log is an error that says so (exit 1), from a file or from stdin, never a
+# silent success or a crash.
+: >"$tmp/empty.log"
+printf '\n  \n\t\n' >"$tmp/blank.log"
+for f in empty blank; do
+	replay "$tmp/$f.log"
+	why=""
+	[ "$status" = 1 ] || why="exit status $status, want 1"
+	grep -q "^sqlkcm replay: $tmp/$f.log: the log is empty: no events to replay\$" \
+	    "$tmp/err" || why="$why; stderr: $(head -n 2 "$tmp/err")"
+	[ -s "$tmp/out" ] && why="$why; printed actions"
+	result "$f.log, with no record, says it has no events, exit 1" "${why#; }"
+done
+"$SQLKCM" replay - </dev/null >"$tmp/out" 2>"$tmp/err"
+status=$?
+why=""
+[ "$status" = 1 ] || why="exit status $status, want 1"
+grep -q "^sqlkcm replay: -: the log is empty" "$tmp/err" || why="$why; stderr: $(head -n 2 "$tmp/err")"
+result "an empty log on stdin says it has no events, exit 1" "${why#; }"
+replay "$tmp/empty.log" --strict
+why=""
+[ "$status" = 1 ] || why="exit status $status, want 1"
+grep -q "the log is empty" "$tmp/err" || why="$why; stderr: $(head -n 2 "$tmp/err")"
+result "--strict: an empty log says it has no events, exit 1" "${why#; }"
+
 replay "$log" --bogus
 why=""
 [ "$status" = 2 ] || why="exit status $status, want 2"

@@ -266,6 +266,11 @@ parse_reads_the_exec_section(void **state)
 	kube_config_free(c);
 }
 
+/* client-go's message for a kubeconfig with nothing in it, for PATHS (S: "s" if several). */
+#define EMPTY_CONFIG(PATHS, S) "kubeconfig " PATHS ": invalid configuration: no configuration " \
+	"has been provided, try giving --master (the file" S " defines no cluster, user, " \
+	"context or current-context)"
+
 /* One kubeconfig that must be refused, and the exact message. */
 struct parse_error_case {
 	const char *name;
@@ -276,10 +281,24 @@ struct parse_error_case {
 
 static const struct parse_error_case parse_error_cases[] = {
 	{ "not a mapping", "- a\n- b\n", NULL,
-	  "kubeconfig /k/config: not a mapping at the top level" },
+	  "kubeconfig /k/config: not a kubeconfig: the top level is a list, not a mapping" },
 	{ "scalar document", "hello\n", NULL,
-	  "kubeconfig /k/config: not a mapping at the top level" },
-	{ "empty document", "", NULL,
+	  "kubeconfig /k/config: not a kubeconfig: the top level is a scalar, not a mapping" },
+	{ "quoted scalar document", "\"{}\"\n", NULL,
+	  "kubeconfig /k/config: not a kubeconfig: the top level is a scalar, not a mapping" },
+	{ "empty document", "", NULL, EMPTY_CONFIG("/k/config", "") },
+	{ "empty document with a context argument", "", "c", EMPTY_CONFIG("/k/config", "") },
+	{ "white space only", " \n\t\n\n", NULL, EMPTY_CONFIG("/k/config", "") },
+	{ "comments only", "# a fresh kubeconfig\n   # nothing yet\n", NULL,
+	  EMPTY_CONFIG("/k/config", "") },
+	{ "document marker only", "---\n", NULL, EMPTY_CONFIG("/k/config", "") },
+	{ "document markers and end", "---\n...\n", NULL, EMPTY_CONFIG("/k/config", "") },
+	{ "empty mapping", "{}\n", NULL, EMPTY_CONFIG("/k/config", "") },
+	{ "null document", "~\n", NULL, EMPTY_CONFIG("/k/config", "") },
+	{ "only kind, apiVersion and empty lists",
+	  "apiVersion: v1\nkind: Config\nclusters: []\nusers: []\ncontexts: []\n"
+	  "current-context: \"\"\npreferences: {}\n", NULL, EMPTY_CONFIG("/k/config", "") },
+	{ "clusters but no context", CLUSTER_OK, NULL,
 	  "kubeconfig /k/config: current-context is not set and no context was given" },
 	{ "no current-context", CLUSTER_OK USER_OK
 	  "contexts:\n- name: c\n  context: {cluster: k, user: u}\n", NULL,
@@ -595,6 +614,193 @@ load_file_refuses_files_over_one_mebibyte(void **state)
 	free(want);
 	free(path);
 	free(big);
+	tmpdir_remove(dir);
+}
+
+static void
+parse_of_no_bytes_at_a_null_pointer_is_the_empty_configuration(void **state)
+{
+	(void)state;
+	struct kube_config *c = NULL;
+	char *error = NULL;
+
+	/* What an empty file reads into; libyaml asserts on a NULL string. */
+	assert_int_equal(kube_config_parse(NULL, 0, PATH, NULL, &c, &error), -1);
+	assert_null(c);
+	assert_string_equal(error, EMPTY_CONFIG("/k/config", ""));
+	free(error);
+}
+
+/* The empty and blank kubeconfig files of the load tests. */
+static const char *const empty_files[] = { "", "\n", "  \n\t\n", "# nothing yet\n",
+	"---\n", "{}\n" };
+
+static void
+an_empty_kubeconfig_file_says_no_configuration_has_been_provided(void **state)
+{
+	(void)state;
+	char *dir = tmpdir_make(), *want;
+	struct kube_config *c = NULL;
+	char *error = NULL;
+
+	for (size_t i = 0; i < sizeof empty_files / sizeof empty_files[0]; i++) {
+		char *path = file_write(dir, "config", empty_files[i], 0);
+
+		if (kube_config_load_file(path, NULL, &c, &error) != -1)
+			fail_msg("empty file %zu: accepted", i);
+		assert_null(c);
+		want = xasprintf(EMPTY_CONFIG("%s", ""), path);
+		if (strcmp(error, want) != 0)
+			fail_msg("empty file %zu:\n got  %s\n want %s", i, error, want);
+		free(want);
+		free(error);
+		error = NULL;
+		free(path);
+	}
+	tmpdir_remove(dir);
+}
+
+static void
+load_files_that_are_all_empty_name_every_file(void **state)
+{
+	(void)state;
+	char *dir = tmpdir_make(), *want;
+	char *a = file_write(dir, "a", "", 0), *b = file_write(dir, "b", "# empty\n", 0);
+	char *good = file_write(dir, "good", CLUSTER_OK USER_OK CONTEXT_OK, 0);
+	struct kube_config *c = NULL;
+	char *error = NULL;
+
+	assert_int_equal(kube_config_load_files((const char *[]){ a, b }, 2, NULL, &c, &error),
+	    -1);
+	want = xasprintf(EMPTY_CONFIG("%s, %s", "s"), a, b);
+	assert_string_equal(error, want);
+	free(want);
+	free(error);
+
+	/* An empty file beside a full one is merged as nothing. */
+	assert_int_equal(kube_config_load_files((const char *[]){ a, good }, 2, NULL, &c,
+	    &error), 0);
+	assert_string_equal(c->server, "https://127.0.0.1:6443");
+	kube_config_free(c);
+	free(a);
+	free(b);
+	free(good);
+	tmpdir_remove(dir);
+}
+
+/* One user or cluster whose file is empty: its YAML around the file's path, and the field
+ * the message names. */
+struct empty_file_case {
+	const char *name;
+	const char *before;
+	const char *after;
+	const char *field;
+};
+
+static const struct empty_file_case empty_file_cases[] = {
+	{ "CA file", "clusters:\n- name: k\n  cluster:\n    server: https://h\n"
+	  "    certificate-authority: ", "\n" USER_OK CONTEXT_OK,
+	  "clusters[k].cluster.certificate-authority" },
+	{ "client certificate file", CLUSTER_OK "users:\n- name: u\n  user:\n"
+	  "    client-certificate: ", "\n    client-key-data: " KEY_B64 "\n" CONTEXT_OK,
+	  "users[u].user.client-certificate" },
+	{ "client key file", CLUSTER_OK "users:\n- name: u\n  user:\n"
+	  "    client-certificate-data: " CERT_B64 "\n    client-key: ", "\n" CONTEXT_OK,
+	  "users[u].user.client-key" },
+	{ "token file", CLUSTER_OK "users:\n- name: u\n  user:\n    tokenFile: ",
+	  "\n" CONTEXT_OK, "users[u].user.tokenFile" },
+};
+
+static void
+parse_refuses_empty_ca_certificate_key_and_token_files(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof empty_file_cases / sizeof empty_file_cases[0]; i++) {
+		const struct empty_file_case *t = &empty_file_cases[i];
+
+		for (int blank = 0; blank < 2; blank++) {
+			char *dir = tmpdir_make();
+			char *file = file_write(dir, "f", blank ? " \n\n\t" : "", 0);
+			char *yaml = xasprintf("%s%s%s", t->before, file, t->after);
+			char *error = parse_error(yaml, NULL);
+			char *want = xasprintf("kubeconfig /k/config: %s: %s is empty%s", t->field,
+			    file, blank ? " (only white space)" : "");
+
+			if (error == NULL)
+				fail_msg("case \"%s\" (%s): accepted", t->name,
+				    blank ? "white space" : "empty");
+			if (strcmp(error, want) != 0)
+				fail_msg("case \"%s\":\n got  %s\n want %s", t->name, error, want);
+			free(error);
+			free(want);
+			free(yaml);
+			free(file);
+			tmpdir_remove(dir);
+		}
+	}
+}
+
+static void
+an_empty_token_file_beside_a_static_token_falls_back_to_it(void **state)
+{
+	(void)state;
+	char *dir = tmpdir_make(), *file = file_write(dir, "token", "", 0);
+	char *yaml = xasprintf(CLUSTER_OK "users:\n- name: u\n  user:\n    token: static\n"
+	    "    tokenFile: %s\n" CONTEXT_OK, file);
+	struct kube_config *c = parse_ok(yaml, PATH, NULL);
+	struct kube_credentials cred;
+	char *error = NULL;
+
+	assert_int_equal(kube_config_credentials(c, 0, &cred, &error), 0);
+	assert_string_equal(cred.token, "static");
+	kube_config_free(c);
+	free(yaml);
+	free(file);
+	tmpdir_remove(dir);
+}
+
+static void
+credentials_refuse_a_certificate_or_token_file_that_became_empty(void **state)
+{
+	(void)state;
+	char *dir = tmpdir_make(), *kc = xasprintf("%s/config", dir), *want;
+	struct kube_credentials cred;
+	struct kube_config *c;
+	char *error = NULL;
+
+	free(file_write(dir, "c.crt", "CERT-1", 0));
+	free(file_write(dir, "c.key", "KEY-1", 0));
+	c = parse_ok(CLUSTER_OK "users:\n- name: u\n  user:\n    client-certificate: c.crt\n"
+	    "    client-key: c.key\n" CONTEXT_OK, kc, NULL);
+	assert_int_equal(kube_config_credentials(c, 0, &cred, &error), 0);
+
+	free(file_write(dir, "c.crt", "\n", 0));
+	for (int i = 0; i < 2; i++) {	/* and again, though the file did not change */
+		assert_int_equal(kube_config_credentials(c, 0, &cred, &error), -1);
+		assert_null(cred.cert_pem);
+		want = xasprintf("client certificate %s/c.crt: empty", dir);
+		assert_string_equal(error, want);
+		free(want);
+		free(error);
+		error = NULL;
+	}
+	free(file_write(dir, "c.crt", "CERT-2", 0));
+	assert_int_equal(kube_config_credentials(c, 0, &cred, &error), 0);
+	assert_memory_equal(cred.cert_pem, "CERT-2", 6);
+	kube_config_free(c);
+
+	/* A token file emptied after start: no earlier token, so an error naming it. */
+	free(file_write(dir, "token", "tok\n", 0));
+	c = parse_ok(CLUSTER_OK "users:\n- name: u\n  user:\n    tokenFile: token\n"
+	    CONTEXT_OK, kc, NULL);
+	free(file_write(dir, "token", "", 0));
+	assert_int_equal(kube_config_credentials(c, 0, &cred, &error), -1);
+	want = xasprintf("token file %s/token: empty", dir);
+	assert_string_equal(error, want);
+	free(want);
+	free(error);
+	kube_config_free(c);
+	free(kc);
 	tmpdir_remove(dir);
 }
 
@@ -990,6 +1196,9 @@ static const struct exec_failure_case exec_failure_cases[] = {
 	  "no answer within 300 ms; killed it" },
 	{ "too much output", "#!/bin/sh\nexec yes\n", "",
 	  "wrote more than 1048576 bytes; killed it" },
+	{ "empty output", "#!/bin/sh\nexit 0\n", "", "ExecCredential: output is empty" },
+	{ "white space output", "#!/bin/sh\nprintf ' \\n\\n\\t'\n", "",
+	  "ExecCredential: output is empty" },
 	{ "interactive only", "#!/bin/sh\nexit 0\n", "",
 	  "interactiveMode is Always, but sqlkcm runs plugins without a terminal" },
 };
@@ -1114,7 +1323,9 @@ struct credential_error_case {
 
 static const struct credential_error_case credential_error_cases[] = {
 	{ "[1]", "ExecCredential: output is not a JSON object" },
-	{ "", "ExecCredential: output is not valid JSON" },
+	{ "", "ExecCredential: output is empty" },
+	{ " \n\t\n", "ExecCredential: output is empty" },
+	{ "\n{", "ExecCredential: output is not valid JSON" },
 	{ "{\"kind\":\"ExecCredential\"}", "ExecCredential: apiVersion missing" },
 	{ "{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"Secret\","
 	  "\"status\":{\"token\":\"t\"}}", "ExecCredential: kind must be ExecCredential" },
@@ -1283,6 +1494,75 @@ resolve_follows_flag_then_env_then_home_then_master(void **state)
 	tmpdir_remove(dir);
 }
 
+static void
+resolve_treats_an_empty_kubeconfig_as_none(void **state)
+{
+	(void)state;
+	char *dir = tmpdir_make(), *home = xasprintf("%s/home", dir), *kube, *want;
+	char *empty = file_write(dir, "empty", "", 0);
+	struct kube_config *c = NULL;
+	char *error = NULL;
+
+	unsetenv("KUBERNETES_SERVICE_HOST");
+	unsetenv("KUBECONFIG");
+
+	/* --kubeconfig EMPTY: client-go's message, naming the file. */
+	assert_int_equal(kube_config_resolve(empty, NULL, NULL, &c, &error), -1);
+	assert_null(c);
+	want = xasprintf(EMPTY_CONFIG("%s", ""), empty);
+	assert_string_equal(error, want);
+	free(want);
+	free(error);
+	error = NULL;
+
+	/* With --master, nothing else is needed, as with no file at all. */
+	assert_int_equal(kube_config_resolve(empty, NULL, "http://127.0.0.1:8080", &c, &error),
+	    0);
+	assert_null(error);
+	assert_string_equal(c->server, "http://127.0.0.1:8080");
+	assert_string_equal(c->origin, "--master");
+	assert_null(c->token);
+	kube_config_free(c);
+
+	/* A fresh, empty ~/.kube/config. */
+	kube = xasprintf("%s/.kube", home);
+	assert_int_equal(mkdir(home, 0700), 0);
+	assert_int_equal(mkdir(kube, 0700), 0);
+	free(file_write(kube, "config", "", 0));
+	setenv("HOME", home, 1);
+	assert_int_equal(kube_config_resolve(NULL, NULL, NULL, &c, &error), -1);
+	want = xasprintf(EMPTY_CONFIG("%s/config", ""), kube);
+	assert_string_equal(error, want);
+	free(want);
+	free(error);
+	error = NULL;
+
+	/* $KUBECONFIG naming an empty file. */
+	setenv("KUBECONFIG", empty, 1);
+	assert_int_equal(kube_config_resolve(NULL, NULL, NULL, &c, &error), -1);
+	want = xasprintf(EMPTY_CONFIG("%s", ""), empty);
+	assert_string_equal(error, want);
+	free(want);
+	free(error);
+	error = NULL;
+	unsetenv("KUBECONFIG");
+
+	/* In a pod, an empty kubeconfig gives way to the in-cluster configuration (here
+	 * without a service account, so its error shows that it was tried). */
+	setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
+	setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+	assert_int_equal(kube_config_resolve(empty, NULL, NULL, &c, &error), -1);
+	assert_non_null(strstr(error, "in-cluster: "));
+	free(error);
+	unsetenv("KUBERNETES_SERVICE_HOST");
+	unsetenv("KUBERNETES_SERVICE_PORT");
+
+	free(kube);
+	free(home);
+	free(empty);
+	tmpdir_remove(dir);
+}
+
 int
 main(void)
 {
@@ -1297,6 +1577,12 @@ main(void)
 		cmocka_unit_test(parse_resolves_relative_paths_against_the_kubeconfig_directory),
 		cmocka_unit_test(load_files_merges_with_the_first_file_winning),
 		cmocka_unit_test(load_file_refuses_files_over_one_mebibyte),
+		cmocka_unit_test(parse_of_no_bytes_at_a_null_pointer_is_the_empty_configuration),
+		cmocka_unit_test(an_empty_kubeconfig_file_says_no_configuration_has_been_provided),
+		cmocka_unit_test(load_files_that_are_all_empty_name_every_file),
+		cmocka_unit_test(parse_refuses_empty_ca_certificate_key_and_token_files),
+		cmocka_unit_test(an_empty_token_file_beside_a_static_token_falls_back_to_it),
+		cmocka_unit_test(credentials_refuse_a_certificate_or_token_file_that_became_empty),
 		cmocka_unit_test(malformed_secrets_never_appear_in_messages),
 		cmocka_unit_test(in_cluster_reads_the_service_account_and_environment),
 		cmocka_unit_test(in_cluster_refuses_a_missing_environment_or_token),
@@ -1312,6 +1598,7 @@ main(void)
 		cmocka_unit_test(exec_credential_parse_refuses_bad_credentials),
 		cmocka_unit_test(rfc3339_times_parse_as_go_parses_them),
 		cmocka_unit_test(resolve_follows_flag_then_env_then_home_then_master),
+		cmocka_unit_test(resolve_treats_an_empty_kubeconfig_as_none),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
