@@ -31,6 +31,30 @@
  * A request cancelled from inside its own write callback is only marked, and freed when
  * curl gives it back.
  *
+ * Dead peers: a peer that vanished, or a middlebox that lost the flow, swallows bytes
+ * without closing anything; TCP keepalive does not see it (the middlebox's kernel answers)
+ * and a watch on it would wait forever. So every connection curl holds, in use or idle in
+ * its pool, keeps the time bytes last arrived on it (struct client_socket, from curl's
+ * first use of the socket to its close). One silent for CLIENT_PROBE_AFTER_S makes the
+ * client send a probe, GET /version outside the rate limit and the gate: over HTTP/2 it is
+ * multiplexed on the connection in use, or takes the idle one, and its answer proves the
+ * peer alive as client-go's PING does (libcurl 7.88 cannot ping a connection the multi
+ * interface holds: curl_easy_upkeep only reaches curl_easy_perform's connections). When the
+ * probe gets no answer within CLIENT_PROBE_TIMEOUT_S, every connection silent since before
+ * it was sent is presumed dead; one in use and silent for CLIENT_SILENCE_MAX_S (the
+ * apiserver's minute between bookmarks, plus a margin: the rule for HTTP/1.1, where a
+ * probe takes a connection of its own) is presumed dead whatever a probe said. A dead
+ * connection's socket is shut down: curl reads the end of the stream at once, the
+ * transfers on it fail with a transport error that says why, and it is never used again.
+ *
+ * Outages: the clients of a process may share a gate (struct client_gate). Once a request
+ * has ended without an HTTP answer the server is taken as unreachable, and requests leave
+ * every sharing client's queue only as the gate's tokens allow (a few a second between
+ * them all: each is a connection attempt); the first HTTP answer opens the gate and the
+ * queues drain at their own rates again. So many informers retrying together do not
+ * hammer an apiserver that is coming back, and the first that gets through lets the others
+ * go at once.
+ *
  * For unit tests, client_new_responder makes a client without curl or a kubeconfig whose
  * requests a function answers, with no rate limit: a request is queued and started from the
  * loop as any other, the function is called when it starts, and its answer is delivered
@@ -44,7 +68,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -70,6 +96,32 @@
 #define CLIENT_UPLOAD_BUFFER 16384L
 /* An error body larger than this is cut (it is only read for its message). */
 #define CLIENT_MAX_ERROR_BODY (1024 * 1024)
+/* Dead peers (see above): a socket silent this long is probed; the probe's answer is
+ * awaited this long (the sockets are looked at every tenth of it); a socket silent this
+ * long is dead whatever a probe said. From the last byte to closed: at most 45 s. */
+#define CLIENT_PROBE_AFTER_S 30.0
+#define CLIENT_PROBE_TIMEOUT_S 13.0
+#define CLIENT_SILENCE_MAX_S 90.0
+#define CLIENT_PROBE_PATH "/version"
+
+struct client_gate {
+	double rate;		/* attempts a second between all clients while closed */
+	double tokens;
+	double refilled_at;	/* monotonic seconds */
+	int closed;		/* the last request ended without an HTTP answer */
+};
+
+/* A connection's socket, from the first time curl asks us to watch it until curl closes
+ * it: idle in curl's pool between requests, it keeps its record, so that a connection
+ * that died while idle is probed as one that died in use. */
+struct client_socket {
+	struct client *client;
+	curl_socket_t fd;
+	struct event *ev;
+	int watched;		/* curl wants its events now */
+	double last_read;	/* monotonic: bytes last arrived (or it was first watched) */
+	LIST_ENTRY(client_socket) link;
+};
 
 struct client_request {
 	struct client *client;
@@ -92,6 +144,8 @@ struct client_request {
 	int status_seen;	/* a status line arrived: the connection is known */
 	int counted;		/* in rest_client_requests_total already */
 	double queued_at;	/* monotonic seconds */
+	long timeout_ms;	/* the whole request's; 0: none (streams) */
+	int probe;		/* never waits on a connection not yet known to multiplex */
 	int reply_code;		/* a responder's answer (0: none, errbuf says why) */
 	char errbuf[CURL_ERROR_SIZE];
 	TAILQ_ENTRY(client_request) link;	/* in client->waiting, then client->active */
@@ -121,11 +175,22 @@ struct client {
 	void *responder_arg;
 	struct event *deliver;		/* hands the responder's answers back */
 	int priority;			/* of every event of this client; -1: the default */
+	struct client_gate *gate;	/* shared with the process's other clients, or NULL */
+	LIST_HEAD(, client_socket) sockets;	/* curl's open connections */
+	struct event *health;		/* looks for silent sockets while there are any */
+	struct client_request *probe;	/* in flight, or NULL */
+	double probe_sent_at;		/* monotonic */
+	double probe_failed_at;		/* the send time of a probe that got no answer; 0 */
+	const char *closing_reason;	/* while a dead socket's transfers end */
+	double probe_after;		/* CLIENT_PROBE_AFTER_S, ... unless a test set them */
+	double probe_timeout;
+	double silence_max;
 };
 
 static void client_start_waiting(struct client *c);
 static void client_finish(struct client *c, struct client_request *r, CURLcode result);
 static void client_respond(struct client *c, struct client_request *r);
+static void client_health(evutil_socket_t fd, short what, void *arg);
 
 /* --- metrics -------------------------------------------------------------------------- */
 
@@ -209,6 +274,63 @@ client_observe(struct client_request *r, struct metrics_family *family, double s
 		metrics_histogram_observe(metrics_series_get(family, values), seconds);
 }
 
+/* --- the gate ------------------------------------------------------------------------ */
+
+struct client_gate *
+client_gate_new(double attempts_per_second)
+{
+	struct client_gate *g = xcalloc(1, sizeof *g);
+
+	g->rate = attempts_per_second;
+	g->tokens = 1;
+	g->refilled_at = time_monotonic();
+	return g;
+}
+
+void
+client_gate_free(struct client_gate *g)
+{
+	free(g);
+}
+
+/* Seconds until the gate lets one more request go (0: now). */
+static double
+client_gate_wait(struct client_gate *g)
+{
+	double now = time_monotonic();
+
+	if (g == NULL || !g->closed)
+		return 0;
+	g->tokens = fmin(1.0, g->tokens + (now - g->refilled_at) * g->rate);
+	g->refilled_at = now;
+	return g->tokens >= 1.0 ? 0 : (1.0 - g->tokens) / g->rate;
+}
+
+/* A request goes out through the gate. */
+static void
+client_gate_take(struct client_gate *g)
+{
+	if (g != NULL && g->closed)
+		g->tokens -= 1.0;
+}
+
+/* A request ended: with an HTTP answer (the server is reachable) or without one. */
+static void
+client_gate_note(struct client_gate *g, int answered)
+{
+	if (g == NULL || g->closed == !answered)
+		return;
+	g->closed = !answered;
+	if (g->closed) {
+		g->tokens = 0;
+		g->refilled_at = time_monotonic();
+		log_v(2, "client: the server did not answer; at most %g connection attempts a "
+		    "second until it does", g->rate);
+	} else {
+		log_v(2, "client: the server answers again");
+	}
+}
+
 /* --- curl on libevent ----------------------------------------------------------------- */
 
 /* Hands every finished transfer to its owner. */
@@ -232,11 +354,14 @@ client_check_done(struct client *c)
 static void
 client_socket_ready(evutil_socket_t fd, short what, void *arg)
 {
-	struct client *c = arg;
+	struct client_socket *s = arg;
+	struct client *c = s->client;
 	int flags = 0, running;
 
-	if (what & EV_READ)
+	if (what & EV_READ) {
 		flags |= CURL_CSELECT_IN;
+		s->last_read = time_monotonic();
+	}
 	if (what & EV_WRITE)
 		flags |= CURL_CSELECT_OUT;
 	curl_multi_socket_action(c->multi, fd, flags, &running);
@@ -256,35 +381,89 @@ client_curl_timeout(evutil_socket_t fd, short what, void *arg)
 	client_check_done(c);
 }
 
-/* curl asks to watch (or stop watching) a socket. */
+/* Forgets s (curl closes its socket). */
+static void
+client_socket_free(struct client_socket *s)
+{
+	struct client *c = s->client;
+
+	LIST_REMOVE(s, link);
+	event_free(s->ev);
+	free(s);
+	if (LIST_EMPTY(&c->sockets))
+		evtimer_del(c->health);
+}
+
+/* The record of fd, or NULL. */
+static struct client_socket *
+client_socket_find(struct client *c, curl_socket_t fd)
+{
+	struct client_socket *s;
+
+	LIST_FOREACH(s, &c->sockets, link) {
+		if (s->fd == fd)
+			return s;
+	}
+	return NULL;
+}
+
+/* curl closes a socket: its record goes with it (a later socket may get the same fd). */
 static int
-client_socket_callback(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp)
+client_socket_close(void *arg, curl_socket_t fd)
+{
+	struct client_socket *s = client_socket_find(arg, fd);
+
+	if (s != NULL)
+		client_socket_free(s);
+	return close(fd);
+}
+
+/* curl asks to watch (or stop watching: idle, or closing) a socket. */
+static int
+client_socket_callback(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp)
 {
 	struct client *c = userp;
-	struct event *ev = socketp;
+	struct client_socket *s = socketp;
 	short events = EV_PERSIST;
 
 	(void)easy;
+	if (s == NULL)
+		s = client_socket_find(c, fd);
 	if (what == CURL_POLL_REMOVE) {
-		if (ev != NULL)
-			event_free(ev);
-		curl_multi_assign(c->multi, s, NULL);
+		if (s != NULL) {
+			event_del(s->ev);
+			s->watched = 0;
+		}
+		curl_multi_assign(c->multi, fd, NULL);
 		return 0;
 	}
 	if (what & CURL_POLL_IN)
 		events |= EV_READ;
 	if (what & CURL_POLL_OUT)
 		events |= EV_WRITE;
-	if (ev != NULL) {
-		event_del(ev);
-		event_assign(ev, c->base, s, events, client_socket_ready, c);
+	if (s != NULL) {
+		event_del(s->ev);
+		event_assign(s->ev, c->base, fd, events, client_socket_ready, s);
 	} else {
-		ev = event_new(c->base, s, events, client_socket_ready, c);
-		curl_multi_assign(c->multi, s, ev);
+		s = xcalloc(1, sizeof *s);
+		s->client = c;
+		s->fd = fd;
+		s->last_read = time_monotonic();
+		s->ev = event_new(c->base, fd, events, client_socket_ready, s);
+		if (LIST_EMPTY(&c->sockets)) {
+			/* A tenth of the probe's wait: closed within 45 s of the last byte. */
+			double t = c->probe_timeout / 10;
+			struct timeval tick = { (time_t)t, (suseconds_t)((t - (time_t)t) * 1e6) };
+
+			evtimer_add(c->health, &tick);
+		}
+		LIST_INSERT_HEAD(&c->sockets, s, link);
 	}
+	curl_multi_assign(c->multi, fd, s);
+	s->watched = 1;
 	if (c->priority >= 0)
-		event_priority_set(ev, c->priority);
-	event_add(ev, NULL);
+		event_priority_set(s->ev, c->priority);
+	event_add(s->ev, NULL);
 	return 0;
 }
 
@@ -450,13 +629,13 @@ client_prepare(struct client *c, struct client_request *r, char **error)
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_USERAGENT, SQLKCM_USER_AGENT);
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-	curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+	curl_easy_setopt(e, CURLOPT_PIPEWAIT, r->probe ? 0L : 1L);
 	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, CLIENT_CONNECT_TIMEOUT_MS);
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-	if (!r->streaming)
-		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, CLIENT_REQUEST_TIMEOUT_MS);
+	if (r->timeout_ms > 0)
+		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, r->timeout_ms);
 	if (strcmp(r->method, "GET") != 0)
 		curl_easy_setopt(e, CURLOPT_BUFFERSIZE, CLIENT_WRITE_RECV_BUFFER);
 	curl_easy_setopt(e, CURLOPT_UPLOAD_BUFFERSIZE, CLIENT_UPLOAD_BUFFER);
@@ -464,6 +643,8 @@ client_prepare(struct client *c, struct client_request *r, char **error)
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, client_header);
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
+	curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, client_socket_close);
+	curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, c);
 
 	/* TLS: verification stays on unless the kubeconfig turned it off. */
 	if (kc->insecure_skip_tls_verify) {
@@ -563,17 +744,24 @@ client_start_waiting(struct client *c)
 	struct client_request *r;
 
 	while ((r = TAILQ_FIRST(&c->waiting)) != NULL) {
+		double wait = 0;
+
 		if (c->qps > 0) {
 			client_refill(c);
-			if (c->tokens < 1.0) {
-				double wait = (1.0 - c->tokens) / c->qps;
-				struct timeval tv = { (time_t)wait,
-				    (suseconds_t)((wait - floor(wait)) * 1e6) + 1 };
-				evtimer_add(c->throttle_timer, &tv);
-				return;
-			}
-			c->tokens -= 1.0;
+			if (c->tokens < 1.0)
+				wait = (1.0 - c->tokens) / c->qps;
 		}
+		if (wait == 0)
+			wait = client_gate_wait(c->gate);
+		if (wait > 0) {
+			struct timeval tv = { (time_t)wait,
+			    (suseconds_t)((wait - floor(wait)) * 1e6) + 1 };
+			evtimer_add(c->throttle_timer, &tv);
+			return;
+		}
+		if (c->qps > 0)
+			c->tokens -= 1.0;
+		client_gate_take(c->gate);
 		TAILQ_REMOVE(&c->waiting, r, link);
 		client_start(c, r);
 	}
@@ -609,6 +797,7 @@ client_enqueue(struct client *c, const char *method, const char *path,
 	}
 	r->content_type = content_type != NULL ? xstrdup(content_type) : NULL;
 	r->streaming = streaming;
+	r->timeout_ms = streaming ? 0 : CLIENT_REQUEST_TIMEOUT_MS;
 	r->on_data = on_data;
 	r->on_done = on_done;
 	r->arg = arg;
@@ -642,6 +831,7 @@ client_finish(struct client *c, struct client_request *r, CURLcode result)
 
 	curl_multi_remove_handle(c->multi, r->easy);
 	TAILQ_REMOVE(&c->active, r, link);
+	client_gate_note(c->gate, result == CURLE_OK);
 	if (!r->cancelled) {
 		if (result == CURLE_OK)
 			curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
@@ -671,7 +861,9 @@ client_finish(struct client *c, struct client_request *r, CURLcode result)
 		resp.len = r->response.len;
 		resp.retry_after = r->retry_after;
 		resp.transport_error = NULL;
-		if (result != CURLE_OK)
+		if (result != CURLE_OK && c->closing_reason != NULL)
+			resp.transport_error = c->closing_reason;
+		else if (result != CURLE_OK)
 			resp.transport_error = r->errbuf[0] != '\0' ? r->errbuf :
 			    curl_easy_strerror(result);
 		r->on_done(&resp, r->arg);
@@ -698,6 +890,105 @@ client_cancel(struct client_request *r)
 		curl_multi_remove_handle(c->multi, r->easy);
 	TAILQ_REMOVE(&c->active, r, link);
 	client_request_free(r);
+}
+
+/* --- dead peers ---------------------------------------------------------------------- */
+
+/* Shuts s down: curl reads the end of its stream now, and each transfer on it ends with
+ * why as its transport error (an idle one is found dead when curl would reuse it). s may
+ * be freed by curl's callbacks on the way. */
+static void
+client_close_dead(struct client *c, struct client_socket *s, const char *why)
+{
+	curl_socket_t fd = s->fd;
+	int running;
+
+	s->last_read = time_monotonic();	/* not chosen again if curl keeps it a moment */
+	log_warning("client: closing a connection to %s: %s", c->host, why);
+	shutdown(fd, SHUT_RDWR);
+	c->closing_reason = why;
+	curl_multi_socket_action(c->multi, fd, CURL_CSELECT_IN | CURL_CSELECT_ERR, &running);
+	client_check_done(c);
+	c->closing_reason = NULL;
+}
+
+/* The probe's answer: any HTTP status proves the connection it rode alive; none leaves
+ * the sockets silent since it was sent to be closed by client_health. */
+static void
+client_probe_done(const struct client_response *resp, void *arg)
+{
+	struct client *c = arg;
+
+	c->probe = NULL;
+	if (resp->http_code == 0) {
+		c->probe_failed_at = c->probe_sent_at;
+		if (!LIST_EMPTY(&c->sockets))
+			event_active(c->health, EV_TIMEOUT, 0);
+	}
+}
+
+/* Sends a probe now, past the rate limit and the gate: it must ride the connection in
+ * doubt, not wait behind the requests stuck on it. */
+static void
+client_probe(struct client *c)
+{
+	struct client_request *r = xcalloc(1, sizeof *r);
+
+	r->client = c;
+	r->method = xstrdup("GET");
+	r->url = xasprintf("%s%s", c->config->server, CLIENT_PROBE_PATH);
+	r->on_done = client_probe_done;
+	r->arg = c;
+	r->timeout_ms = (long)(c->probe_timeout * 1000);
+	r->probe = 1;
+	r->queued_at = c->probe_sent_at = time_monotonic();
+	buf_init(&r->response);
+	c->probe = r;
+	log_v(4, "client: a connection to %s has been silent for %.0fs; probing it", c->host,
+	    c->probe_after);
+	client_start(c, r);
+}
+
+/* Every tenth of the probe's wait while curl holds connections: closes the dead ones,
+ * probes when one has gone quiet, in use or idle in curl's pool (the probe then takes the
+ * idle one), as client-go pings every HTTP/2 connection 30 s without a frame. */
+static void
+client_health(evutil_socket_t fd, short what, void *arg)
+{
+	struct client *c = arg;
+	struct client_socket *s;
+	int quiet;
+
+	(void)fd;
+	(void)what;
+	for (;;) {
+		double now = time_monotonic();
+		char *why = NULL;
+
+		quiet = 0;
+		LIST_FOREACH(s, &c->sockets, link) {
+			double silent = now - s->last_read;
+
+			if (c->probe_failed_at > 0 && s->last_read < c->probe_failed_at)
+				why = xasprintf("no byte from the server for %.0fs and no answer to "
+				    "a probe in %gs; the connection is presumed dead", silent,
+				    c->probe_timeout);
+			else if (s->watched && silent >= c->silence_max)
+				why = xasprintf("no byte from the server for %.0fs; the connection "
+				    "is presumed dead", silent);
+			if (why != NULL)
+				break;
+			if (silent >= c->probe_after && s->last_read >= c->probe_sent_at)
+				quiet = 1;
+		}
+		if (why == NULL)
+			break;
+		client_close_dead(c, s, why);
+		free(why);
+	}
+	c->probe_failed_at = 0;
+	if (quiet && c->probe == NULL)
+		client_probe(c);
 }
 
 /* --- the client ----------------------------------------------------------------------- */
@@ -733,8 +1024,14 @@ client_new(struct event_base *base, struct kube_config *config,
 	c->curl_timer = evtimer_new(base, client_curl_timeout, c);
 	c->throttle_timer = evtimer_new(base, client_throttle_expired, c);
 	c->kick = event_new(base, -1, 0, client_kick, c);
+	c->health = event_new(base, -1, EV_PERSIST, client_health, c);
+	c->gate = options != NULL ? options->gate : NULL;
+	c->probe_after = CLIENT_PROBE_AFTER_S;
+	c->probe_timeout = CLIENT_PROBE_TIMEOUT_S;
+	c->silence_max = CLIENT_SILENCE_MAX_S;
+	LIST_INIT(&c->sockets);
 	if (c->multi == NULL || c->curl_timer == NULL || c->throttle_timer == NULL ||
-	    c->kick == NULL) {
+	    c->kick == NULL || c->health == NULL) {
 		error_set(error, "cannot create the HTTP client");
 		client_free(c);
 		return NULL;
@@ -766,6 +1063,10 @@ client_free(struct client *c)
 	}
 	if (c->multi != NULL)
 		curl_multi_cleanup(c->multi);
+	while (!LIST_EMPTY(&c->sockets))
+		client_socket_free(LIST_FIRST(&c->sockets));
+	if (c->health != NULL)
+		event_free(c->health);
 	if (c->curl_timer != NULL)
 		event_free(c->curl_timer);
 	if (c->throttle_timer != NULL)
@@ -776,6 +1077,15 @@ client_free(struct client *c)
 	if (c->deliver != NULL)
 		event_free(c->deliver);
 	free(c);
+}
+
+void
+client_set_dead_peer_timing(struct client *c, double probe_after, double probe_timeout,
+    double silence_max)
+{
+	c->probe_after = probe_after;
+	c->probe_timeout = probe_timeout;
+	c->silence_max = silence_max;
 }
 
 const char *
@@ -791,6 +1101,8 @@ client_set_priority(struct client *c, int priority)
 	event_priority_set(c->curl_timer, priority);
 	event_priority_set(c->throttle_timer, priority);
 	event_priority_set(c->kick, priority);
+	if (c->health != NULL)
+		event_priority_set(c->health, priority);
 }
 
 struct event_base *

@@ -11,6 +11,7 @@
 struct kube_config;
 struct metrics_registry;
 struct client;
+struct client_gate;
 struct client_request;
 
 struct client_options {
@@ -18,7 +19,17 @@ struct client_options {
 	int burst;		/* requests allowed at once above the rate */
 	/* client-go's rest_client_* metrics; clients may share a registry. NULL: none. */
 	struct metrics_registry *metrics;
+	/* Shared with the process's other clients: while the server does not answer, they
+	 * make at most the gate's attempts a second between them. NULL: none. */
+	struct client_gate *gate;
 };
+
+/* Creates a gate for clients that talk to one server: while it does not answer (a request
+ * ended without an HTTP response) requests leave the queues at attempts_per_second
+ * between all of them; the first answer lets them go at their own rates again. The
+ * clients borrow it: free it after them. */
+struct client_gate *client_gate_new(double attempts_per_second);
+void client_gate_free(struct client_gate *g);
 
 /* What came back for a request. */
 struct client_response {
@@ -76,6 +87,12 @@ struct client *client_new_responder(struct event_base *base, client_responder_cb
 /* Runs every event of the client at priority (of those the base was given), so that
  * its requests are not queued behind the other work of a loop turn. Before any request. */
 void client_set_priority(struct client *c, int priority);
+
+/* Changes when a silent connection is probed, how long the probe's answer is awaited and
+ * when a silent connection is dead whatever probes say (defaults: 30, 13 and 90 seconds).
+ * For tests; before any request. */
+void client_set_dead_peer_timing(struct client *c, double probe_after, double probe_timeout,
+    double silence_max);
 
 /* The loop the client runs on. */
 struct event_base *client_base(const struct client *c);

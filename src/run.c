@@ -155,6 +155,8 @@ struct run_options {
 
 /* How long a stopping daemon waits for requests in flight. */
 #define RUN_DRAIN_SECONDS 10
+/* While the apiserver does not answer: connection attempts a second, all clients together. */
+#define RUN_OUTAGE_ATTEMPTS_PER_SECOND 2.0
 
 /* Everything the daemon holds, for the signal callbacks. */
 struct daemon {
@@ -621,6 +623,26 @@ run_check_synced(void *arg, char **reason)
 	return -1;
 }
 
+/* /readyz "informer-watch": every informer is watching (or listing); none is backing off
+ * after a failure or a dead connection. */
+static int
+run_check_watching(void *arg, char **reason)
+{
+	struct daemon *d = arg;
+	struct buf down;
+
+	if (d->informers == NULL)
+		return 0;	/* informer-sync says why */
+	buf_init(&down);
+	if (informer_set_describe_down(d->informers, &down) == 0) {
+		buf_free(&down);
+		return 0;
+	}
+	*reason = xasprintf("not watching: %s", down.data);
+	buf_free(&down);
+	return -1;
+}
+
 /* /readyz "shutdown": fails once a signal has asked the daemon to stop. */
 static int
 run_check_running(void *arg, char **reason)
@@ -707,6 +729,7 @@ run_start_http(struct daemon *d, const struct run_options *opts, const struct cl
 	if (d->http == NULL)
 		return -1;
 	httpserver_add_check(d->http, HTTPSERVER_READYZ, "informer-sync", run_check_synced, d);
+	httpserver_add_check(d->http, HTTPSERVER_READYZ, "informer-watch", run_check_watching, d);
 	httpserver_add_check(d->http, HTTPSERVER_READYZ, "shutdown", run_check_running, d);
 	if (d->elector != NULL)
 		httpserver_add_check(d->http, HTTPSERVER_HEALTHZ | HTTPSERVER_READYZ,
@@ -728,6 +751,7 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	struct store *store = NULL;
 	struct client *client = NULL, *controller_client = NULL, *events_client = NULL;
 	struct client *lease_client = NULL, *auth_client = NULL;
+	struct client_gate *gate = NULL;
 	struct eventrecorder *events = NULL, *lease_events = NULL;
 	struct leader_config lconfig;
 	struct leader_callbacks lcallbacks;
@@ -789,6 +813,10 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	copts.qps = opts.qps;
 	copts.burst = (int)opts.burst;
 	copts.metrics = d.metrics;
+	/* Every client talks to the one apiserver: while it does not answer they share one
+	 * budget of connection attempts (client.c). */
+	gate = client_gate_new(RUN_OUTAGE_ATTEMPTS_PER_SECOND);
+	copts.gate = gate;
 	client = client_new(d.base, kc, &copts, &error);
 	if (client == NULL) {
 		fprintf(err, "sqlkcm run: %s\n", error);
@@ -934,6 +962,7 @@ out:
 	client_free(events_client);
 	client_free(controller_client);
 	client_free(client);
+	client_gate_free(gate);
 	free(enabled);
 	free(workers);
 	free(identity);

@@ -1,7 +1,9 @@
 /*
  * test_client.c - the responder client, the seam unit tests send requests through: it
  * must deliver answers as the network client does (later, from the loop, in order), so
- * that code tested over it behaves as it does over curl.
+ * that code tested over it behaves as it does over curl. And the network client's own
+ * rules against a real socket on loopback: a silent connection is found dead, and the
+ * gate holds requests back while the server does not answer.
  */
 #include "config.h"
 
@@ -11,11 +13,16 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <cmocka.h>
 #include <event2/event.h>
 
 #include "client.h"
+#include "kubeconfig.h"
 #include "util.h"
 
 /* What the responder saw and what the callbacks got. */
@@ -23,6 +30,7 @@ struct exchange {
 	struct buf seen;	/* "METHOD path content-type body;" per request */
 	struct buf got;		/* "code body [retry-after];" per answer, "data:..." */
 	int calls;
+	struct event_base *stop;	/* on_done_keep_error ends its loop, when set */
 };
 
 /* The text in b ("" when empty). */
@@ -141,12 +149,153 @@ cancelled_requests_are_not_answered_and_streams_get_data(void **state)
 	event_base_free(base);
 }
 
+/* A socket bound on loopback, listening when listening is set; its port goes in *port.
+ * A listener that never accepts is a black hole: the kernel completes connections and
+ * takes what is sent, and nothing ever answers, as with a peer behind a middlebox that
+ * lost the flow. */
+static int
+loopback_socket(int listening, int *port)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof a;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	memset(&a, 0, sizeof a);
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	if (listening)
+		assert_int_equal(listen(fd, 16), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* A kubeconfig for http://127.0.0.1:port with nothing else (the file is empty). */
+static struct kube_config *
+loopback_config(int port)
+{
+	char path[] = "/tmp/test_client.XXXXXX", master[64];
+	struct kube_config *kc = NULL;
+	char *error = NULL;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(master, sizeof master, "http://127.0.0.1:%d", port);
+	if (kube_config_resolve(path, NULL, master, &kc, &error) != 0)
+		fail_msg("kube_config_resolve: %s", error);
+	unlink(path);
+	return kc;
+}
+
+/* Keeps the transport error of an answer in x->seen. */
+static void
+on_done_keep_error(const struct client_response *resp, void *arg)
+{
+	struct exchange *x = arg;
+
+	x->calls++;
+	buf_printf(&x->seen, "%d %s;", resp->http_code,
+	    resp->transport_error != NULL ? resp->transport_error : "-");
+	if (x->stop != NULL)
+		event_base_loopbreak(x->stop);
+}
+
+/* A watch whose connection goes silent, with a probe that gets no answer either, ends
+ * with a transport error that says so (the connection is shut down, not left to wait). */
+static void
+a_stream_on_a_silent_connection_ends_when_a_probe_gets_no_answer(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct timeval guard = { 20, 0 };
+	struct kube_config *kc;
+	struct exchange x;
+	struct client *c;
+	char *error = NULL;
+	int port, hole = loopback_socket(1, &port);
+
+	(void)state;
+	memset(&x, 0, sizeof x);
+	buf_init(&x.seen);
+	buf_init(&x.got);
+	kc = loopback_config(port);
+	c = client_new(base, kc, NULL, &error);
+	assert_non_null(c);
+	client_set_dead_peer_timing(c, 0.2, 0.3, 60);
+	x.stop = base;
+	client_stream(c, "/api/v1/pods?watch=1", on_data, on_done_keep_error, &x);
+	event_base_loopexit(base, &guard);
+	event_base_dispatch(base);
+
+	assert_int_equal(x.calls, 1);
+	assert_non_null(strstr(text_of(&x.seen), "0 no byte from the server for "));
+	assert_non_null(strstr(text_of(&x.seen), "and no answer to a probe in "));
+	assert_int_equal(x.got.len, 0);
+	client_free(c);
+	kube_config_free(kc);
+	close(hole);
+	buf_free(&x.seen);
+	buf_free(&x.got);
+	event_base_free(base);
+}
+
+/* Once a request got no answer (connection refused), the gate lets the next requests of
+ * every client sharing it go only at its rate: here one in 1000 s, so none in the next
+ * half second. */
+static void
+after_a_request_gets_no_answer_the_gate_holds_every_client_back(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct timeval half = { 0, 500000 };
+	struct client_gate *gate = client_gate_new(0.001);
+	struct client_options options = { 0, 0, NULL, gate };
+	struct kube_config *kc;
+	struct exchange x;
+	struct client *c, *other;
+	char *error = NULL;
+	int port, fd = loopback_socket(0, &port);
+
+	(void)state;
+	close(fd);		/* nothing listens there now: connections are refused */
+	memset(&x, 0, sizeof x);
+	buf_init(&x.seen);
+	buf_init(&x.got);
+	kc = loopback_config(port);
+	c = client_new(base, kc, &options, &error);
+	other = client_new(base, kc, &options, &error);
+	assert_non_null(c);
+	assert_non_null(other);
+	client_send(c, "GET", "/first", NULL, NULL, 0, on_done_keep_error, &x);
+	event_base_loopexit(base, &half);
+	event_base_dispatch(base);
+	assert_int_equal(x.calls, 1);
+	assert_false(strncmp(text_of(&x.seen), "0 -;", 4) == 0);	/* a transport error */
+
+	client_send(c, "GET", "/second", NULL, NULL, 0, on_done_keep_error, &x);
+	client_send(other, "GET", "/third", NULL, NULL, 0, on_done_keep_error, &x);
+	event_base_loopexit(base, &half);
+	event_base_dispatch(base);
+	assert_int_equal(x.calls, 1);
+
+	client_free(c);
+	client_free(other);
+	client_gate_free(gate);
+	kube_config_free(kc);
+	buf_free(&x.seen);
+	buf_free(&x.got);
+	event_base_free(base);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(answers_come_later_from_the_loop_in_order),
 		cmocka_unit_test(cancelled_requests_are_not_answered_and_streams_get_data),
+		cmocka_unit_test(a_stream_on_a_silent_connection_ends_when_a_probe_gets_no_answer),
+		cmocka_unit_test(after_a_request_gets_no_answer_the_gate_holds_every_client_back),
 	};
 
 	return cmocka_run_group_tests_name("client", tests, NULL, NULL);
