@@ -78,9 +78,15 @@
 #define INFORMER_BACKOFF_MAX_MS 30000
 #define INFORMER_WATCH_TIMEOUT_MIN 300	/* timeoutSeconds is drawn from [min, 2*min) */
 #define INFORMER_MAX_EVENT (64 * 1024 * 1024)
-/* A watch the server has not ended this long after its timeoutSeconds is on a dead
- * connection (no FIN, no RST: a lost peer or a silent middlebox). */
-#define INFORMER_WATCH_GRACE 60
+/* A watch that has carried no event and no bookmark for this long is presumed dead:
+ * kube-apiserver sends a bookmark about every minute to a watch that asks for them, so
+ * this is that minute plus a margin. (A dead connection is found sooner by the client,
+ * which probes silent connections; this catches a single stream that stalled.) */
+#define INFORMER_WATCH_SILENCE_MAX 90
+/* While the server does not answer at all, retries back off only up to this: the
+ * clients' shared gate already keeps the attempts few, and an informer must be watching
+ * again within seconds once the server is back. */
+#define INFORMER_UNREACHABLE_BACKOFF_MAX_MS 2000
 /* The annotation of the bookmark that ends a WatchList's initial events. */
 #define INFORMER_INITIAL_EVENTS_END "k8s.io/initial-events-end"
 
@@ -96,6 +102,7 @@ enum {
 	INFORMER_METRIC_ERRORS,
 	INFORMER_METRIC_SYNCED,
 	INFORMER_METRIC_RV_TIME,
+	INFORMER_METRIC_DOWN,
 	INFORMER_METRIC_COUNT
 };
 
@@ -125,7 +132,9 @@ struct informer {
 	unsigned long watch_events;	/* events in the current watch */
 	unsigned long sync_objects;	/* objects the sync in progress has seen */
 	struct event *retry_timer;
-	struct event *watchdog;		/* the watch outlived its timeoutSeconds */
+	struct event *watchdog;		/* looks for a watch that went silent */
+	double heard_at;		/* monotonic: the watch's last event or bookmark */
+	double down_since;		/* monotonic: backing off since; 0 while it is not */
 	struct event *prune_event;
 	long long prune_epoch;
 	struct informer_stats stats;	/* this informer's part of the set's totals */
@@ -172,6 +181,7 @@ static void informer_sync(struct informer *inf);
 static void informer_watch_list(struct informer *inf);
 static void informer_watch(struct informer *inf);
 static void informer_retry(struct informer *inf, const char *why);
+static void informer_retry_within(struct informer *inf, const char *why, long max_ms);
 static void informer_restart(struct informer *inf, const char *why);
 static void informer_list_done(const struct client_response *resp, void *arg);
 static void informer_watch_data(const char *data, size_t len, void *arg);
@@ -503,10 +513,11 @@ informer_retry_expired(evutil_socket_t fd, short what, void *arg)
 		informer_watch(inf);
 }
 
-/* Stops what the informer is doing and tries again after the backoff: the list it was
- * doing (from its continue token, if any), or a watch from its resourceVersion. */
+/* Stops what the informer is doing and tries again after a backoff of at most max_ms
+ * (before jitter): the list it was doing (from its continue token, if any), or a watch
+ * from its resourceVersion. */
 static void
-informer_retry(struct informer *inf, const char *why)
+informer_retry_within(struct informer *inf, const char *why, long max_ms)
 {
 	long ms = INFORMER_BACKOFF_INITIAL_MS;
 	struct timeval tv;
@@ -515,16 +526,25 @@ informer_retry(struct informer *inf, const char *why)
 	evtimer_del(inf->watchdog);
 	if (inf->set->stopping)
 		return;
-	for (int i = 0; i < inf->failures && ms < INFORMER_BACKOFF_MAX_MS; i++)
+	if (inf->down_since == 0)
+		inf->down_since = time_monotonic();
+	for (int i = 0; i < inf->failures && ms < max_ms; i++)
 		ms *= 2;
-	if (ms > INFORMER_BACKOFF_MAX_MS)
-		ms = INFORMER_BACKOFF_MAX_MS;
+	if (ms > max_ms)
+		ms = max_ms;
 	ms += random() % (ms + 1);	/* jitter: up to the same again */
 	inf->failures++;
 	log_warning("informer resource=%s: %s; retrying in %ldms", inf->resource->name, why, ms);
 	tv.tv_sec = ms / 1000;
 	tv.tv_usec = (ms % 1000) * 1000;
 	evtimer_add(inf->retry_timer, &tv);
+}
+
+/* informer_retry_within with client-go's backoff: 0.8 s doubling up to 30 s. */
+static void
+informer_retry(struct informer *inf, const char *why)
+{
+	informer_retry_within(inf, why, INFORMER_BACKOFF_MAX_MS);
 }
 
 /* Takes the informer's position from the store: where its cache stands, whatever it held
@@ -597,7 +617,7 @@ informer_failed(struct informer *inf, const char *what, const struct client_resp
 	INFORMER_COUNT(inf, errors);
 	if (resp->transport_error != NULL) {
 		why = xasprintf("%s failed: %s", what, resp->transport_error);
-		informer_retry(inf, why);
+		informer_retry_within(inf, why, INFORMER_UNREACHABLE_BACKOFF_MAX_MS);
 		free(why);
 		return;
 	}
@@ -707,6 +727,7 @@ informer_list_done(const struct client_response *resp, void *arg)
 		informer_failed(inf, "list", resp);
 		return;
 	}
+	inf->down_since = 0;
 	list = cJSON_ParseWithLength(resp->body, resp->len);
 	items = cJSON_GetObjectItemCaseSensitive(list, "items");
 	rv = json_path(list, "metadata.resourceVersion");
@@ -888,6 +909,7 @@ informer_watch_value(const char *text, size_t len, unsigned long line, void *arg
 		return 1;
 	}
 	inf->watch_events++;
+	inf->heard_at = time_monotonic();
 	switch (ev.type) {
 	case WATCH_ADDED:
 	case WATCH_MODIFIED:
@@ -952,6 +974,7 @@ informer_watch_data(const char *data, size_t len, void *arg)
 	struct informer *inf = arg;
 	char *error = NULL;
 
+	inf->down_since = 0;
 	if (json_stream_feed(inf->stream, data, len, informer_watch_value, inf, &error) != 0) {
 		char *why = xasprintf("watch: %s", error);
 		free(error);
@@ -1028,8 +1051,9 @@ informer_watch_from(struct informer *inf, const char *resource_version, const ch
 	INFORMER_COUNT(inf, watches);
 	informer_send(inf, path, 1);
 	free(path);
+	inf->heard_at = time_monotonic();
 	{
-		struct timeval tv = { timeout + INFORMER_WATCH_GRACE, 0 };
+		struct timeval tv = { INFORMER_WATCH_SILENCE_MAX, 0 };
 		evtimer_add(inf->watchdog, &tv);
 	}
 }
@@ -1062,17 +1086,29 @@ informer_watch_list(struct informer *inf)
 	    "&sendInitialEvents=true&resourceVersionMatch=NotOlderThan");
 }
 
-/* The watch should have ended by now: its connection is dead. */
+/* Looks at the watch INFORMER_WATCH_SILENCE_MAX after its last event or bookmark (or
+ * its start): one that heard nothing since is presumed dead and started again. */
 static void
 informer_watchdog_expired(evutil_socket_t fd, short what, void *arg)
 {
 	struct informer *inf = arg;
+	double silent = time_monotonic() - inf->heard_at;
+	char *why;
 
 	(void)fd;
 	(void)what;
+	if (silent < INFORMER_WATCH_SILENCE_MAX) {
+		double left = INFORMER_WATCH_SILENCE_MAX - silent;
+		struct timeval tv = { (time_t)left, (suseconds_t)((left - (time_t)left) * 1e6) };
+
+		evtimer_add(inf->watchdog, &tv);
+		return;
+	}
 	INFORMER_COUNT(inf, errors);
-	informer_retry(inf, "watch: still open past its timeoutSeconds; the connection is "
-	    "presumed dead");
+	why = xasprintf("watch: no event and no bookmark for %.0fs (the server sends a "
+	    "bookmark each minute); the watch is presumed dead", silent);
+	informer_retry_within(inf, why, INFORMER_UNREACHABLE_BACKOFF_MAX_MS);
+	free(why);
 }
 
 /* --- metrics ------------------------------------------------------------------------- */
@@ -1101,6 +1137,10 @@ static const struct metrics_spec informer_metric_specs[INFORMER_METRIC_COUNT] = 
 	    "sqlkcm_informer_last_resource_version_timestamp_seconds",
 	    "Unix time the informer last advanced its resourceVersion (an event, a bookmark "
 	    "or a list); 0 before the first.", informer_resource_label, NULL, 0 },
+	[INFORMER_METRIC_DOWN] = { METRICS_GAUGE, "sqlkcm_informer_down_seconds",
+	    "Seconds the informer has been failing to watch or list (backing off after an "
+	    "error, a dead connection or a silent watch); 0 while it is not.",
+	    informer_resource_label, NULL, 0 },
 };
 
 /* Reads an unsigned long count for a metric. */
@@ -1115,6 +1155,15 @@ static double
 informer_read_flag(void *arg)
 {
 	return *(const int *)arg != 0;
+}
+
+/* Seconds an informer has been down, for its metric. */
+static double
+informer_read_down(void *arg)
+{
+	const struct informer *inf = arg;
+
+	return inf->down_since > 0 ? time_monotonic() - inf->down_since : 0;
 }
 
 /* Returns the family spec describes in registry, or NULL (logged). */
@@ -1158,6 +1207,7 @@ informer_register_metrics(struct informer *inf)
 	}
 	metrics_gauge_set_callback(inf->metrics[INFORMER_METRIC_SYNCED], informer_read_flag,
 	    &inf->synced);
+	metrics_gauge_set_callback(inf->metrics[INFORMER_METRIC_DOWN], informer_read_down, inf);
 }
 
 /* Detaches inf's series from its counts, which are about to be freed. */
@@ -1167,6 +1217,7 @@ informer_unregister_metrics(struct informer *inf)
 	for (int i = 0; i <= INFORMER_METRIC_ERRORS; i++)
 		metrics_counter_set_callback(inf->metrics[i], NULL, NULL);
 	metrics_gauge_set_callback(inf->metrics[INFORMER_METRIC_SYNCED], NULL, NULL);
+	metrics_gauge_set_callback(inf->metrics[INFORMER_METRIC_DOWN], NULL, NULL);
 }
 
 /* Publishes the set's and its informers' counts in registry. */
@@ -1354,6 +1405,26 @@ informer_set_describe_unsynced(const struct informer_set *set, struct buf *out)
 		if (inf->synced)
 			continue;
 		buf_printf(out, "%s%s", n > 0 ? "," : "", inf->resource->name);
+		n++;
+	}
+	return n;
+}
+
+/* Lists the informers that are down, with how long and how long since their last event. */
+int
+informer_set_describe_down(const struct informer_set *set, struct buf *out)
+{
+	const struct informer *inf;
+	double now = time_monotonic();
+	int n = 0;
+
+	TAILQ_FOREACH(inf, &set->informers, link) {
+		if (inf->down_since == 0)
+			continue;
+		buf_printf(out, "%s%s down for %.0fs", n > 0 ? ", " : "", inf->resource->name,
+		    now - inf->down_since);
+		if (inf->heard_at > 0)
+			buf_printf(out, " (last event or bookmark %.0fs ago)", now - inf->heard_at);
 		n++;
 	}
 	return n;

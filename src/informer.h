@@ -97,6 +97,11 @@ int informer_set_synced(const struct informer_set *set);
  * to out; returns how many there are. */
 int informer_set_describe_unsynced(const struct informer_set *set, struct buf *out);
 
+/* Appends the informers that are down (backing off after a failed or dead watch or list)
+ * to out, each with how long it has been down and since its last event or bookmark;
+ * returns how many there are. */
+int informer_set_describe_down(const struct informer_set *set, struct buf *out);
+
 const struct informer_stats *informer_set_stats(const struct informer_set *set);
 
 /* Publishes the informers' counts in registry as sqlkcm_informer_* metrics, per resource
