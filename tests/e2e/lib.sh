@@ -152,10 +152,16 @@ EOF
 # watch_owned_pods NS NAME DIR: starts a watch of our own on the pods of NS, apart from
 # sqlkcm's: every pod event, as kubectl prints them (concatenated JSON objects), keeps the
 # set of live pods (not finished, not being deleted) whose controller is NAME, and writes
-# the largest size the set ever had to DIR/max and its current size to DIR/now. Its pid
-# is left in $pod_watcher, for the test's cleanup to kill.
+# the largest size the set ever had to DIR/max and its current size to DIR/now. kubectl's
+# watch can end (the apiserver closes a watch that falls behind a burst of events, or at
+# its timeout): it is started again, and the set is rebuilt from the new watch's initial
+# events. Its pid is left in $pod_watcher, for the test's cleanup to kill.
 watch_owned_pods() {
-	kubectl get pods -n "$1" --watch --output-watch-events -o json 2>/dev/null | python3 -c '
+	while :; do
+		kubectl get pods -n "$1" --watch --output-watch-events -o json 2>/dev/null
+		echo "RESTART"
+		sleep 0.2
+	done | python3 -c '
 import json, sys
 name, work = sys.argv[1], sys.argv[2]
 dec = json.JSONDecoder()
@@ -166,6 +172,9 @@ def owned(p):
         return False
     return any(r.get("controller") and r["name"] == name for r in m.get("ownerReferences", []))
 for chunk in iter(lambda: sys.stdin.readline(), ""):
+    if chunk == "RESTART\n":
+        buf, live = "", set()
+        continue
     buf += chunk
     while True:
         buf = buf.lstrip()
