@@ -118,6 +118,7 @@ struct informer {
 	int streaming;			/* the request in flight is a WATCH */
 	unsigned long request_gen;	/* changes whenever a request is sent or dropped */
 	struct json_stream *stream;
+	struct json_stream *feeding;	/* being fed: replaced, it is freed after the feed */
 	char *resource_version;		/* newest applied */
 	int rv_dirty;			/* to be written with this turn's transaction */
 	int rv_unavailable;		/* expired: the next WatchList starts from "" */
@@ -972,10 +973,22 @@ static void
 informer_watch_data(const char *data, size_t len, void *arg)
 {
 	struct informer *inf = arg;
+	struct json_stream *stream = inf->stream;
 	char *error = NULL;
+	int rc;
 
 	inf->down_since = 0;
-	if (json_stream_feed(inf->stream, data, len, informer_watch_value, inf, &error) != 0) {
+	/* An event may start a new watch (a relist after 410 Gone) with a new stream: this
+	 * one lives until its feed returns. */
+	inf->feeding = stream;
+	rc = json_stream_feed(stream, data, len, informer_watch_value, inf, &error);
+	inf->feeding = NULL;
+	if (inf->stream != stream) {
+		json_stream_free(stream);
+		free(error);
+		return;
+	}
+	if (rc != 0) {
 		char *why = xasprintf("watch: %s", error);
 		free(error);
 		INFORMER_COUNT(inf, errors);
@@ -1041,7 +1054,8 @@ informer_watch_from(struct informer *inf, const char *resource_version, const ch
 	char *rv, *path;
 	int timeout = INFORMER_WATCH_TIMEOUT_MIN + (int)(random() % INFORMER_WATCH_TIMEOUT_MIN);
 
-	json_stream_free(inf->stream);
+	if (inf->stream != inf->feeding)
+		json_stream_free(inf->stream);
 	inf->stream = json_stream_new(INFORMER_MAX_EVENT);
 	inf->watch_events = 0;
 	rv = curl_easy_escape(NULL, resource_version != NULL ? resource_version : "", 0);

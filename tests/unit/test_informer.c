@@ -787,6 +787,36 @@ warm_start_before_controllers_syncs_from_the_stored_resource_version(void **stat
 	world_free(w);
 }
 
+/* An ERROR event saying the resourceVersion is too old starts a relist on a new stream
+ * while the old stream is still being read: what follows the error in the same chunk is
+ * not applied, and the old stream is freed only once its feed is over (ASan and valgrind
+ * runs of this test catch a use after free). */
+static void
+expired_error_event_mid_chunk_relists_on_a_new_stream(void **state)
+{
+	struct world *w = world_watching();
+	char *after = pod_event("MODIFIED", "uid-a", "a", "11", "");
+	char *chunk = xasprintf("{\"type\":\"ERROR\",\"object\":{\"kind\":\"Status\","
+	    "\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":\"too old resource "
+	    "version: 10 (50)\",\"reason\":\"Expired\",\"code\":410}}\n%s", after);
+
+	(void)state;
+	feed(w, chunk, 0);
+	world_run(w);
+	assert_logged(w, "relisting");
+	assert_watch_list_request(w);
+	assert_int_equal(informer_set_stats(w->set)->relists, 1);
+	assert_stored_rv(w, "10");	/* the event after the error was not applied */
+	feed_pod(w, "ADDED", "uid-a", "a", "10");
+	feed_initial_events_end(w, "50");
+	world_run(w);
+	assert_int_equal(pod_count(w), 1);
+	assert_stored_rv(w, "50");
+	free(chunk);
+	free(after);
+	world_free(w);
+}
+
 static void
 truncated_event_restarts_the_watch_and_loses_nothing(void **state)
 {
@@ -1008,6 +1038,7 @@ main(void)
 		cmocka_unit_test(full_disk_loses_the_turn_and_syncs_again_from_the_stored_resource_version),
 		cmocka_unit_test(failed_write_during_a_list_starts_the_list_over),
 		cmocka_unit_test(warm_start_before_controllers_syncs_from_the_stored_resource_version),
+		cmocka_unit_test(expired_error_event_mid_chunk_relists_on_a_new_stream),
 		cmocka_unit_test(truncated_event_restarts_the_watch_and_loses_nothing),
 		cmocka_unit_test(truncated_initial_events_sync_again_and_lose_nothing),
 		cmocka_unit_test(item_that_is_not_an_object_restarts_the_watch),
