@@ -9,7 +9,10 @@
 #   2. every connection reset and every new one refused for 20 s while it is scaled
 #      20 -> 5: /readyz says which informers are not watching, sqlkcm makes at most about
 #      two connection attempts a second, and it converges within seconds once the
-#      connections pass again.
+#      connections pass again;
+#   3. two sqlkcm with leader election, the leader behind the proxy, which goes silent
+#      while the ReplicaSet is scaled 5 -> 15: the leader stops acting (it exits 1) before
+#      the other can take the Lease, and the other converges it.
 # Each ends with the cache equal to a fresh LIST and never more pods than desired.
 # The figures (seconds from the proxy passing again to convergence; attempts) are printed
 # as TAP comments; bench/README.md has them beside kube-controller-manager's.
@@ -31,40 +34,9 @@ trap cleanup EXIT
 
 replicas() { kubectl get rs -n "$ns" big -o jsonpath='{.status.replicas}'; }
 converged() { [ "$(cat "$work/now" 2>/dev/null)" = "$1" ] && [ "$(replicas)" = "$1" ]; }
-# proxy_ctl COMMAND: sends a command to the proxy, prints its answer.
-proxy_ctl() {
-	local fd reply
-	exec {fd}<>"/dev/tcp/127.0.0.1/$(cat "$work/proxy/control")"
-	echo "$1" >&"$fd"
-	read -r reply <&"$fd"
-	exec {fd}>&-
-	echo "$reply"
-}
-accepted() { proxy_ctl stats | sed -n 's/.*accepted=\([0-9]*\).*/\1/p'; }
-# seconds_until DEADLINE CMD...: prints how many seconds CMD took to succeed (polling
-# every 0.2 s), or fails at DEADLINE seconds.
-seconds_until() {
-	local limit=$1 start now
-	shift
-	start=$(date +%s.%N)
-	until "$@"; do
-		now=$(date +%s.%N)
-		if awk -v a="$start" -v b="$now" -v l="$limit" 'BEGIN { exit !(b - a > l) }'; then
-			return 1
-		fi
-		sleep 0.2
-	done
-	now=$(date +%s.%N)
-	awk -v a="$start" -v b="$now" 'BEGIN { printf "%.1f\n", b - a }'
-}
 
-upstream=$(sed -n 's|.*server: https://\([^:]*\):\([0-9]*\).*|\1 \2|p' "$cluster/kubeconfig" | head -n1)
-mkdir -p "$work/proxy"
-# shellcheck disable=SC2086
-"$top/tests/e2e/tcpproxy" $upstream "$work/proxy" 2>"$work/proxy.log" &
-proxy=$!
-cluster_wait_until 10 "the proxy listens" test -s "$work/proxy/control"
-http_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+proxy_start "$work/proxy"
+http_port=$(cluster_free_port)
 
 kubectl create namespace "$ns" >/dev/null
 big_replicaset "$ns"
@@ -75,10 +47,10 @@ sqlkcm_start deadpeer --db "$db" --controllers replicaset \
 check "sqlkcm behind the proxy converges to 10 pods" cluster_wait_until 60 "10 pods" converged 10
 
 # 1. Silent connections.
-proxy_ctl silent >/dev/null
+proxy_ctl "$work/proxy" silent >/dev/null
 kubectl scale rs -n "$ns" big --replicas=20 >/dev/null
 sleep 45
-proxy_ctl pass >/dev/null
+proxy_ctl "$work/proxy" pass >/dev/null
 if took=$(seconds_until 60 converged 20); then
 	pass "after 45 s of silence, 20 pods $took s after new connections pass"
 	echo "# silent connections: converged ${took}s after new connections passed"
@@ -92,8 +64,8 @@ check "the cache equals a fresh LIST" cache_converges "$db" 60 pods replicasets
 check "at no moment were there more than 20 pods" test "$(cat "$work/max")" -le 20
 
 # 2. Resets and refusals for 20 s.
-before=$(accepted)
-proxy_ctl reset >/dev/null
+before=$(proxy_accepted "$work/proxy")
+proxy_ctl "$work/proxy" reset >/dev/null
 kubectl scale rs -n "$ns" big --replicas=5 >/dev/null
 sleep 10
 curl -s "http://127.0.0.1:$http_port/readyz?verbose" >"$work/readyz.out"
@@ -104,8 +76,8 @@ check "sqlkcm_informer_down_seconds counts the seconds without a watch" \
 	awk '/^sqlkcm_informer_down_seconds\{resource="pods"\}/ { found = $2 > 0 } END { exit !found }' \
 	"$work/metrics.out"
 sleep 10
-attempts=$(($(accepted) - before))
-proxy_ctl pass >/dev/null
+attempts=$(($(proxy_accepted "$work/proxy") - before))
+proxy_ctl "$work/proxy" pass >/dev/null
 echo "# resets: $attempts connection attempts in 20 s"
 check "at most about two connection attempts a second during the outage ($attempts in 20 s)" \
 	test "$attempts" -le 44
@@ -122,4 +94,37 @@ check "/readyz is ok again" cluster_wait_until 15 "readyz ok" \
 check "the cache equals a fresh LIST" cache_converges "$db" 60 pods replicasets
 check "at no moment were there more than 20 pods" test "$(cat "$work/max")" -le 20
 check "sqlkcm kept running through it" kill -0 "$(cat "$cluster/pids/sqlkcm-deadpeer.pid")"
+sqlkcm_stop deadpeer
+
+# 3. A leader that cannot reach the apiserver. A new count of our own, from 5 pods.
+kill "$pod_watcher" 2>/dev/null
+mkdir -p "$work/leader"
+watch_owned_pods "$ns" big "$work/leader"
+lease=deadpeer-$RANDOM
+proxy_ctl "$work/proxy" pass >/dev/null
+elect=(--controllers replicaset --leader-elect=true
+	--leader-elect-resource-name "$lease" --leader-elect-resource-namespace "$ns" -v 2)
+sqlkcm_start leader --db "$work/leader.db" "${elect[@]}" \
+	--master "https://127.0.0.1:$(cat "$work/proxy/port")"
+check "the sqlkcm behind the proxy leads" \
+	cluster_wait_until 60 "a leader" grep -q "acquired the lease" "$work/leader.log"
+sqlkcm_start standby --db "$work/standby.db" "${elect[@]}"
+cluster_wait_until 60 "the standby's caches" grep -q "attempting to acquire" "$work/standby.log"
+sleep 2
+proxy_ctl "$work/proxy" silent >/dev/null
+kubectl scale rs -n "$ns" big --replicas=15 >/dev/null
+converged15() { [ "$(cat "$work/leader/now" 2>/dev/null)" = 15 ] && [ "$(replicas)" = 15 ]; }
+check "the standby takes over and converges to 15 pods" cluster_wait_until 90 "15 pods" converged15
+leader_pid=$(cat "$cluster/pids/sqlkcm-leader.pid")
+check "the leader that lost the apiserver has exited" \
+	cluster_wait_until 30 "the old leader to exit" eval '! kill -0 "$leader_pid"'
+sqlkcm_stop leader
+check "it exited with status 1 (the lease lost)" test $? = 1
+lost=$(awk '/leader election lost/ { print $2; exit }' "$work/leader.log")
+taken=$(awk '/acquired the lease/ { print $2; exit }' "$work/standby.log")
+echo "# the leader stopped at $lost; the standby took the lease at $taken"
+check "the leader stopped before the standby took the lease" \
+	test -n "$lost" -a -n "$taken" -a "$lost" \< "$taken"
+check "at no moment were there more than 15 pods" test "$(cat "$work/leader/max")" -le 15
+check "the standby's cache equals a fresh LIST" cache_converges "$work/standby.db" 60 pods replicasets
 tap_done

@@ -196,3 +196,50 @@ for chunk in iter(lambda: sys.stdin.readline(), ""):
 	pod_watcher=$!
 	sleep 1
 }
+
+# --- a misbehaving network: tests/e2e/tcpproxy ---------------------------------------------
+
+# proxy_start DIR: starts tests/e2e/tcpproxy in front of the cluster's apiserver, with its
+# files in DIR (DIR/port: where to connect); its pid is left in $proxy.
+proxy_start() {
+	local upstream
+	upstream=$(sed -n 's|.*server: https://\([^:]*\):\([0-9]*\).*|\1 \2|p' "$cluster/kubeconfig" | head -n1)
+	mkdir -p "$1"
+	# shellcheck disable=SC2086 # host and port
+	"$top/tests/e2e/tcpproxy" $upstream "$1" 2>"$1/log" &
+	proxy=$!
+	cluster_wait_until 10 "the proxy to listen" test -s "$1/control"
+}
+
+# proxy_ctl DIR COMMAND: sends COMMAND (pass, silent, reset, stats) to the proxy in DIR and
+# prints its answer ("ok MODE accepted=N").
+proxy_ctl() {
+	local fd reply
+	exec {fd}<>"/dev/tcp/127.0.0.1/$(cat "$1/control")"
+	echo "$2" >&"$fd"
+	read -r reply <&"$fd"
+	exec {fd}>&-
+	echo "$reply"
+}
+
+# proxy_accepted DIR: the connections the proxy in DIR has accepted so far.
+proxy_accepted() {
+	proxy_ctl "$1" stats | sed -n 's/.*accepted=\([0-9]*\).*/\1/p'
+}
+
+# seconds_until LIMIT CMD...: polls CMD every 0.2 s and prints how many seconds it took to
+# succeed (one decimal), or fails after LIMIT seconds.
+seconds_until() {
+	local limit=$1 start now
+	shift
+	start=$(date +%s.%N)
+	until "$@" >/dev/null 2>&1; do
+		now=$(date +%s.%N)
+		if awk -v a="$start" -v b="$now" -v l="$limit" 'BEGIN { exit !(b - a > l) }'; then
+			return 1
+		fi
+		sleep 0.2
+	done
+	now=$(date +%s.%N)
+	awk -v a="$start" -v b="$now" 'BEGIN { printf "%.1f\n", b - a }'
+}
