@@ -36,6 +36,17 @@ struct action {
 	 * deletions failed with message (malloc'd result), or NULL to send body anyway. */
 	cJSON *(*body_on_failure)(const struct action *a, const char *message);
 	cJSON *failure_context;		/* for body_on_failure */
+	/* The creations' and deletions' events, in the controller's words (kube's, e.g.
+	 * "SuccessfulCreate", "Created pod: "): on success the owner gets an event of
+	 * done_reason whose message is done_prefix then the object's name; on failure one of
+	 * failed_reason, failed_prefix then the error; and the failure the status reports
+	 * (the ReplicaFailure condition's message) is error_prefix then the error. Static
+	 * strings; a NULL reason records no event. */
+	const char *done_reason;
+	const char *done_prefix;
+	const char *failed_reason;
+	const char *failed_prefix;
+	const char *error_prefix;
 };
 
 /* Everything one sync of a key decided. */

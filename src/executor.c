@@ -30,8 +30,9 @@
  *   goes out: the requests in flight finish, the creations not sent lower the
  *   expectations as failed ones do, and the status follows.
  *
- * Events (SuccessfulCreate, FailedCreate, SuccessfulDelete, FailedDelete) are recorded
- * for the owner, as kube-controller-manager's pod control records them.
+ * Events are recorded for the owner on each creation and deletion, with the reasons and
+ * words the action carries (the controller's: kube's SuccessfulCreate, FailedDelete, ...),
+ * as kube-controller-manager's pod control records them; the executor names no kind.
  */
 #include "config.h"
 
@@ -352,19 +353,40 @@ manage_error_set(struct execution *x, const char *message)
 		x->manage_error = xstrdup(message);
 }
 
+/* Records the event of a's outcome for the owner: done (text: the object's name) or
+ * failed (text: the error), in the action's words. */
+static void
+action_event(struct execution *x, const struct action *a, int done, const char *text)
+{
+	const char *reason = done ? a->done_reason : a->failed_reason;
+	char *message;
+
+	if (reason == NULL)
+		return;
+	message = xasprintf("%s%s", (done ? a->done_prefix : a->failed_prefix) != NULL ?
+	    (done ? a->done_prefix : a->failed_prefix) : "", text);
+	owner_event(x, done ? EVENT_TYPE_NORMAL : EVENT_TYPE_WARNING, reason, message);
+	free(message);
+}
+
+/* Sets the failure the status reports, in the action's words. */
+static void
+action_error_set(struct execution *x, const struct action *a, const char *error)
+{
+	char *message = xasprintf("%s%s", a->error_prefix != NULL ? a->error_prefix : "", error);
+
+	manage_error_set(x, message);
+	free(message);
+}
+
 static void
 create_done(struct execution *x, struct action *a, struct restops_result *res)
 {
 	const cJSON *name = json_path(res->object, "metadata.name");
-	char *message;
 
-	(void)a;
 	if (res->status.reason == API_OK) {
 		x->created++;
-		message = xasprintf("Created pod: %s",
-		    cJSON_IsString(name) ? name->valuestring : "?");
-		owner_event(x, EVENT_TYPE_NORMAL, "SuccessfulCreate", message);
-		free(message);
+		action_event(x, a, 1, cJSON_IsString(name) ? name->valuestring : "?");
 		record_write(x, a->resource, res->object);
 		return;
 	}
@@ -373,39 +395,29 @@ create_done(struct execution *x, struct action *a, struct restops_result *res)
 		x->created++;
 		return;
 	}
-	message = xasprintf("Error creating: %s", res->status.message);
-	owner_event(x, EVENT_TYPE_WARNING, "FailedCreate", message);
-	free(message);
-	log_warning("%s %s: creating a pod: %s", x->r.controller, x->r.key,
-	    res->status.message);
-	manage_error_set(x, res->status.message);
+	action_event(x, a, 0, res->status.message);
+	log_warning("%s %s: creating %s in %s: %s", x->r.controller, x->r.key,
+	    a->resource->name, a->namespace, res->status.message);
+	action_error_set(x, a, res->status.message);
 	x->batch_failed = 1;
 }
 
 static void
 delete_done(struct execution *x, struct action *a, struct restops_result *res)
 {
-	char *message;
-
 	if (res->status.reason == API_OK) {
 		/* Not recorded as a write: the deletion expectations cover it. */
-		message = xasprintf("Deleted pod: %s", a->name);
-		owner_event(x, EVENT_TYPE_NORMAL, "SuccessfulDelete", message);
-		free(message);
+		action_event(x, a, 1, a->name);
 		return;
 	}
 	/* The deletion will not be observed as asked for: stop waiting for it. */
 	lower_expectations(x, a, 1);
 	if (res->status.reason == API_NOT_FOUND)
 		return;	/* already gone: what we wanted */
-	message = xasprintf("Error deleting: %s", res->status.message);
-	owner_event(x, EVENT_TYPE_WARNING, "FailedDelete", message);
-	free(message);
-	log_warning("%s %s: deleting pod %s/%s: %s", x->r.controller, x->r.key, a->namespace,
-	    a->name, res->status.message);
-	message = xasprintf("unable to delete pods: %s", res->status.message);
-	manage_error_set(x, message);
-	free(message);
+	action_event(x, a, 0, res->status.message);
+	log_warning("%s %s: deleting %s %s/%s: %s", x->r.controller, x->r.key,
+	    a->resource->name, a->namespace, a->name, res->status.message);
+	action_error_set(x, a, res->status.message);
 }
 
 /* The status to send: the sync's, or the failure one. NULL: nothing to send. */

@@ -732,6 +732,19 @@ pod_action(struct action *a, enum action_type type, const char *verb, const char
 	a->uid = c != NULL ? xstrdup(c->uid) : NULL;
 	a->body = body;
 	a->reason = reason;
+	/* kube's pod control: its event reasons and messages, and the manage error. */
+	if (type == ACTION_CREATE) {
+		a->done_reason = "SuccessfulCreate";
+		a->done_prefix = "Created pod: ";
+		a->failed_reason = "FailedCreate";
+		a->failed_prefix = "Error creating: ";
+	} else {
+		a->done_reason = "SuccessfulDelete";
+		a->done_prefix = "Deleted pod: ";
+		a->failed_reason = "FailedDelete";
+		a->failed_prefix = "Error deleting: ";
+		a->error_prefix = "unable to delete pods: ";
+	}
 }
 
 /* Reads desired and actual for the ReplicaSet from the replicaset_diff view. */
