@@ -29,24 +29,28 @@ static const struct command commands[] = {
 		"mirror a cluster into the cache and run the controllers (daemon mode)",
 		run_usage,
 		run_command,
+		run_usage_controllers,
 	},
 	{
 		"plan",
 		"print the actions the controllers would take now, from the cache alone",
 		plan_usage,
 		plan_command,
+		NULL,
 	},
 	{
 		"replay",
 		"feed a recorded event log through the controllers, offline",
 		replay_usage,
 		replay_command,
+		NULL,
 	},
 	{
 		"shell",
 		"open the cache read-only in sqlite3",
 		shell_usage,
 		shell_command,
+		NULL,
 	},
 	{
 		"version",
@@ -55,6 +59,7 @@ static const struct command commands[] = {
 		"\n"
 		"Prints the sqlkcm version, then one line per library it is linked with.\n",
 		version_run,
+		NULL,
 	},
 };
 
@@ -79,6 +84,8 @@ static void
 command_print_usage(const struct command *cmd, FILE *f)
 {
 	fputs(cmd->usage, f);
+	if (cmd->usage_more != NULL)
+		cmd->usage_more(f);
 	if (cmd->run == NULL)
 		fprintf(f, "\nThis command is not built yet in sqlkcm %s.\n", PACKAGE_VERSION);
 }

@@ -16,9 +16,12 @@ enum {
 struct command {
 	const char *name;
 	const char *summary;	/* one line, for the command list */
-	const char *usage;	/* the whole --help text */
+	const char *usage;	/* the fixed --help text */
 	/* Runs the subcommand; NULL when it is not built yet. */
 	int (*run)(int argc, char **argv, FILE *out, FILE *err);
+	/* Prints the part of the --help text made at run time (the controllers' flags), after
+	 * usage; NULL when there is none. */
+	void (*usage_more)(FILE *out);
 };
 
 /* Returns the subcommand called name, or NULL. */

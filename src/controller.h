@@ -36,6 +36,12 @@ struct controller_type {
 	const char *name;			/* "replicaset": the --controllers name */
 	const char *const *resources;		/* the resources it watches, NULL-ended */
 	int default_workers;			/* syncs in flight at most */
+	/* The flag that sets the workers, as kube-controller-manager spells it
+	 * ("concurrent-replicaset-syncs"), and what it counts, for --help. */
+	const char *workers_flag;
+	const char *workers_help;
+	/* The source component of the events it records ("replicaset-controller"). */
+	const char *event_component;
 	/* Creates the type's state for c (prepared statements, ...). */
 	int (*init)(struct controller *c, char **error);
 	void (*fini)(struct controller *c);

@@ -97,7 +97,7 @@ struct executor {
 	struct client *client;
 	struct store *store;
 	struct informer_set *informers;
-	struct eventrecorder *events;
+	struct eventrecorder *const *events;	/* per controller type, or NULL */
 	TAILQ_HEAD(, execution) executions;
 	int count;
 	int stopping;			/* send no further creation batch */
@@ -223,14 +223,20 @@ set_expectations(struct execution *x, double now)
 
 /* --- events ---------------------------------------------------------------------------- */
 
-/* Records an event about x's owner. */
+/* Records an event about x's owner, from its controller's recorder. */
 static void
 owner_event(struct execution *x, const char *type, const char *reason, const char *message)
 {
-	if (x->e->events == NULL || x->r.owner == NULL)
+	struct eventrecorder *rec = NULL;
+
+	for (int i = 0; x->e->events != NULL && i < controller_type_count; i++) {
+		if (controller_types[i] == x->c->type)
+			rec = x->e->events[i];
+	}
+	if (rec == NULL || x->r.owner == NULL)
 		return;
-	eventrecorder_event_object(x->e->events, x->r.owner_resource, x->r.owner, type, reason,
-	    "%s", message);
+	eventrecorder_event_object(rec, x->r.owner_resource, x->r.owner, type, reason, "%s",
+	    message);
 }
 
 /* --- requests -------------------------------------------------------------------------- */
@@ -660,7 +666,7 @@ execution_step(struct execution *x)
 
 struct executor *
 executor_new(struct client *client, struct store *store, struct informer_set *informers,
-    struct eventrecorder *events)
+    struct eventrecorder *const *events)
 {
 	struct executor *e = xcalloc(1, sizeof *e);
 

@@ -26,9 +26,11 @@ typedef void (*executor_done_cb)(const char *key, const struct executor_outcome 
     void *arg);
 
 /* Creates an executor sending through client. Before it writes bookkeeping it commits
- * what the informers have pending (informers may be NULL). events may be NULL. */
+ * what the informers have pending (informers may be NULL). events holds the event
+ * recorder of each controller type, in controller_types' order (borrowed; the array, or
+ * any entry, may be NULL: no events). */
 struct executor *executor_new(struct client *client, struct store *store,
-    struct informer_set *informers, struct eventrecorder *events);
+    struct informer_set *informers, struct eventrecorder *const *events);
 void executor_free(struct executor *e);
 
 /* Carries out r (taken: the executor frees it) for controller c; calls done once, never

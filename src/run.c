@@ -79,10 +79,10 @@ const char run_usage[] =
     "  --record FILE             append every applied event to FILE as a JSON line\n"
     "                            (the input of `sqlkcm replay`); SIGHUP reopens it\n"
     "  --controllers LIST        controllers to run: '*', NAME or -NAME, comma-separated\n"
-    "                            (default: '*'; known: replicaset). '' runs no\n"
-    "                            controller and mirrors every resource sqlkcm knows\n"
-    "  --concurrent-replicaset-syncs N\n"
-    "                            ReplicaSets synced at once (default: 5)\n"
+    "                            (default: '*'; `sqlkcm run --help` lists them). ''\n"
+    "                            runs no controller and mirrors every resource sqlkcm knows\n"
+    "  --concurrent-NAME-syncs N objects a controller syncs at once (each controller's\n"
+    "                            flag and default: `sqlkcm run --help`)\n"
     "  --watch-list MODE         how informers get the initial state: auto (WatchList,\n"
     "                            a paginated LIST if the server refuses it), true\n"
     "                            (WatchList only) or false (LIST only) (default: auto)\n"
@@ -135,7 +135,7 @@ struct run_options {
 	enum informer_watch_list watch_list;
 	long db_cache_mib;
 	int rebuild_cache;
-	long replicaset_syncs;
+	long *workers;		/* per controller type: its --concurrent-*-syncs */
 	double qps;
 	long burst;
 	long verbosity;
@@ -305,16 +305,56 @@ run_check_paths(const char *text, FILE *err)
 	return 0;
 }
 
+/* Prints the controllers, each with its workers flag and default, after the usage. */
+void
+run_usage_controllers(FILE *out)
+{
+	fputs("\nControllers (--controllers NAME) and their flags:\n", out);
+	for (int i = 0; i < controller_type_count; i++) {
+		const struct controller_type *t = controller_types[i];
+
+		fprintf(out, "  %s\n      --%s N\n                            %s (default: %d)\n",
+		    t->name, t->workers_flag, t->workers_help, t->default_workers);
+	}
+}
+
+/* The flags' getopt values (the controllers' workers flags start at OPT_WORKERS). */
+enum { OPT_KUBECONFIG = 256, OPT_CONTEXT, OPT_MASTER, OPT_DB, OPT_DB_CACHE, OPT_RECORD,
+	OPT_CONTROLLERS, OPT_QPS, OPT_BURST, OPT_LEADER_ELECT,
+	OPT_LEASE_DURATION, OPT_RENEW_DEADLINE, OPT_RETRY_PERIOD, OPT_LOCK,
+	OPT_LOCK_NAMESPACE, OPT_LOCK_NAME, OPT_WATCH_LIST, OPT_REBUILD_CACHE };
+enum { OPT_BIND_ADDRESS = 512, OPT_SECURE_PORT, OPT_PORT, OPT_TLS_CERT, OPT_TLS_KEY,
+	OPT_ALWAYS_ALLOW };
+
+/* The long options: the fixed ones, then each controller type's workers flag, whose
+ * value is OPT_WORKERS plus the type's index (malloc'd). */
+#define OPT_WORKERS 1024
+static struct option *
+run_longopts_new(const struct option *fixed)
+{
+	size_t n = 0;
+	struct option *o;
+
+	while (fixed[n].name != NULL)
+		n++;
+	o = xcalloc(n + (size_t)controller_type_count + 1, sizeof *o);
+	memcpy(o, fixed, n * sizeof *o);
+	for (int i = 0; i < controller_type_count; i++) {
+		o[n + (size_t)i].name = controller_types[i]->workers_flag;
+		o[n + (size_t)i].has_arg = required_argument;
+		o[n + (size_t)i].val = OPT_WORKERS + i;
+	}
+	return o;
+}
+
 /* Parses argv into opts; returns -1 (message written) on a bad command line, 1 for --help. */
+static int
+run_parse_options(int argc, char **argv, struct run_options *opts,
+    const struct option *longopts, FILE *out, FILE *err);
+
 static int
 run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 {
-	enum { OPT_KUBECONFIG = 256, OPT_CONTEXT, OPT_MASTER, OPT_DB, OPT_DB_CACHE, OPT_RECORD,
-		OPT_CONTROLLERS, OPT_QPS, OPT_BURST, OPT_RS_SYNCS, OPT_LEADER_ELECT,
-		OPT_LEASE_DURATION, OPT_RENEW_DEADLINE, OPT_RETRY_PERIOD, OPT_LOCK,
-		OPT_LOCK_NAMESPACE, OPT_LOCK_NAME, OPT_WATCH_LIST, OPT_REBUILD_CACHE };
-	enum { OPT_BIND_ADDRESS = 512, OPT_SECURE_PORT, OPT_PORT, OPT_TLS_CERT, OPT_TLS_KEY,
-		OPT_ALWAYS_ALLOW };
 	static const struct option longopts[] = {
 		{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
 		{ "context", required_argument, NULL, OPT_CONTEXT },
@@ -327,7 +367,6 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 		{ "watch-list", required_argument, NULL, OPT_WATCH_LIST },
 		{ "kube-api-qps", required_argument, NULL, OPT_QPS },
 		{ "kube-api-burst", required_argument, NULL, OPT_BURST },
-		{ "concurrent-replicaset-syncs", required_argument, NULL, OPT_RS_SYNCS },
 		{ "bind-address", required_argument, NULL, OPT_BIND_ADDRESS },
 		{ "secure-port", required_argument, NULL, OPT_SECURE_PORT },
 		{ "port", required_argument, NULL, OPT_PORT },
@@ -345,12 +384,26 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct option *all = run_longopts_new(longopts);
+	int rc;
+
+	opts->workers = xcalloc((size_t)controller_type_count, sizeof *opts->workers);
+	for (int i = 0; i < controller_type_count; i++)
+		opts->workers[i] = controller_types[i]->default_workers;
+	rc = run_parse_options(argc, argv, opts, all, out, err);
+	free(all);
+	return rc;
+}
+
+static int
+run_parse_options(int argc, char **argv, struct run_options *opts,
+    const struct option *longopts, FILE *out, FILE *err)
+{
 	int c;
 
 	opts->db = "sqlkcm.db";
 	opts->controllers = "*";
 	opts->db_cache_mib = 2;
-	opts->replicaset_syncs = 5;
 	opts->qps = 20;
 	opts->burst = 30;
 	opts->bind_address = "127.0.0.1";
@@ -404,11 +457,6 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 			break;
 		case OPT_BURST:
 			if (parse_long("--kube-api-burst", optarg, 1, 1000000, &opts->burst, err) != 0)
-				return -1;
-			break;
-		case OPT_RS_SYNCS:
-			if (parse_long("--concurrent-replicaset-syncs", optarg, 1, 10000,
-			    &opts->replicaset_syncs, err) != 0)
 				return -1;
 			break;
 		case OPT_LEADER_ELECT:
@@ -467,11 +515,23 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 			break;
 		case 'h':
 			fputs(run_usage, out);
+			run_usage_controllers(out);
 			return 1;
 		case ':':
 			fprintf(err, "sqlkcm run: %s needs a value\n", argv[optind - 1]);
 			return -1;
 		default:
+			if (c >= OPT_WORKERS && c < OPT_WORKERS + controller_type_count) {
+				char *flag = xasprintf("--%s",
+				    controller_types[c - OPT_WORKERS]->workers_flag);
+
+				c = parse_long(flag, optarg, 1, 10000,
+				    &opts->workers[c - OPT_WORKERS], err);
+				free(flag);
+				if (c != 0)
+					return -1;
+				break;
+			}
 			fprintf(err, "sqlkcm run: unknown flag %s (see sqlkcm run --help)\n",
 			    argv[optind - 1]);
 			return -1;
@@ -677,8 +737,9 @@ run_configz(const struct run_options *opts, const struct client *client)
 	cJSON_AddBoolToObject(flags, "rebuild-cache", opts->rebuild_cache);
 	ADD_STRING("record", opts->record);
 	ADD_STRING("controllers", opts->controllers);
-	cJSON_AddNumberToObject(flags, "concurrent-replicaset-syncs",
-	    (double)opts->replicaset_syncs);
+	for (int i = 0; i < controller_type_count; i++)
+		cJSON_AddNumberToObject(flags, controller_types[i]->workers_flag,
+		    (double)opts->workers[i]);
 	cJSON_AddNumberToObject(flags, "kube-api-qps", opts->qps);
 	cJSON_AddNumberToObject(flags, "kube-api-burst", (double)opts->burst);
 	ADD_STRING("bind-address", opts->bind_address);
@@ -752,7 +813,8 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	struct client *client = NULL, *controller_client = NULL, *events_client = NULL;
 	struct client *lease_client = NULL, *auth_client = NULL;
 	struct client_gate *gate = NULL;
-	struct eventrecorder *events = NULL, *lease_events = NULL;
+	struct eventrecorder **events = xcalloc((size_t)controller_type_count, sizeof *events);
+	struct eventrecorder *lease_events = NULL;
 	struct leader_config lconfig;
 	struct leader_callbacks lcallbacks;
 	char *identity = NULL;
@@ -769,13 +831,14 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	if (rc != 0) {
 		free(enabled);
 		free(workers);
+		free(events);
+		free(opts.workers);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
 	controller_parse_list(opts.controllers, enabled, NULL);
 	for (int i = 0; i < controller_type_count; i++) {
 		any |= enabled[i];
-		if (strcmp(controller_types[i]->name, "replicaset") == 0)
-			workers[i] = (int)opts.replicaset_syncs;
+		workers[i] = (int)opts.workers[i];
 	}
 	log_verbosity = (int)opts.verbosity;
 	signal(SIGPIPE, SIG_IGN);
@@ -847,7 +910,12 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 			fprintf(err, "sqlkcm run: %s\n", error);
 			goto out;
 		}
-		events = eventrecorder_new(events_client, "replicaset-controller");
+		/* Each controller records its events as its own component. */
+		for (int i = 0; i < controller_type_count; i++) {
+			if (enabled[i])
+				events[i] = eventrecorder_new(events_client,
+				    controller_types[i]->event_component);
+		}
 		d.executor = executor_new(controller_client, store, d.informers, events);
 		manager_add_informers(enabled, d.informers);
 		mopts.enabled = enabled;
@@ -953,7 +1021,10 @@ out:
 	leader_elector_free(d.elector);
 	manager_free(d.manager);
 	executor_free(d.executor);
-	eventrecorder_free(events);
+	for (int i = 0; i < controller_type_count; i++)
+		eventrecorder_free(events[i]);
+	free(events);
+	free(opts.workers);
 	eventrecorder_free(lease_events);
 	informer_set_free(d.informers);
 	recorder_close(d.recorder);

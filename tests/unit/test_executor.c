@@ -35,6 +35,7 @@
 #include "eventrecorder.h"
 #include "executor.h"
 #include "expectations.h"
+#include "controllers/replicaset.h"
 #include "fixtures.h"
 #include "informer.h"
 #include "json.h"
@@ -48,7 +49,8 @@
 struct harness {
 	struct fixture *f;
 	struct fake_apiserver *fake;
-	struct eventrecorder *events;
+	struct eventrecorder *events;	/* the ReplicaSet controller's */
+	struct eventrecorder **recorders;	/* per controller type, as the executor takes them */
 	struct executor *e;
 	int done;			/* times the done callback ran */
 	struct executor_outcome outcome;
@@ -63,8 +65,14 @@ harness_new(struct fixture *f)
 
 	h->f = f;
 	h->fake = fake_apiserver_new(f);
-	h->events = eventrecorder_new(h->fake->client, "replicaset-controller");
-	h->e = executor_new(h->fake->client, f->store, NULL, h->events);
+	h->events = eventrecorder_new(h->fake->client,
+	    replicaset_controller_type.event_component);
+	h->recorders = xcalloc((size_t)controller_type_count, sizeof *h->recorders);
+	for (int i = 0; i < controller_type_count; i++) {
+		if (controller_types[i] == &replicaset_controller_type)
+			h->recorders[i] = h->events;
+	}
+	h->e = executor_new(h->fake->client, f->store, NULL, h->recorders);
 	return h;
 }
 
@@ -74,6 +82,7 @@ harness_free(struct harness *h)
 {
 	executor_free(h->e);
 	eventrecorder_free(h->events);
+	free(h->recorders);
 	fake_apiserver_free(h->fake);
 	fixture_free(h->f);
 	free(h);
