@@ -31,6 +31,23 @@ struct controller {
 	void *state;		/* the type's own */
 };
 
+/*
+ * How a restarted sqlkcm releases the expectations an earlier run left (manager.c): an
+ * owner's are released once a live LIST of its dependents (by the owner's selector, in
+ * its namespace) shows the same active ones as the cache.
+ */
+struct controller_recovery {
+	/* The owners with expectations of controller ?1 (its name): rows of key, owner uid,
+	 * selector (JSON, a LabelSelector), namespace and the expectations' set_at. */
+	const char *owners_sql;
+	const char *dependents;			/* the dependents' resource ("pods") */
+	/* The uids of the active dependents the cache shows controlled by owner uid ?1,
+	 * sorted. */
+	const char *cached_sql;
+	/* The same rule for one object of a live LIST: is it active? */
+	int (*active)(const cJSON *object);
+};
+
 /* A kind of controller, as kube-controller-manager's controller descriptors. */
 struct controller_type {
 	const char *name;			/* "replicaset": the --controllers name */
@@ -42,6 +59,8 @@ struct controller_type {
 	const char *workers_help;
 	/* The source component of the events it records ("replicaset-controller"). */
 	const char *event_component;
+	/* Its restart recovery, or NULL for none. */
+	const struct controller_recovery *recovery;
 	/* Creates the type's state for c (prepared statements, ...). */
 	int (*init)(struct controller *c, char **error);
 	void (*fini)(struct controller *c);

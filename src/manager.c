@@ -21,8 +21,9 @@
  *
  * Expectations left by an earlier run (the process was killed with requests out) keep
  * their owners from creating or deleting: the cache may not show yet what those requests
- * did. They are released per owner as soon as a live LIST of the owner's pods, read after
- * the restart, shows the same active pods as the cache: whatever the earlier run's
+ * did. They are released per owner as soon as a live LIST of the owner's dependents, read
+ * after the restart, shows the same active ones as the cache (the controller type's
+ * recovery says which owners, which dependents and which are active): whatever the earlier run's
  * requests did is then in the cache, and whatever they did not do never will be. Waiting
  * out the five-minute timeout instead would stall every owner a crash interrupted. Only
  * the inherited row is released: once a sync of this run has set expectations of its
@@ -288,7 +289,7 @@ struct recovery {
 	char *key;
 	char *owner_uid;
 	double set_at;		/* when the inherited expectations were set */
-	char *path;		/* the live LIST of its pods */
+	char *path;		/* the live LIST of its dependents */
 	struct event *retry;
 };
 
@@ -311,20 +312,17 @@ recovery_free(struct recovery *rc)
 	free(rc);
 }
 
-/* Returns the uids of the active pods the cache shows controlled by owner_uid, sorted,
- * one per line (malloc'd). */
+/* Returns the uids of the active dependents the cache shows controlled by owner_uid,
+ * sorted, one per line (malloc'd), by the controller's recovery query. */
 static char *
-cached_pods(struct manager *m, const char *owner_uid)
+cached_dependents(struct manager *m, const struct controller_recovery *rec,
+    const char *owner_uid)
 {
 	sqlite3_stmt *stmt;
 	struct buf b;
 
 	buf_init(&b);
-	if (sqlite3_prepare_v2(store_db(m->store), "SELECT p.uid FROM object_owners o"
-	    " JOIN cache_pods p ON p.id = o.object_id WHERE o.owner_uid = ?1 AND o.controller = 1"
-	    " AND p.deletion_timestamp IS NULL"
-	    " AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed') ORDER BY p.uid", -1,
-	    &stmt, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(store_db(m->store), rec->cached_sql, -1, &stmt, NULL) != SQLITE_OK)
 		return buf_detach(&b);
 	sqlite3_bind_text(stmt, 1, owner_uid, -1, SQLITE_TRANSIENT);
 	while (sqlite3_step(stmt) == SQLITE_ROW)
@@ -339,28 +337,23 @@ uid_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Returns the uids of the active pods in a live list controlled by owner_uid, as
- * cached_pods does. */
+/* Returns the uids of the active objects in a live list controlled by owner_uid, as
+ * cached_dependents does. */
 static char *
-live_pods(const cJSON *list, const char *owner_uid)
+live_dependents(const struct controller_recovery *rec, const cJSON *list,
+    const char *owner_uid)
 {
-	const cJSON *items = cJSON_GetObjectItemCaseSensitive(list, "items"), *pod, *ref;
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(list, "items"), *obj, *ref;
 	const char **uids = xcalloc((size_t)cJSON_GetArraySize(items) + 1, sizeof *uids);
 	struct buf b;
 	int n = 0;
 
 	buf_init(&b);
-	cJSON_ArrayForEach(pod, items) {
-		const cJSON *meta = cJSON_GetObjectItemCaseSensitive(pod, "metadata");
-		const cJSON *phase = cJSON_GetObjectItemCaseSensitive(
-		    cJSON_GetObjectItemCaseSensitive(pod, "status"), "phase");
+	cJSON_ArrayForEach(obj, items) {
+		const cJSON *meta = cJSON_GetObjectItemCaseSensitive(obj, "metadata");
 		const cJSON *uid = cJSON_GetObjectItemCaseSensitive(meta, "uid");
-		const cJSON *deleting = cJSON_GetObjectItemCaseSensitive(meta,
-		    "deletionTimestamp");
 
-		if (!cJSON_IsString(uid) || (deleting != NULL && !cJSON_IsNull(deleting)) ||
-		    (cJSON_IsString(phase) && (strcmp(phase->valuestring, "Succeeded") == 0 ||
-		    strcmp(phase->valuestring, "Failed") == 0)))
+		if (!cJSON_IsString(uid) || !rec->active(obj))
 			continue;
 		cJSON_ArrayForEach(ref, cJSON_GetObjectItemCaseSensitive(meta,
 		    "ownerReferences")) {
@@ -427,8 +420,8 @@ recovery_done(const struct client_response *resp, void *arg)
 	    resp->len)) != NULL) {
 		/* What arrived before this response was applied is in the cache now. */
 		informer_set_commit(m->informers);
-		live = live_pods(list, rc->owner_uid);
-		cached = cached_pods(m, rc->owner_uid);
+		live = live_dependents(rc->r->controller->type->recovery, list, rc->owner_uid);
+		cached = cached_dependents(m, rc->r->controller->type->recovery, rc->owner_uid);
 		agree = strcmp(live, cached) == 0;
 	}
 	if (!agree || m->stopping) {
@@ -452,9 +445,10 @@ recovery_done(const struct client_response *resp, void *arg)
 		free(error);
 		store_rollback(m->store);
 	} else {
-		log_info("controller=%s key=%s: the cache shows every pod the apiserver has; "
-		    "released the expectations of the earlier run",
-		    rc->r->controller->type->name, rc->key);
+		log_info("controller=%s key=%s: the cache shows every one of its %s the apiserver "
+		    "has; released the expectations of the earlier run",
+		    rc->r->controller->type->name, rc->key,
+		    rc->r->controller->type->recovery->dependents);
 		workqueue_add(rc->r->queue, rc->key);
 	}
 	free(live);
@@ -479,13 +473,13 @@ static void
 recovery_start(struct running *r)
 {
 	struct manager *m = r->m;
+	const struct controller_recovery *rec = r->controller->type->recovery;
+	const struct resource *dependents;
 	sqlite3_stmt *stmt;
 
-	if (m->client == NULL || sqlite3_prepare_v2(store_db(m->store),
-	    "SELECT e.key, rs.uid, rs.selector, rs.namespace, e.set_at FROM expectations e"
-	    "  JOIN cache_replicasets rs ON rs.namespace || '/' || rs.name = e.key"
-	    " WHERE e.controller = ?1 AND (e.adds > 0 OR e.deletes > 0)", -1, &stmt,
-	    NULL) != SQLITE_OK)
+	if (m->client == NULL || rec == NULL ||
+	    (dependents = resource_find(rec->dependents)) == NULL ||
+	    sqlite3_prepare_v2(store_db(m->store), rec->owners_sql, -1, &stmt, NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_text(stmt, 1, r->controller->type->name, -1, SQLITE_STATIC);
 	while (sqlite3_step(stmt) == SQLITE_ROW) {
@@ -508,7 +502,7 @@ recovery_start(struct running *r)
 		rc->owner_uid = xstrdup((const char *)sqlite3_column_text(stmt, 1));
 		rc->set_at = sqlite3_column_double(stmt, 4);
 		buf_init(&path);
-		char *base = restops_path(resource_find("pods"),
+		char *base = restops_path(dependents,
 		    (const char *)sqlite3_column_text(stmt, 3), NULL, NULL, NULL);
 		if (base == NULL) {
 			free(sel_text);

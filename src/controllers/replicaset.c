@@ -1340,6 +1340,35 @@ replicaset_list_keys(struct controller *c, void (*cb)(const char *key, void *arg
 
 static const char *const replicaset_resources[] = { "pods", "replicasets", NULL };
 
+/* A pod of a live LIST is active as kube's controller.IsPodActive says: not being deleted,
+ * not Succeeded or Failed (the rule of the recovery's cached query too). */
+static int
+replicaset_pod_active(const cJSON *pod)
+{
+	const cJSON *deleting = json_path(pod, "metadata.deletionTimestamp");
+	const cJSON *phase = json_path(pod, "status.phase");
+
+	if (deleting != NULL && !cJSON_IsNull(deleting))
+		return 0;
+	return !(cJSON_IsString(phase) && (strcmp(phase->valuestring, "Succeeded") == 0 ||
+	    strcmp(phase->valuestring, "Failed") == 0));
+}
+
+/* After a restart: a ReplicaSet's inherited expectations go once the cache shows the
+ * same active pods as a live LIST by its selector. */
+static const struct controller_recovery replicaset_recovery = {
+	.owners_sql = "SELECT e.key, rs.uid, rs.selector, rs.namespace, e.set_at"
+	    " FROM expectations e"
+	    " JOIN cache_replicasets rs ON rs.namespace || '/' || rs.name = e.key"
+	    " WHERE e.controller = ?1 AND (e.adds > 0 OR e.deletes > 0)",
+	.dependents = "pods",
+	.cached_sql = "SELECT p.uid FROM object_owners o"
+	    " JOIN cache_pods p ON p.id = o.object_id WHERE o.owner_uid = ?1 AND o.controller = 1"
+	    " AND p.deletion_timestamp IS NULL"
+	    " AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed') ORDER BY p.uid",
+	.active = replicaset_pod_active,
+};
+
 const struct controller_type replicaset_controller_type = {
 	.name = "replicaset",
 	.resources = replicaset_resources,
@@ -1347,6 +1376,7 @@ const struct controller_type replicaset_controller_type = {
 	.workers_flag = "concurrent-replicaset-syncs",
 	.workers_help = "ReplicaSets synced at once",
 	.event_component = "replicaset-controller",
+	.recovery = &replicaset_recovery,
 	.init = replicaset_init,
 	.fini = replicaset_fini,
 	.handle_event = replicaset_handle_event,
