@@ -169,7 +169,7 @@ record_write(struct execution *x, const struct resource *r, const cJSON *object)
 static void
 lower_expectations(struct execution *x, const struct action *a, int count)
 {
-	char *error = NULL, *pod_key;
+	char *error = NULL, *object_key;
 
 	if (count <= 0 || bookkeeping_begin(x->e) != 0)
 		return;
@@ -177,10 +177,10 @@ lower_expectations(struct execution *x, const struct action *a, int count)
 		if (a->type == ACTION_CREATE) {
 			expectations_creation_observed(x->c->expectations, x->r.key, &error);
 		} else {
-			pod_key = xasprintf("%s/%s", a->namespace, a->name);
-			expectations_deletion_observed(x->c->expectations, x->r.key, pod_key,
+			object_key = xasprintf("%s/%s", a->namespace, a->name);
+			expectations_deletion_observed(x->c->expectations, x->r.key, object_key,
 			    &error);
-			free(pod_key);
+			free(object_key);
 		}
 	}
 	if (error != NULL) {
@@ -330,25 +330,25 @@ claim_done(struct execution *x, struct action *a, struct restops_result *res)
 	enum api_reason reason = res->status.reason;
 
 	if (reason == API_OK) {
-		log_v(2, "%s %s: %s pod %s/%s", x->r.controller, x->r.key,
-		    strcmp(a->verb, "adopt") == 0 ? "adopted" : "released", a->namespace,
-		    a->name);
-		/* An adopted pod must be in the cache before the next sync; a released one
-		 * is no longer the owner's concern. */
+		log_v(2, "%s %s: %s %s %s/%s", x->r.controller, x->r.key,
+		    strcmp(a->verb, "adopt") == 0 ? "adopted" : "released", a->resource->name,
+		    a->namespace, a->name);
+		/* An adopted object must be in the cache before the next sync; a released
+		 * one is no longer the owner's concern. */
 		if (strcmp(a->verb, "adopt") == 0)
 			record_write(x, a->resource, res->object);
 		return;
 	}
 	if (strcmp(a->verb, "adopt") == 0 && reason == API_NOT_FOUND) {
-		/* The pod the sync counted is gone: count again. */
+		/* The object the sync counted is gone: count again. */
 		x->retry_now = 1;
 		return;
 	}
 	if (strcmp(a->verb, "release") == 0 &&
 	    (reason == API_NOT_FOUND || reason == API_INVALID))
 		return;	/* gone, or no longer ours: nothing to release */
-	log_warning("%s %s: cannot %s pod %s/%s: %s", x->r.controller, x->r.key, a->verb,
-	    a->namespace, a->name, res->status.message);
+	log_warning("%s %s: cannot %s %s %s/%s: %s", x->r.controller, x->r.key, a->verb,
+	    a->resource->name, a->namespace, a->name, res->status.message);
 	x->failed = 1;
 }
 
