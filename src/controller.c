@@ -83,6 +83,31 @@ controller_parse_list(const char *list, int *enabled, char **error)
 	return 0;
 }
 
+int
+controller_record_result(struct controller *c, const struct sync_result *r, double now,
+    char **error)
+{
+	const char **keys = NULL;
+	int n = 0, rc;
+
+	if (r->forget_expectations)
+		return expectations_delete(c->expectations, r->key, error) != 0 ||
+		    consistency_forget(c->writes, r->key, error) != 0 ? -1 : 0;
+	if (r->nmanage == 0)
+		return 0;
+	if (!r->creating) {
+		keys = xcalloc((size_t)r->nmanage, sizeof *keys);
+		for (int i = 0; i < r->nmanage; i++)
+			keys[n++] = xasprintf("%s/%s", r->manage[i].namespace, r->manage[i].name);
+	}
+	rc = expectations_expect(c->expectations, r->key, r->creating ? r->nmanage : 0, keys, n,
+	    now, error);
+	for (int i = 0; i < n; i++)
+		free((char *)keys[i]);
+	free(keys);
+	return rc;
+}
+
 struct controller *
 controller_new(const struct controller_type *type, struct store *store, char **error)
 {

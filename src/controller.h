@@ -91,6 +91,16 @@ const struct controller_type *controller_type_find(const char *name);
  */
 int controller_parse_list(const char *list, int *enabled, char **error);
 
+/*
+ * Writes the bookkeeping of a sync's result r, in the caller's transaction, before any of
+ * its requests is sent: for an owner that is gone, forgets its expectations and write
+ * records; otherwise the expectations of its creations or deletions (deletions by
+ * namespace/name), set at now. The daemon's executor and replay both record through here,
+ * so that replay keeps the books the daemon keeps. Nothing to write is success.
+ */
+int controller_record_result(struct controller *c, const struct sync_result *r, double now,
+    char **error);
+
 /* Creates a controller of type over store; NULL with *error set on failure. */
 struct controller *controller_new(const struct controller_type *type, struct store *store,
     char **error);

@@ -195,25 +195,11 @@ lower_expectations(struct execution *x, const struct action *a, int count)
 static int
 set_expectations(struct execution *x, double now)
 {
-	const char **keys = NULL;
 	char *error = NULL;
-	int n = 0, rc;
 
 	if (bookkeeping_begin(x->e) != 0)
 		return -1;
-	if (!x->r.creating) {
-		keys = xcalloc((size_t)x->r.nmanage, sizeof *keys);
-		for (int i = 0; i < x->r.nmanage; i++) {
-			struct action *a = &x->r.manage[i];
-			keys[n++] = xasprintf("%s/%s", a->namespace, a->name);
-		}
-	}
-	rc = expectations_expect(x->c->expectations, x->r.key,
-	    x->r.creating ? x->r.nmanage : 0, keys, n, now, &error);
-	for (int i = 0; i < n; i++)
-		free((char *)keys[i]);
-	free(keys);
-	if (rc != 0) {
+	if (controller_record_result(x->c, &x->r, now, &error) != 0) {
 		bookkeeping_failed(x, "expectations", error);
 		store_rollback(x->e->store);
 		return -1;
@@ -735,8 +721,7 @@ executor_run(struct executor *e, struct controller *c, struct sync_result *r,
 	}
 	if (x->r.forget_expectations) {
 		if (bookkeeping_begin(e) == 0) {
-			if (expectations_delete(c->expectations, x->r.key, &err) != 0 ||
-			    consistency_forget(c->writes, x->r.key, &err) != 0) {
+			if (controller_record_result(c, &x->r, time_now(), &err) != 0) {
 				bookkeeping_failed(x, "the owner's deletion", err);
 				store_rollback(e->store);
 			} else {

@@ -298,36 +298,14 @@ static int
 replay_execute(struct replay *rp, struct replay_controller *rc, const struct replay_key *k,
     const struct sync_result *r, double now, char **error)
 {
-	struct controller *c = rc->controller;
-	const char **keys = NULL;
-	int n = 0, rv = 0;
-
+	(void)rp;
 	if (r->stale)
 		return 0;
-	if (r->forget_expectations) {
-		if (expectations_delete(c->expectations, r->key, error) != 0 ||
-		    consistency_forget(c->writes, r->key, error) != 0)
-			return -1;
-		return 0;
-	}
-	if (r->nmanage > 0) {
-		if (!r->creating) {
-			keys = xcalloc((size_t)r->nmanage, sizeof *keys);
-			for (int i = 0; i < r->nmanage; i++) {
-				keys[n++] = xasprintf("%s/%s", r->manage[i].namespace,
-				    r->manage[i].name);
-			}
-		}
-		rv = expectations_expect(c->expectations, r->key, r->creating ? r->nmanage : 0,
-		    keys, n, now, error);
-		for (int i = 0; i < n; i++)
-			free((char *)keys[i]);
-		free(keys);
-	}
-	if (rv == 0 && r->requeue_after > 0)
+	if (controller_record_result(rc->controller, r, now, error) != 0)
+		return -1;
+	if (!r->forget_expectations && r->requeue_after > 0)
 		queue_add_delayed(&rc->queue, r->key, now + r->requeue_after, k->line, k->time);
-	(void)rp;
-	return rv;
+	return 0;
 }
 
 /* --- batches ---------------------------------------------------------------------------- */
