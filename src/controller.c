@@ -11,6 +11,7 @@
 #include "controller.h"
 #include "controllers/replicaset.h"
 #include "expectations.h"
+#include "kcmflags.h"
 #include "util.h"
 
 const struct controller_type *const controller_types[] = {
@@ -28,20 +29,45 @@ controller_type_find(const char *name)
 	return NULL;
 }
 
-/* Returns the index of the controller named by the n bytes at name, or -1. */
+/* Returns 1 if the n bytes at text are s. */
+static int
+same(const char *text, size_t n, const char *s)
+{
+	return s != NULL && strlen(s) == n && strncmp(text, s, n) == 0;
+}
+
+/* Returns the index of the controller named by the n bytes at name, as sqlkcm or
+ * kube-controller-manager names it (kcm's "replicaset-controller" and its older
+ * "replicaset" alike); -2 for a controller of kube-controller-manager that sqlkcm does not
+ * run; -1 for a name nobody knows. */
 static int
 controller_index(const char *name, size_t n)
 {
+	const char *kcm = NULL;
+
 	for (int i = 0; i < controller_type_count; i++) {
-		if (strlen(controller_types[i]->name) == n &&
-		    strncmp(controller_types[i]->name, name, n) == 0)
+		if (same(name, n, controller_types[i]->name))
 			return i;
 	}
-	return -1;
+	for (size_t k = 0; k < kcm_controller_count && kcm == NULL; k++) {
+		if (same(name, n, kcm_controllers[k].name) || same(name, n, kcm_controllers[k].alias))
+			kcm = kcm_controllers[k].name;
+	}
+	if (kcm == NULL)
+		return -1;
+	for (size_t k = 0; k < kcm_controller_count; k++) {
+		if (strcmp(kcm_controllers[k].name, kcm) != 0 || kcm_controllers[k].alias == NULL)
+			continue;
+		for (int i = 0; i < controller_type_count; i++) {
+			if (strcmp(controller_types[i]->name, kcm_controllers[k].alias) == 0)
+				return i;
+		}
+	}
+	return -2;
 }
 
 int
-controller_parse_list(const char *list, int *enabled, char **error)
+controller_parse_list(const char *list, int *enabled, struct buf *ignored, char **error)
 {
 	int star = 0, *explicit = xcalloc((size_t)controller_type_count, sizeof *explicit);
 	const char *p = list;
@@ -57,7 +83,11 @@ controller_parse_list(const char *list, int *enabled, char **error)
 			star = 1;
 		} else {
 			i = controller_index(p + off, n - (size_t)off);
-			if (i < 0) {
+			if (i == -2) {
+				if (ignored != NULL)
+					buf_printf(ignored, "%s%.*s", ignored->len > 0 ? ", " : "",
+					    (int)n, p);
+			} else if (i < 0) {
 				char *all = NULL;
 				for (int j = 0; j < controller_type_count; j++) {
 					char *next = xasprintf("%s%s%s", all != NULL ? all : "",
@@ -70,8 +100,9 @@ controller_parse_list(const char *list, int *enabled, char **error)
 				free(all);
 				free(explicit);
 				return -1;
+			} else {
+				explicit[i] = off ? -1 : 1;
 			}
-			explicit[i] = off ? -1 : 1;
 		}
 		if (end == NULL)
 			break;

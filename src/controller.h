@@ -87,9 +87,12 @@ const struct controller_type *controller_type_find(const char *name);
 /*
  * Parses a --controllers value as kube-controller-manager does: comma-separated names,
  * '*' for every controller enabled by default, '-name' to turn one off; "" enables none.
- * Sets enabled[i] for controller_types[i]. An unknown name is an error naming it.
+ * Sets enabled[i] for controller_types[i]. A controller may be named as sqlkcm or as
+ * kube-controller-manager names it ("replicaset-controller", or its older "replicaset");
+ * those of kube-controller-manager's that sqlkcm does not run are appended to ignored (as
+ * given, comma-separated; ignored may be NULL). Any other name is an error naming it.
  */
-int controller_parse_list(const char *list, int *enabled, char **error);
+int controller_parse_list(const char *list, int *enabled, struct buf *ignored, char **error);
 
 /*
  * Writes the bookkeeping of a sync's result r, in the caller's transaction, before any of

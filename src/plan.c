@@ -119,7 +119,7 @@ plan_command(int argc, char **argv, FILE *out, FILE *err)
 		return EXIT_USAGE;
 	}
 	enabled = xcalloc((size_t)controller_type_count, sizeof *enabled);
-	if (controller_parse_list(list, enabled, &error) != 0) {
+	if (controller_parse_list(list, enabled, NULL, &error) != 0) {
 		fprintf(err, "sqlkcm plan: %s\n", error);
 		free(error);
 		free(enabled);

@@ -654,7 +654,7 @@ replay_command(int argc, char **argv, FILE *out, FILE *err)
 	}
 	path = argv[optind];
 	enabled = xcalloc((size_t)controller_type_count, sizeof *enabled);
-	if (controller_parse_list(list, enabled, &error) != 0) {
+	if (controller_parse_list(list, enabled, NULL, &error) != 0) {
 		fprintf(err, "sqlkcm replay: %s\n", error);
 		free(error);
 		free(enabled);

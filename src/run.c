@@ -44,6 +44,7 @@
 #include "httpauth.h"
 #include "httpserver.h"
 #include "informer.h"
+#include "kcmflags.h"
 #include "kubeconfig.h"
 #include "leaderelection.h"
 #include "log.h"
@@ -136,6 +137,7 @@ struct run_options {
 	long db_cache_mib;
 	int rebuild_cache;
 	long *workers;		/* per controller type: its --concurrent-*-syncs */
+	struct buf ignored;	/* kube-controller-manager flags given that sqlkcm ignores */
 	double qps;
 	long burst;
 	long verbosity;
@@ -252,13 +254,13 @@ check_leader_election(const struct run_options *opts, FILE *err)
 	return 0;
 }
 
-/* Checks --controllers: every name must be one sqlkcm has. */
+/* Checks --controllers: every name must be one sqlkcm or kube-controller-manager has. */
 static int
 check_controllers(const char *list, FILE *err)
 {
 	int *enabled = xcalloc((size_t)controller_type_count, sizeof *enabled);
 	char *error = NULL;
-	int rc = controller_parse_list(list, enabled, &error);
+	int rc = controller_parse_list(list, enabled, NULL, &error);
 
 	if (rc != 0) {
 		fprintf(err, "sqlkcm run: %s\n", error);
@@ -326,9 +328,23 @@ enum { OPT_KUBECONFIG = 256, OPT_CONTEXT, OPT_MASTER, OPT_DB, OPT_DB_CACHE, OPT_
 enum { OPT_BIND_ADDRESS = 512, OPT_SECURE_PORT, OPT_PORT, OPT_TLS_CERT, OPT_TLS_KEY,
 	OPT_ALWAYS_ALLOW };
 
-/* The long options: the fixed ones, then each controller type's workers flag, whose
- * value is OPT_WORKERS plus the type's index (malloc'd). */
+/* Returns 1 if name is among the first n options. */
+static int
+run_longopts_have(const struct option *o, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(o[i].name, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The long options (malloc'd): the fixed ones; each controller type's workers flag, whose
+ * value is OPT_WORKERS plus the type's index; and every other flag of
+ * kube-controller-manager (kcmflags.c), whose value is OPT_KCM plus its index there, so
+ * that its command line is accepted as it is. */
 #define OPT_WORKERS 1024
+#define OPT_KCM 2048
 static struct option *
 run_longopts_new(const struct option *fixed)
 {
@@ -337,12 +353,19 @@ run_longopts_new(const struct option *fixed)
 
 	while (fixed[n].name != NULL)
 		n++;
-	o = xcalloc(n + (size_t)controller_type_count + 1, sizeof *o);
+	o = xcalloc(n + (size_t)controller_type_count + kcm_flag_count + 1, sizeof *o);
 	memcpy(o, fixed, n * sizeof *o);
 	for (int i = 0; i < controller_type_count; i++) {
-		o[n + (size_t)i].name = controller_types[i]->workers_flag;
-		o[n + (size_t)i].has_arg = required_argument;
-		o[n + (size_t)i].val = OPT_WORKERS + i;
+		o[n].name = controller_types[i]->workers_flag;
+		o[n].has_arg = required_argument;
+		o[n++].val = OPT_WORKERS + i;
+	}
+	for (size_t i = 0; i < kcm_flag_count; i++) {
+		if (run_longopts_have(o, n, kcm_flags[i].name))
+			continue;	/* sqlkcm's own */
+		o[n].name = kcm_flags[i].name;
+		o[n].has_arg = kcm_flags[i].takes_value ? required_argument : optional_argument;
+		o[n++].val = OPT_KCM + (int)i;
 	}
 	return o;
 }
@@ -388,6 +411,7 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 	int rc;
 
 	opts->workers = xcalloc((size_t)controller_type_count, sizeof *opts->workers);
+	buf_init(&opts->ignored);
 	for (int i = 0; i < controller_type_count; i++)
 		opts->workers[i] = controller_types[i]->default_workers;
 	rc = run_parse_options(argc, argv, opts, all, out, err);
@@ -521,6 +545,22 @@ run_parse_options(int argc, char **argv, struct run_options *opts,
 			fprintf(err, "sqlkcm run: %s needs a value\n", argv[optind - 1]);
 			return -1;
 		default:
+			if (c >= OPT_KCM && c < OPT_KCM + (int)kcm_flag_count) {
+				const struct kcm_flag *f = &kcm_flags[c - OPT_KCM];
+				char *flag = xasprintf("--%s", f->name);
+				int value;
+
+				/* A bool's value must still be one, as pflag wants. */
+				c = !f->takes_value && optarg != NULL ?
+				    parse_bool(flag, optarg, &value, err) : 0;
+				if (c == 0)
+					buf_printf(&opts->ignored, "%s%s", opts->ignored.len > 0 ?
+					    ", " : "", flag);
+				free(flag);
+				if (c != 0)
+					return -1;
+				break;
+			}
 			if (c >= OPT_WORKERS && c < OPT_WORKERS + controller_type_count) {
 				char *flag = xasprintf("--%s",
 				    controller_types[c - OPT_WORKERS]->workers_flag);
@@ -815,6 +855,7 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	struct client_gate *gate = NULL;
 	struct eventrecorder **events = xcalloc((size_t)controller_type_count, sizeof *events);
 	struct eventrecorder *lease_events = NULL;
+	struct buf unrun;	/* --controllers names of kcm's that sqlkcm does not run */
 	struct leader_config lconfig;
 	struct leader_callbacks lcallbacks;
 	char *identity = NULL;
@@ -833,14 +874,24 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		free(workers);
 		free(events);
 		free(opts.workers);
+		buf_free(&opts.ignored);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
-	controller_parse_list(opts.controllers, enabled, NULL);
+	buf_init(&unrun);
+	controller_parse_list(opts.controllers, enabled, &unrun, NULL);
 	for (int i = 0; i < controller_type_count; i++) {
 		any |= enabled[i];
 		workers[i] = (int)opts.workers[i];
 	}
 	log_verbosity = (int)opts.verbosity;
+	if (opts.ignored.len > 0)
+		log_info("ignoring kube-controller-manager flags sqlkcm has no use for (those of "
+		    "controllers it does not run, or of kube-controller-manager's own machinery): %s",
+		    opts.ignored.data);
+	if (unrun.len > 0)
+		log_info("--controllers: ignoring kube-controller-manager controllers sqlkcm does "
+		    "not run: %s", unrun.data);
+	buf_free(&unrun);
 	signal(SIGPIPE, SIG_IGN);
 
 	if (kube_config_resolve(opts.kubeconfig, opts.context, opts.master, &kc, &error) != 0) {
@@ -1025,6 +1076,7 @@ out:
 		eventrecorder_free(events[i]);
 	free(events);
 	free(opts.workers);
+	buf_free(&opts.ignored);
 	eventrecorder_free(lease_events);
 	informer_set_free(d.informers);
 	recorder_close(d.recorder);

@@ -105,6 +105,30 @@ check "renew deadline must exceed retry period times 1.2" 2 "" "times 1.2" -- \
 check "only leases locks" 2 "" "only leases" -- run --leader-elect-resource-lock endpoints
 check "an unknown flag is named" 2 "" "unknown flag --leader-elect-bogus" -- run --leader-elect-bogus=1
 
+# A kube-controller-manager command line (kubeadm's static pod) is accepted as it is: the
+# flags and controllers sqlkcm has no use for are named once and ignored; the run then stops
+# at the missing kubeconfig (exit 1), not at the command line (exit 2).
+check "kube-controller-manager's flags are accepted and named as ignored" 1 "" \
+	"ignoring kube-controller-manager flags .*: --allocate-node-cidrs, --cluster-cidr, --use-service-account-credentials, --profiling, --cluster-signing-duration$" \
+	-- run --allocate-node-cidrs=true --cluster-cidr=10.244.0.0/16 \
+	--use-service-account-credentials=true --profiling --cluster-signing-duration 8760h0m0s \
+	--bind-address=127.0.0.1 --leader-elect=false --kubeconfig "$tmp/no-such-kubeconfig"
+check "kube-controller-manager's controllers sqlkcm does not run are named as ignored" 1 "" \
+	"ignoring kube-controller-manager controllers sqlkcm does not run: bootstrapsigner, tokencleaner$" \
+	-- run "--controllers=*,bootstrapsigner,tokencleaner" --kubeconfig "$tmp/no-such-kubeconfig"
+check "a controller by kube-controller-manager's name" 1 "" "no-such-kubeconfig" \
+	-- run --controllers=replicaset-controller --kubeconfig "$tmp/no-such-kubeconfig"
+check "an ignored bool flag still wants a bool" 2 "" \
+	'invalid value "maybe" for --allocate-node-cidrs: want true or false' \
+	-- run --allocate-node-cidrs=maybe
+check "a controller nobody has is an error" 2 "" 'unknown controller "bogus" (known: replicaset)' \
+	-- run --controllers=replicaset,bogus
+check "run --help lists each controller with its workers flag" 0 \
+	"^      --concurrent-replicaset-syncs N" "" -- run --help
+check "--concurrent-replicaset-syncs is checked" 2 "" \
+	'invalid value "0" for --concurrent-replicaset-syncs: want a whole number from 1 to 10000' \
+	-- run --concurrent-replicaset-syncs=0
+
 # The cache file, with no cluster: sqlkcm run opens it before it contacts the apiserver,
 # which here is an address nobody answers.
 cat >"$tmp/kubeconfig" <<EOF

@@ -1080,7 +1080,7 @@ managed_new(struct harness *h, int with_client)
 
 	mg->h = h;
 	mg->enabled = xcalloc((size_t)controller_type_count, sizeof *mg->enabled);
-	assert_int_equal(controller_parse_list("replicaset", mg->enabled, &error), 0);
+	assert_int_equal(controller_parse_list("replicaset", mg->enabled, NULL, &error), 0);
 	mg->informers = informer_set_new(h->fake->base, h->fake->client, h->f->store);
 	memset(&options, 0, sizeof options);
 	options.enabled = mg->enabled;
