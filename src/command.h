@@ -6,12 +6,7 @@
 
 #include <stdio.h>
 
-/* Exit statuses every subcommand uses. */
-enum {
-	EXIT_OK = 0,		/* done */
-	EXIT_FAILURE_RUN = 1,	/* the work failed: cluster, file or database error */
-	EXIT_USAGE = 2,		/* bad command line, or a subcommand not built yet */
-};
+#include "exitstatus.h"
 
 struct command {
 	const char *name;

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "command.h"
 #include "controller.h"
+#include "exitstatus.h"
 #include "log.h"
 #include "plan.h"
 #include "store.h"

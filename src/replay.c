@@ -36,10 +36,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "command.h"
 #include "consistency.h"
 #include "controller.h"
 #include "eventlog.h"
+#include "exitstatus.h"
 #include "expectations.h"
 #include "log.h"
 #include "replay.h"

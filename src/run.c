@@ -36,11 +36,11 @@
 #include <event2/event.h>
 
 #include "client.h"
-#include "command.h"
 #include "controller.h"
 #include "daemonmetrics.h"
 #include "eventrecorder.h"
 #include "executor.h"
+#include "exitstatus.h"
 #include "httpauth.h"
 #include "httpserver.h"
 #include "informer.h"

@@ -25,7 +25,7 @@
 
 #include <sqlite3.h>
 
-#include "command.h"
+#include "exitstatus.h"
 #include "shell.h"
 #include "util.h"
 
