@@ -3,10 +3,15 @@
  */
 #include "config.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -185,4 +190,59 @@ buf_detach(struct buf *b)
 
 	buf_init(b);
 	return s;
+}
+
+/* --- files and text ---------------------------------------------------------------------- */
+
+int
+file_read_all(const char *path, const char *what, size_t max, struct buf *out, struct stat *st,
+    char **error)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char chunk[65536];
+	struct stat sb;
+
+	if (fd == -1)
+		return error_set(error, "%s %s: %s", what, path, strerror(errno));
+	if (fstat(fd, &sb) == -1) {
+		int saved = errno;
+		close(fd);
+		return error_set(error, "%s %s: %s", what, path, strerror(saved));
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		close(fd);
+		return error_set(error, "%s %s: is a directory", what, path);
+	}
+	buf_reset(out);
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof chunk);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			int saved = errno;
+			close(fd);
+			return error_set(error, "%s %s: %s", what, path, strerror(saved));
+		}
+		if (n == 0)
+			break;
+		if (out->len + (size_t)n > max) {
+			close(fd);
+			return error_set(error, "%s %s: larger than %zu bytes, refused", what, path,
+			    max);
+		}
+		buf_append(out, chunk, (size_t)n);
+	}
+	close(fd);
+	if (st != NULL)
+		*st = sb;
+	return 0;
+}
+
+int
+text_is_blank(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!isspace((unsigned char)s[i]))
+			return 0;
+	return 1;
 }

@@ -43,4 +43,14 @@ void buf_consume(struct buf *b, size_t n);
 /* Returns the contents as a malloc'd string and leaves the buffer empty. */
 char *buf_detach(struct buf *b);
 
+struct stat;
+
+/* Reads the whole file path (at most max bytes) into out; what names it in messages
+ * ("kubeconfig /x: ..."). On success *st (if not NULL) describes the file that was read. */
+int file_read_all(const char *path, const char *what, size_t max, struct buf *out,
+    struct stat *st, char **error);
+
+/* Says whether s[0..len) is empty or only white space. */
+int text_is_blank(const char *s, size_t len);
+
 #endif

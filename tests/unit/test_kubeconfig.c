@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "execcredential.h"
 #include "kubeconfig.h"
 #include "timeutil.h"
 #include "util.h"
