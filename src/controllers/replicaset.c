@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "consistency.h"
+#include "controllerref.h"
 #include "controllers/replicaset.h"
 #include "expectations.h"
 #include "json.h"
@@ -48,7 +49,6 @@
 #include "util.h"
 
 #define REPLICASET_KIND "ReplicaSet"
-#define REPLICASET_API_VERSION "apps/v1"
 #define DELETION_COST_ANNOTATION "controller.kubernetes.io/pod-deletion-cost"
 
 enum {
@@ -266,22 +266,6 @@ copy_member(cJSON *to, const cJSON *from, const char *name)
 		cJSON_AddItemToObject(to, name, cJSON_Duplicate(m, 1));
 }
 
-/* The owner reference naming rs as controller. */
-static cJSON *
-controller_ref_new(const cJSON *rs)
-{
-	const cJSON *meta = cJSON_GetObjectItemCaseSensitive(rs, "metadata");
-	cJSON *ref = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(ref, "apiVersion", REPLICASET_API_VERSION);
-	cJSON_AddStringToObject(ref, "kind", REPLICASET_KIND);
-	copy_member(ref, meta, "name");
-	copy_member(ref, meta, "uid");
-	cJSON_AddTrueToObject(ref, "controller");
-	cJSON_AddTrueToObject(ref, "blockOwnerDeletion");
-	return ref;
-}
-
 cJSON *
 replicaset_pod_from_template(const cJSON *rs)
 {
@@ -306,7 +290,7 @@ replicaset_pod_from_template(const cJSON *rs)
 	copy_member(meta, tmeta, "annotations");
 	copy_member(meta, tmeta, "finalizers");
 	refs = cJSON_AddArrayToObject(meta, "ownerReferences");
-	cJSON_AddItemToArray(refs, controller_ref_new(rs));
+	cJSON_AddItemToArray(refs, controllerref_new(replicasets_resource(), rs));
 	spec = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(template, "spec"), 1);
 	cJSON_AddItemToObject(pod, "spec", spec != NULL ? spec : cJSON_CreateObject());
 	return pod;
@@ -689,36 +673,6 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* The strategic merge patch that makes rs the pod's controller; the pod's uid in it
- * makes the patch fail if the name now belongs to another pod. */
-static cJSON *
-adopt_patch_new(const cJSON *rs, const char *pod_uid)
-{
-	cJSON *patch = cJSON_CreateObject();
-	cJSON *meta = cJSON_AddObjectToObject(patch, "metadata");
-	cJSON *refs = cJSON_AddArrayToObject(meta, "ownerReferences");
-
-	cJSON_AddItemToArray(refs, controller_ref_new(rs));
-	cJSON_AddStringToObject(meta, "uid", pod_uid);
-	return patch;
-}
-
-/* The strategic merge patch that removes rs's owner reference from the pod. */
-static cJSON *
-release_patch_new(const char *rs_uid, const char *pod_uid)
-{
-	cJSON *patch = cJSON_CreateObject();
-	cJSON *meta = cJSON_AddObjectToObject(patch, "metadata");
-	cJSON *refs, *ref = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(meta, "uid", pod_uid);
-	refs = cJSON_AddArrayToObject(meta, "ownerReferences");
-	cJSON_AddStringToObject(ref, "$patch", "delete");
-	cJSON_AddStringToObject(ref, "uid", rs_uid);
-	cJSON_AddItemToArray(refs, ref);
-	return patch;
-}
-
 /* Fills an action on a pod of namespace. */
 static void
 pod_action(struct action *a, enum action_type type, const char *verb, const char *namespace,
@@ -738,7 +692,7 @@ pod_action(struct action *a, enum action_type type, const char *verb, const char
 		a->done_prefix = "Created pod: ";
 		a->failed_reason = "FailedCreate";
 		a->failed_prefix = "Error creating: ";
-	} else {
+	} else if (type == ACTION_DELETE) {
 		a->done_reason = "SuccessfulDelete";
 		a->done_prefix = "Deleted pod: ";
 		a->failed_reason = "FailedDelete";
@@ -976,26 +930,34 @@ replicaset_sync(struct controller *c, const char *key, double now, struct sync_r
 	if (diff_read(st, uid, &desired, &actual, error) != 0)
 		goto out;
 
-	/* Claim. */
+	/* Claim (controllerref.c: kube's ControllerRefManager) the active pods; the
+	 * terminating ones are never adopted or released, as kube claims only active pods,
+	 * and counted if they are ours. */
 	claimed = xmalloc(((size_t)cs.n + 1) * sizeof *claimed);
 	for (int i = 0; i < cs.n; i++) {
 		struct candidate *p = &cs.v[i];
+		enum controllerref_claim claim;
+
 		if (p->terminating) {
-			/* Never adopted or released; counted if it is ours. */
 			counts.terminating += p->controlled && p->matches;
-		} else if (p->controlled && p->matches) {
-			claimed[nclaimed++] = i;
-		} else if (p->controlled && !deleting) {
-			pod_action(action_append(&out->claims, &out->nclaims), ACTION_PATCH,
-			    "release", namespace, p, release_patch_new(uid, p->uid),
+			continue;
+		}
+		claim = controllerref_decide(p->controlled ? CONTROLLERREF_OURS :
+		    CONTROLLERREF_ORPHAN, p->matches, 0, deleting, 0);
+		if (claim == CONTROLLERREF_RELEASE)
+			controllerref_claim_action(action_append(&out->claims, &out->nclaims),
+			    claim, pods_resource(), namespace, p->name, p->uid,
+			    controllerref_release_patch(uid, p->uid),
 			    xstrdup("the selector no longer matches its labels"));
-		} else if (!p->controlled && p->matches && !deleting) {
-			pod_action(action_append(&out->claims, &out->nclaims), ACTION_PATCH,
-			    "adopt", namespace, p, adopt_patch_new(rs, p->uid),
+		if (claim == CONTROLLERREF_ADOPT) {
+			controllerref_claim_action(action_append(&out->claims, &out->nclaims),
+			    claim, pods_resource(), namespace, p->name, p->uid,
+			    controllerref_adopt_patch(replicasets_resource(), rs, p->uid),
 			    xstrdup("an orphan the selector matches"));
 			out->recheck_owner = 1;
-			claimed[nclaimed++] = i;
 		}
+		if (claim == CONTROLLERREF_KEEP || claim == CONTROLLERREF_ADOPT)
+			claimed[nclaimed++] = i;
 	}
 	log_v(4, "replicaset sync key=%s desired=%lld controlled=%lld claimed=%d "
 	    "expectations_satisfied=%d deleting=%d", key, desired, actual, nclaimed, satisfied,
