@@ -31,9 +31,11 @@
 #include <unistd.h>
 
 #include "execcredential.h"
-#include "kubeconfig.h"
 #include "timeutil.h"
 #include "util.h"
+
+/* A CA file given to a plugin in its cluster information is read up to this size. */
+#define EXEC_CA_FILE_MAX (1024 * 1024)
 
 /* Appends the standard base64 encoding of data to b. */
 static void
@@ -61,7 +63,7 @@ base64_encode(struct buf *b, const unsigned char *data, size_t len)
 
 /* Returns the ExecCredential request passed to a plugin in KUBERNETES_EXEC_INFO. */
 static int
-exec_info_json(const struct kube_config *c, char **out, char **error)
+exec_info_json(const struct exec_credential_request *c, char **out, char **error)
 {
 	cJSON *root = cJSON_CreateObject(), *spec, *cluster;
 	struct buf ca, encoded;
@@ -83,7 +85,7 @@ exec_info_json(const struct kube_config *c, char **out, char **error)
 		if (c->ca_pem != NULL)
 			base64_encode(&encoded, (const unsigned char *)c->ca_pem, c->ca_pem_len);
 		else if (c->ca_file != NULL) {
-			r = file_read_all(c->ca_file, "certificate authority", KUBE_CONFIG_FILE_MAX,
+			r = file_read_all(c->ca_file, "certificate authority", EXEC_CA_FILE_MAX,
 			    &ca, NULL, error);
 			if (r == 0)
 				base64_encode(&encoded, (const unsigned char *)ca.data, ca.len);
@@ -166,7 +168,7 @@ child_kill(pid_t pid)
 
 /* Sets *error to "exec plugin CMD (ORIGIN): MESSAGE[; HINT]"; returns -1. */
 static int __attribute__((format(printf, 3, 4)))
-exec_error(const struct kube_config *c, char **error, const char *fmt, ...)
+exec_error(const struct exec_credential_request *c, char **error, const char *fmt, ...)
 {
 	va_list ap;
 	char *msg;
@@ -226,7 +228,7 @@ exec_command_find(const char *command, char **path)
 
 /* Runs the exec plugin and collects its standard output. */
 static int
-exec_run(const struct kube_config *c, struct buf *output, char **error)
+exec_run(const struct exec_credential_request *c, struct buf *output, char **error)
 {
 	const struct kube_exec_config *e = c->exec;
 	posix_spawn_file_actions_t actions;
@@ -355,7 +357,7 @@ out:
 }
 
 int
-exec_credential_get(const struct kube_config *c, struct kube_exec_credential **out,
+exec_credential_get(const struct exec_credential_request *c, struct kube_exec_credential **out,
     char **error)
 {
 	struct buf output;

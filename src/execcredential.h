@@ -7,7 +7,39 @@
 #include <stddef.h>
 #include <time.h>
 
-struct kube_config;
+/* Exec plugin limits: its stdout is read up to KUBE_EXEC_OUTPUT_MAX bytes, and it is killed
+ * after timeout_ms (KUBE_EXEC_TIMEOUT_MS unless a caller changes it). */
+#define KUBE_EXEC_OUTPUT_MAX (1024 * 1024)
+#define KUBE_EXEC_TIMEOUT_MS 30000
+
+/* users[].user.exec: a credential plugin. */
+struct kube_exec_config {
+	char *api_version;		/* client.authentication.k8s.io/v1 or v1beta1 */
+	char *command;			/* resolved against the kubeconfig's directory if it has a '/' */
+	char **args;
+	size_t nargs;
+	char **env_names;		/* added to (and overriding) sqlkcm's environment */
+	char **env_values;
+	size_t nenv;
+	int provide_cluster_info;	/* pass spec.cluster in KUBERNETES_EXEC_INFO */
+	char *install_hint;		/* or NULL */
+	char *interactive_mode;		/* Never, IfAvailable or Always; sqlkcm is never interactive */
+	int timeout_ms;			/* KUBE_EXEC_TIMEOUT_MS; tests shorten it */
+};
+
+/* What a plugin is run for: its section of the kubeconfig, and the cluster it may be told
+ * of (exec.provideClusterInfo). Borrowed strings; NULL when unset. */
+struct exec_credential_request {
+	const struct kube_exec_config *exec;
+	const char *origin;		/* where the kubeconfig came from, for messages */
+	const char *server;
+	const char *tls_server_name;
+	const char *proxy_url;
+	int insecure_skip_tls_verify;
+	const char *ca_pem;		/* the CA as data, or */
+	size_t ca_pem_len;
+	const char *ca_file;		/* as a file */
+};
 
 /* The status of an ExecCredential written by an exec plugin. */
 struct kube_exec_credential {
@@ -29,9 +61,9 @@ int kube_exec_credential_parse(const char *json, size_t len, const char *api_ver
 
 void kube_exec_credential_free(struct kube_exec_credential *cred);
 
-/* Runs c's exec plugin (c->exec) and reads its answer into *out (free it with
- * kube_exec_credential_free). -1 with *error set, naming the user and the plugin. */
-int exec_credential_get(const struct kube_config *c, struct kube_exec_credential **out,
-    char **error);
+/* Runs the plugin of c and reads its answer into *out (free it with
+ * kube_exec_credential_free). -1 with *error set, naming the plugin and what is wrong. */
+int exec_credential_get(const struct exec_credential_request *c,
+    struct kube_exec_credential **out, char **error);
 
 #endif

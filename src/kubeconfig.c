@@ -35,7 +35,6 @@
 #include <unistd.h>
 #include <yaml.h>
 
-#include "execcredential.h"
 #include "kubeconfig.h"
 #include "timeutil.h"
 #include "util.h"
@@ -1579,9 +1578,13 @@ kube_config_resolve(const char *kubeconfig_flag, const char *context, const char
 static int
 exec_refresh(struct kube_config *c, char **error)
 {
+	struct exec_credential_request req = {
+		c->exec, c->origin, c->server, c->tls_server_name, c->proxy_url,
+		c->insecure_skip_tls_verify, c->ca_pem, c->ca_pem_len, c->ca_file,
+	};
 	struct kube_exec_credential *cred;
 
-	if (exec_credential_get(c, &cred, error) != 0)
+	if (exec_credential_get(&req, &cred, error) != 0)
 		return -1;
 	kube_exec_credential_free(c->state->exec_cred);
 	c->state->exec_cred = cred;

@@ -12,31 +12,13 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "execcredential.h"
+
 /* The default service-account directory of a pod. */
 #define KUBE_SERVICE_ACCOUNT_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
 
 /* Files (kubeconfig, token, certificates, CA) larger than this are refused. */
 #define KUBE_CONFIG_FILE_MAX (1024 * 1024)
-
-/* Exec plugin limits: its stdout is read up to KUBE_EXEC_OUTPUT_MAX bytes, and it is killed
- * after timeout_ms (KUBE_EXEC_TIMEOUT_MS unless a caller changes it). */
-#define KUBE_EXEC_OUTPUT_MAX (1024 * 1024)
-#define KUBE_EXEC_TIMEOUT_MS 30000
-
-/* users[].user.exec: a credential plugin. */
-struct kube_exec_config {
-	char *api_version;		/* client.authentication.k8s.io/v1 or v1beta1 */
-	char *command;			/* resolved against the kubeconfig's directory if it has a '/' */
-	char **args;
-	size_t nargs;
-	char **env_names;		/* added to (and overriding) sqlkcm's environment */
-	char **env_values;
-	size_t nenv;
-	int provide_cluster_info;	/* pass spec.cluster in KUBERNETES_EXEC_INFO */
-	char *install_hint;		/* or NULL */
-	char *interactive_mode;		/* Never, IfAvailable or Always; sqlkcm is never interactive */
-	int timeout_ms;			/* KUBE_EXEC_TIMEOUT_MS; tests shorten it */
-};
 
 struct kube_config_state;
 
