@@ -69,6 +69,7 @@
 #include <string.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -119,6 +120,7 @@ struct client_socket {
 	curl_socket_t fd;
 	struct event *ev;
 	int watched;		/* curl wants its events now */
+	ino_t inode;		/* the socket's: a record whose fd now names another is stale */
 	double last_read;	/* monotonic: bytes last arrived (or it was first watched) */
 	LIST_ENTRY(client_socket) link;
 };
@@ -427,8 +429,16 @@ client_socket_callback(CURL *easy, curl_socket_t fd, int what, void *userp, void
 	short events = EV_PERSIST;
 
 	(void)easy;
-	if (s == NULL)
-		s = client_socket_find(c, fd);
+	if (s == NULL && (s = client_socket_find(c, fd)) != NULL) {
+		struct stat st;
+
+		/* An idle connection curl uses again, or a socket curl closed without telling
+		 * (its resolver's) whose number a new one got: then it is new. */
+		if (fstat(fd, &st) == 0 && st.st_ino != s->inode) {
+			s->inode = st.st_ino;
+			s->last_read = time_monotonic();
+		}
+	}
 	if (what == CURL_POLL_REMOVE) {
 		if (s != NULL) {
 			event_del(s->ev);
@@ -445,10 +455,14 @@ client_socket_callback(CURL *easy, curl_socket_t fd, int what, void *userp, void
 		event_del(s->ev);
 		event_assign(s->ev, c->base, fd, events, client_socket_ready, s);
 	} else {
+		struct stat st;
+
 		s = xcalloc(1, sizeof *s);
 		s->client = c;
 		s->fd = fd;
 		s->last_read = time_monotonic();
+		if (fstat(fd, &st) == 0)
+			s->inode = st.st_ino;
 		s->ev = event_new(c->base, fd, events, client_socket_ready, s);
 		if (LIST_EMPTY(&c->sockets)) {
 			/* A tenth of the probe's wait: closed within 45 s of the last byte. */
