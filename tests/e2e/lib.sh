@@ -120,9 +120,14 @@ e2e_cleanup() {
 	for f in "$cluster"/pids/sqlkcm-*.pid; do
 		[ -e "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null && rm -f "$f"
 	done
-	kubectl delete rs -n "$1" --all --cascade=background --wait=false >/dev/null 2>&1
-	kubectl delete pods -n "$1" --all --grace-period=0 --force >/dev/null 2>&1
-	kubectl delete namespace "$1" --wait=false >/dev/null 2>&1
+	# Bounded, and not waiting for the deletions to be seen: a kubectl whose watch missed
+	# them (an apiserver restarted just before) would wait for good and hold up the run.
+	timeout 60 kubectl delete rs -n "$1" --all --cascade=background --wait=false \
+	    --request-timeout=30s >/dev/null 2>&1
+	timeout 60 kubectl delete pods -n "$1" --all --grace-period=0 --force --wait=false \
+	    --request-timeout=30s >/dev/null 2>&1
+	timeout 60 kubectl delete namespace "$1" --wait=false --request-timeout=30s \
+	    >/dev/null 2>&1
 	if [ "$tap_failed" = 0 ]; then
 		rm -rf "$work"
 	else
