@@ -576,6 +576,8 @@ client_header(char *data, size_t size, size_t n, void *arg)
 	if (!r->status_seen && len > 5 && strncmp(data, "HTTP/", 5) == 0) {
 		r->status_seen = 1;
 		client_log_connection(r);
+		/* The server answers: a watch that streams on for minutes opens the gate now. */
+		client_gate_note(r->client->gate, 1);
 	}
 	if (r->streaming && (len == 2 || len == 1) && (data[0] == '\r' || data[0] == '\n')) {
 		long code = 0;
