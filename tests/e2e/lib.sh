@@ -188,6 +188,10 @@ for chunk in iter(lambda: sys.stdin.readline(), ""):
         except ValueError:
             break
         buf = buf[end:]
+        # An ERROR event (the watch expired, the apiserver went away) carries a Status,
+        # not a pod: kubectl ends, and the next watch rebuilds the set.
+        if ev.get("type") not in ("ADDED", "MODIFIED", "DELETED"):
+            continue
         pod = ev["object"]
         uid = pod["metadata"]["uid"]
         if ev["type"] != "DELETED" and owned(pod):
