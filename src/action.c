@@ -30,7 +30,22 @@ action_clear(struct action *a)
 	if (!a->body_borrowed)
 		cJSON_Delete(a->body);
 	cJSON_Delete(a->failure_context);
+	free(a->done_message);
+	free(a->failed_message);
 	memset(a, 0, sizeof *a);
+}
+
+void
+sync_result_add_event(struct sync_result *r, const char *type, const char *reason,
+    char *message)
+{
+	struct sync_event *ev;
+
+	r->events = xrealloc(r->events, (size_t)(r->nevents + 1) * sizeof *r->events);
+	ev = &r->events[r->nevents++];
+	ev->type = type;
+	ev->reason = reason;
+	ev->message = message;
 }
 
 void
@@ -40,6 +55,12 @@ sync_result_clear(struct sync_result *r)
 		action_clear(&r->claims[i]);
 	for (int i = 0; i < r->nmanage; i++)
 		action_clear(&r->manage[i]);
+	for (int i = 0; i < r->nwrites; i++)
+		action_clear(&r->writes[i]);
+	for (int i = 0; i < r->nevents; i++)
+		free(r->events[i].message);
+	free(r->writes);
+	free(r->events);
 	free(r->claims);
 	free(r->manage);
 	if (r->status != NULL) {
@@ -126,6 +147,20 @@ wait_print(const struct sync_result *r, const char *why, const cJSON *extra, str
 	line_emit(line, out);
 }
 
+/* Writes a line for an event the sync records. */
+static void
+event_print(const struct sync_result *r, const struct sync_event *ev, const cJSON *extra,
+    struct buf *out)
+{
+	cJSON *line = line_new(r, extra);
+
+	cJSON_AddStringToObject(line, "action", "event");
+	cJSON_AddStringToObject(line, "type", ev->type);
+	cJSON_AddStringToObject(line, "reason", ev->reason);
+	cJSON_AddStringToObject(line, "message", ev->message);
+	line_emit(line, out);
+}
+
 void
 sync_result_print(const struct sync_result *r, const cJSON *extra, struct buf *out)
 {
@@ -136,8 +171,12 @@ sync_result_print(const struct sync_result *r, const cJSON *extra, struct buf *o
 		free(why);
 		return;
 	}
+	for (int i = 0; i < r->nevents; i++)
+		event_print(r, &r->events[i], extra, out);
 	for (int i = 0; i < r->nclaims; i++)
 		action_print(r, &r->claims[i], extra, out);
+	for (int i = 0; i < r->nwrites; i++)
+		action_print(r, &r->writes[i], extra, out);
 	if (r->waiting != NULL)
 		wait_print(r, r->waiting, extra, out);
 	for (int i = 0; i < r->nmanage; i++)

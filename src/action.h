@@ -17,6 +17,7 @@ enum action_type {
 	ACTION_DELETE,		/* DELETE namespace/name, with uid as precondition */
 	ACTION_PATCH,		/* PATCH namespace/name with body (strategic merge) */
 	ACTION_UPDATE_STATUS,	/* PUT body to namespace/name/status */
+	ACTION_UPDATE,		/* PUT body (the whole object) to namespace/name */
 };
 
 /* One request a sync wants sent. */
@@ -47,6 +48,19 @@ struct action {
 	const char *failed_reason;
 	const char *failed_prefix;
 	const char *error_prefix;
+	/* The same in words made for this action (malloc'd; NULL: the static ones above):
+	 * done_message is the whole message of its done event, failed_message what comes
+	 * before the error in its failed event ("Failed to create new replica set \"x\": "). */
+	char *done_message;
+	char *failed_message;
+};
+
+/* An event a sync records about its owner as its execution starts (kube's warnings that
+ * come with no request, e.g. SelectingAll). */
+struct sync_event {
+	const char *type;		/* "Normal" or "Warning" */
+	const char *reason;
+	char *message;
 };
 
 /* Everything one sync of a key decided. */
@@ -70,6 +84,18 @@ struct sync_result {
 	struct action *claims;
 	int nclaims;
 
+	/* Events recorded as the execution starts. */
+	struct sync_event *events;
+	int nevents;
+
+	/* Writes to other objects than managed dependents (a Deployment's ReplicaSets:
+	 * create, scale, delete), sent one at a time in this order after the claims; the
+	 * first that fails stops the rest and the status, and the key is synced again with
+	 * backoff, as kube's syncs return at their first error. A failed write with an
+	 * error_prefix sends the status's body_on_failure instead. */
+	struct action *writes;
+	int nwrites;
+
 	/* Creations (in slow-start batches) or deletions (all at once), after the claims
 	 * succeed; expectations are set to them before any is sent. */
 	struct action *manage;
@@ -88,6 +114,10 @@ struct sync_result {
 /* Appends a zeroed action to an array of n actions and returns it. */
 struct action *action_append(struct action **actions, int *n);
 
+/* Appends an event of type and reason with message (taken) to r. */
+void sync_result_add_event(struct sync_result *r, const char *type, const char *reason,
+    char *message);
+
 /* Frees what an action owns (not the action itself). */
 void action_clear(struct action *a);
 
@@ -99,8 +129,11 @@ void sync_result_clear(struct sync_result *r);
  *   {"controller","key","action","resource","namespace","name","uid","reason","body"}
  * where an update-status has "status" (the new status) instead of "body";
  * plus the prefix members of extra (an object, or NULL) first, for replay's event position.
- * A stale result, or one waiting on expectations, also prints a line with action "wait". Keys are written in a fixed order, so
- * the same result always prints the same bytes.
+ * A stale result, or one waiting on expectations, also prints a line with action "wait"; an
+ * event the sync records prints {"controller","key","action":"event","type","reason",
+ * "message"}. Lines go in the order of execution: events, claims, writes, wait, manage,
+ * status. Keys are written in a fixed order, so the same result always prints the same
+ * bytes.
  */
 void sync_result_print(const struct sync_result *r, const cJSON *extra, struct buf *out);
 

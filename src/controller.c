@@ -9,6 +9,7 @@
 
 #include "consistency.h"
 #include "controller.h"
+#include "controllers/deployment.h"
 #include "controllers/replicaset.h"
 #include "expectations.h"
 #include "kcmflags.h"
@@ -16,6 +17,7 @@
 
 const struct controller_type *const controller_types[] = {
 	&replicaset_controller_type,
+	&deployment_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 

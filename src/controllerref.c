@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "controllerref.h"
+#include "json.h"
 #include "util.h"
 
 enum controllerref_claim
@@ -50,6 +51,18 @@ copy_member(cJSON *to, const cJSON *from, const char *name)
 
 	if (v != NULL)
 		cJSON_AddItemToObject(to, name, cJSON_Duplicate(v, 1));
+}
+
+const cJSON *
+controllerref_of(const cJSON *object)
+{
+	const cJSON *ref;
+
+	cJSON_ArrayForEach(ref, json_path(object, "metadata.ownerReferences")) {
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")))
+			return ref;
+	}
+	return NULL;
 }
 
 cJSON *

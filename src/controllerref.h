@@ -35,6 +35,9 @@ enum controllerref_claim {
 enum controllerref_claim controllerref_decide(enum controllerref_owner owner, int matches,
     int object_deleting, int owner_deleting, int elsewhere);
 
+/* The controller reference of object (its ownerReference with controller true), or NULL. */
+const cJSON *controllerref_of(const cJSON *object);
+
 /* The controller owner reference naming owner (its metadata's name and uid), of
  * owner_resource's apiVersion and kind, with controller and blockOwnerDeletion true. */
 cJSON *controllerref_new(const struct resource *owner_resource, const cJSON *owner);

@@ -3,8 +3,8 @@
  *
  * A sync decides; the executor acts, asynchronously, on the one loop. For one result:
  *
- *   recheck ─▶ claims ─▶ expectations ─▶ creations (slow start) ─▶ status ─▶ done
- *   (GET owner) (patches)  (committed)    or deletions (at once)    (PUT)
+ *   recheck ─▶ claims ─▶ writes ─▶ expectations ─▶ creations (slow start) ─▶ status ─▶ done
+ *   (GET owner) (patches) (in order) (committed)   or deletions (at once)    (PUT)
  *
  * - Before the first adoption, a live GET of the owner must show the same uid and no
  *   deletionTimestamp: the cache may not know yet that the owner is going, and adopting
@@ -12,6 +12,11 @@
  *   failure but NotFound ends the execution with an error (requeue with backoff); an
  *   adoption that finds its pod gone means the sync counted a pod that is not there, so
  *   the key is synced again at once instead of acting on that count.
+ * - Writes to other objects (a Deployment's ReplicaSets) go one at a time, in the order the
+ *   sync put them, as kube's syncs make them; the first failure ends the execution with
+ *   an error, before the status, unless the write reports its failure in the status (it
+ *   has an error_prefix): then the status's failure body goes out. A creation refused
+ *   because the namespace is being deleted ends the execution without an error.
  * - The expectations for the creations or deletions are written and committed before the
  *   first request is sent: a process killed after sending knows, when it starts again,
  *   what it asked for, and waits for it instead of asking twice.
@@ -60,7 +65,7 @@
 /* How often a failed status update is read again and retried (kube's statusUpdateRetries). */
 #define STATUS_UPDATE_RETRIES 1
 
-enum phase { PHASE_RECHECK, PHASE_CLAIMS, PHASE_MANAGE, PHASE_STATUS, PHASE_DONE };
+enum phase { PHASE_RECHECK, PHASE_CLAIMS, PHASE_WRITES, PHASE_MANAGE, PHASE_STATUS, PHASE_DONE };
 
 struct execution {
 	struct executor *e;
@@ -74,10 +79,13 @@ struct execution {
 	int retry_now;
 	char *manage_error;		/* the first creation or deletion error */
 	int next;			/* the next manage action to send */
+	int next_write;			/* the next write to send */
+	int writes_stopped;		/* a write failed, or the namespace is going */
 	int batch;			/* the size of the last creation batch */
 	int batch_failed;
 	int created;			/* creations that succeeded (or need not be made) */
 	int status_tries;
+	int skip_status;		/* the namespace is going: no status to write */
 	struct event *finish_event;
 	TAILQ_HEAD(, request) requests;	/* in flight */
 	TAILQ_ENTRY(execution) link;
@@ -269,6 +277,10 @@ request_send(struct execution *x, int kind, struct action *a, const cJSON *body)
 			req = restops_update_status(client, a->resource, a->namespace, a->name,
 			    text, request_done, rq, &error);
 			break;
+		case ACTION_UPDATE:
+			req = restops_update(client, a->resource, a->namespace, a->name, text,
+			    request_done, rq, &error);
+			break;
 		}
 	}
 	free(text);
@@ -355,6 +367,16 @@ action_event(struct execution *x, const struct action *a, int done, const char *
 
 	if (reason == NULL)
 		return;
+	if (done && a->done_message != NULL) {
+		owner_event(x, EVENT_TYPE_NORMAL, reason, a->done_message);
+		return;
+	}
+	if (!done && a->failed_message != NULL) {
+		message = xasprintf("%s%s", a->failed_message, text);
+		owner_event(x, EVENT_TYPE_WARNING, reason, message);
+		free(message);
+		return;
+	}
 	message = xasprintf("%s%s", (done ? a->done_prefix : a->failed_prefix) != NULL ?
 	    (done ? a->done_prefix : a->failed_prefix) : "", text);
 	owner_event(x, done ? EVENT_TYPE_NORMAL : EVENT_TYPE_WARNING, reason, message);
@@ -410,6 +432,55 @@ delete_done(struct execution *x, struct action *a, struct restops_result *res)
 	log_warning("%s %s: deleting %s %s/%s: %s", x->r.controller, x->r.key,
 	    a->resource->name, a->namespace, a->name, res->status.message);
 	action_error_set(x, a, res->status.message);
+}
+
+/* One write is back: record it, or stop the writes. */
+static void
+write_done(struct execution *x, struct action *a, struct restops_result *res)
+{
+	const cJSON *name = json_path(res->object, "metadata.name");
+
+	if (res->status.reason == API_OK ||
+	    (a->type == ACTION_DELETE && res->status.reason == API_NOT_FOUND)) {
+		log_v(2, "%s %s: %s %s %s/%s", x->r.controller, x->r.key, a->verb,
+		    a->resource->name, a->namespace, a->name != NULL ? a->name : "?");
+		action_event(x, a, 1, cJSON_IsString(name) ? name->valuestring :
+		    a->name != NULL ? a->name : "?");
+		if (a->type != ACTION_DELETE)
+			record_write(x, a->resource, res->object);
+		return;
+	}
+	x->writes_stopped = 1;
+	if (a->type == ACTION_CREATE && api_status_is_namespace_terminating(&res->status)) {
+		/* The namespace is going, and the owner with it: stop, without an error. */
+		x->skip_status = 1;
+		return;
+	}
+	log_warning("%s %s: cannot %s %s %s/%s: %s", x->r.controller, x->r.key, a->verb,
+	    a->resource->name, a->namespace, a->name != NULL ? a->name : "?",
+	    res->status.message);
+	action_event(x, a, 0, res->status.message);
+	if (a->error_prefix != NULL && res->status.reason != API_ALREADY_EXISTS &&
+	    res->status.reason != API_CONFLICT)
+		action_error_set(x, a, res->status.message);
+	else
+		x->failed = 1;
+}
+
+/* Sends the next write; 0 if one was sent. */
+static int
+write_send(struct execution *x)
+{
+	struct action *a;
+
+	if (x->writes_stopped || x->next_write >= x->r.nwrites)
+		return -1;
+	a = &x->r.writes[x->next_write++];
+	if (request_send(x, REQUEST_ACTION, a, a->body) == 0)
+		return 0;
+	x->writes_stopped = 1;
+	x->failed = 1;
+	return -1;
 }
 
 /* The status to send: the sync's, or the failure one. NULL: nothing to send. */
@@ -487,6 +558,9 @@ request_done(struct restops_result *res, void *arg)
 		break;
 	case PHASE_CLAIMS:
 		claim_done(x, rq->action, res);
+		break;
+	case PHASE_WRITES:
+		write_done(x, rq->action, res);
 		break;
 	case PHASE_MANAGE:
 		if (rq->action->type == ACTION_CREATE)
@@ -616,6 +690,17 @@ execution_step(struct execution *x)
 	case PHASE_CLAIMS:
 		if (x->failed || x->retry_now)
 			break;
+		x->phase = PHASE_WRITES;
+		if (write_send(x) == 0)
+			return;
+		/* FALLTHROUGH */
+	case PHASE_WRITES:
+		if (write_send(x) == 0)
+			return;
+		if (x->failed || x->skip_status)
+			break;
+		if (x->manage_error != NULL)
+			goto status;	/* a write failed: nothing is managed after it */
 		x->phase = PHASE_MANAGE;
 		if (x->r.nmanage > 0 && set_expectations(x, time_now()) != 0) {
 			x->failed = 1;
@@ -633,6 +718,7 @@ execution_step(struct execution *x)
 			    x->r.nmanage - x->created, x->r.nmanage);
 			lower_expectations(x, &x->r.manage[0], x->r.nmanage - x->created);
 		}
+	status:
 		x->phase = PHASE_STATUS;
 		if (x->r.status == NULL || (body = status_body(x)) == NULL)
 			break;
@@ -731,6 +817,9 @@ executor_run(struct executor *e, struct controller *c, struct sync_result *r,
 		execution_finish(x);
 		return 0;
 	}
+	for (int i = 0; i < x->r.nevents; i++)
+		owner_event(x, x->r.events[i].type, x->r.events[i].reason,
+		    x->r.events[i].message);
 	x->phase = PHASE_RECHECK;
 	if (x->r.nclaims > 0 && x->r.recheck_owner) {
 		/* The owner, read live: same uid, not being deleted? */

@@ -30,6 +30,51 @@ json_path(const cJSON *object, const char *path)
 	return node;
 }
 
+long long
+json_int(const cJSON *object, const char *path, long long def)
+{
+	const cJSON *v = json_path(object, path);
+
+	return cJSON_IsNumber(v) ? (long long)v->valuedouble : def;
+}
+
+const char *
+json_string(const cJSON *object, const char *path)
+{
+	const cJSON *v = json_path(object, path);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+int
+json_is_set(const cJSON *object, const char *path)
+{
+	const cJSON *v = json_path(object, path);
+
+	return v != NULL && !cJSON_IsNull(v);
+}
+
+void
+json_set(cJSON *o, const char *name, cJSON *item)
+{
+	if (cJSON_GetObjectItemCaseSensitive(o, name) != NULL)
+		cJSON_ReplaceItemInObjectCaseSensitive(o, name, item);
+	else
+		cJSON_AddItemToObject(o, name, item);
+}
+
+cJSON *
+json_child_object(cJSON *o, const char *name)
+{
+	cJSON *child = cJSON_GetObjectItemCaseSensitive(o, name);
+
+	if (cJSON_IsObject(child))
+		return child;
+	child = cJSON_CreateObject();
+	json_set(o, name, child);
+	return child;
+}
+
 const char *
 json_kind_name(const cJSON *item)
 {

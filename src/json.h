@@ -10,6 +10,21 @@
  * NULL when a step is missing or not an object. */
 const cJSON *json_path(const cJSON *object, const char *path);
 
+/* The number at path under object, or def when absent or not a number. */
+long long json_int(const cJSON *object, const char *path, long long def);
+
+/* The string at path under object, or "" when absent or not a string. */
+const char *json_string(const cJSON *object, const char *path);
+
+/* 1 when path under object holds a value other than null ("metadata.deletionTimestamp"). */
+int json_is_set(const cJSON *object, const char *path);
+
+/* Sets member name of object o to item (taken), replacing the one there or adding it. */
+void json_set(cJSON *o, const char *name, cJSON *item);
+
+/* Member name of object o, made an empty object first when it is absent or not one. */
+cJSON *json_child_object(cJSON *o, const char *name);
+
 /* Names the kind of a JSON value with its article ("an object", "null"), for messages. */
 const char *json_kind_name(const cJSON *item);
 

@@ -857,7 +857,7 @@ json_member_repeated_later(const cJSON *item)
 
 /* Sets *out to the string item holds ("" for null, as Go decodes it); -1 if not a string. */
 static int
-json_string(const cJSON *item, const char **out)
+string_value(const cJSON *item, const char **out)
 {
 	*out = "";
 	if (item == NULL || cJSON_IsNull(item))
@@ -880,7 +880,7 @@ selector_add_match_labels(struct selector *s, const cJSON *labels, char **error)
 	cJSON_ArrayForEach(item, labels) {
 		if (json_member_repeated_later(item))
 			continue;
-		if (json_string(item, &value) != 0) {
+		if (string_value(item, &value) != 0) {
 			char *q = quote(item->string);
 			error_set(error, "label selector: matchLabels[%s]: expected a string, not %s",
 			    q, json_kind_name(item));
@@ -902,7 +902,7 @@ selector_add_match_labels(struct selector *s, const cJSON *labels, char **error)
 static int
 json_string_member(const cJSON *expression, const char *name, const char **out)
 {
-	return json_string(json_member(expression, name), out);
+	return string_value(json_member(expression, name), out);
 }
 
 /* Adds one matchExpressions element ({key, operator, values}); index is its position. */
@@ -958,7 +958,7 @@ selector_add_match_expression(struct selector *s, const cJSON *expression, int i
 	if (n != 0) {
 		cJSON_ArrayForEach(item, values) {
 			const char *value;
-			if (json_string(item, &value) != 0) {
+			if (string_value(item, &value) != 0) {
 				error_set(error, "label selector: matchExpressions[%d].values[%zu]: "
 				    "expected a string, not %s", index, i, json_kind_name(item));
 				goto fail;

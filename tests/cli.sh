@@ -121,7 +121,7 @@ check "a controller by kube-controller-manager's name" 1 "" "no-such-kubeconfig"
 check "an ignored bool flag still wants a bool" 2 "" \
 	'invalid value "maybe" for --allocate-node-cidrs: want true or false' \
 	-- run --allocate-node-cidrs=maybe
-check "a controller nobody has is an error" 2 "" 'unknown controller "bogus" (known: replicaset)' \
+check "a controller nobody has is an error" 2 "" 'unknown controller "bogus" (known: replicaset, deployment)' \
 	-- run --controllers=replicaset,bogus
 check "run --help lists each controller with its workers flag" 0 \
 	"^      --concurrent-replicaset-syncs N" "" -- run --help
