@@ -83,3 +83,17 @@ SELECT e.key, e.adds, e.deletes, datetime(e.set_at, 'unixepoch') AS since,
          WHERE d.controller = e.controller AND d.key = e.key) AS deleting
   FROM expectations e
  WHERE e.adds > 0 OR e.deletes > 0;
+
+-- Rollouts in progress: each Deployment that is not complete, with its new ReplicaSet's
+-- pods (updated) against the old ones' (schema/004-deployments.sql).
+SELECT namespace, name, desired, updated, old, available, new_replicaset, paused
+  FROM deployment_diff
+ WHERE NOT complete
+ ORDER BY namespace, name;
+
+-- A Deployment's history, as `kubectl rollout history` shows it, with each revision's
+-- ReplicaSet and replicas.
+SELECT revision, replicaset, is_new, desired, current, available, created
+  FROM deployment_replicasets
+ WHERE namespace = 'default' AND deployment = 'web'
+ ORDER BY revision;

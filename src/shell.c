@@ -41,8 +41,9 @@ const char shell_usage[] =
     "  --sqlite3 PROGRAM         the sqlite3 program to run (default: sqlite3, from PATH)\n"
     "  -h, --help                this help\n"
     "\n"
-    "The views pods, replicasets, deployments, replicaset_diff and replicaset_pods are\n"
-    "documented in the schema files; `.tables` lists everything, `.schema NAME` shows one.\n";
+    "The views pods, replicasets, deployments, replicaset_diff, replicaset_pods,\n"
+    "deployment_replicasets and deployment_diff are documented in the schema files;\n"
+    "`.tables` lists everything, `.schema NAME` shows one.\n";
 
 /* How long a query waits for the daemon's commit before it gives up, in ms. */
 #define SHELL_BUSY_TIMEOUT_MS 5000

@@ -635,13 +635,24 @@ deployment_is_saturated(const cJSON *d, const cJSON *rs)
 
 /* --- templates ----------------------------------------------------------------------- */
 
-/* 1 when v is what Go's semantic equality takes for nothing: absent, null, or an empty
- * object or array (a nil map or slice is equal to an empty one). */
+/* 1 when v is what Go's semantic equality takes for nothing: absent, null, an empty
+ * array (a nil slice is equal to an empty one), or an object with nothing in it (a nil
+ * map equals an empty one, and a struct of zero fields is the field left out). */
 static int
 json_is_nothing(const cJSON *v)
 {
-	return v == NULL || cJSON_IsNull(v) ||
-	    ((cJSON_IsObject(v) || cJSON_IsArray(v)) && v->child == NULL);
+	const cJSON *m;
+
+	if (v == NULL || cJSON_IsNull(v))
+		return 1;
+	if (cJSON_IsArray(v))
+		return v->child == NULL;
+	if (!cJSON_IsObject(v))
+		return 0;
+	cJSON_ArrayForEach(m, v)
+		if (!json_is_nothing(m))
+			return 0;
+	return 1;
 }
 
 /* Deep equality of two JSON values: members in any order, numbers by value, nothing

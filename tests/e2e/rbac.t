@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rbac.t - the in-cluster manifests (contrib/kubernetes/): their RBAC rules are enough for
-# the ReplicaSet controller, leader election and the reviews of who may read /metrics, and
+# the ReplicaSet and Deployment controllers, leader election and the reviews of who may read /metrics, and
 # grant nothing more. sqlkcm runs with
 # the ServiceAccount's own token, as it would in the Deployment, on the control plane with
 # RBAC on; the Deployment manifest is checked by the apiserver (server-side dry run).
@@ -17,7 +17,7 @@ cleanup() {
 	# Everything of rbac.yaml but the namespace: no namespace controller runs in the test
 	# cluster, so a deleted namespace would stay Terminating and refuse the next run.
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:replicaset-controller \
-	    --wait=false >/dev/null 2>&1
+	    sqlkcm:deployment-controller --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding sqlkcm:auth-delegator --wait=false >/dev/null 2>&1
 	kubectl delete -n sqlkcm-system rolebinding,role sqlkcm:leader-election \
 	    --wait=false >/dev/null 2>&1
@@ -64,6 +64,10 @@ check "it may create, delete, patch, list and watch pods" eval \
 check "it may get, list and watch ReplicaSets and update their status" eval \
     'for v in get list watch; do can $v replicasets.apps -n '"$ns"' || exit 1; done;
      can update replicasets.apps --subresource=status -n '"$ns"
+check "it may create, patch and delete ReplicaSets, and update Deployments and their status" eval \
+    'for v in create patch delete; do can $v replicasets.apps -n '"$ns"' || exit 1; done;
+     for v in get list watch update; do can $v deployments.apps -n '"$ns"' || exit 1; done;
+     can update deployments.apps --subresource=status -n '"$ns"
 check "it may create and patch events" eval \
     'can create events -n '"$ns"' && can patch events -n '"$ns"
 check "it may create Leases in sqlkcm-system and update only its own" eval \
@@ -73,11 +77,11 @@ check "it may create Leases in sqlkcm-system and update only its own" eval \
 check "it may not touch Leases elsewhere (kube-controller-manager's in kube-system)" eval \
     'cannot get leases.coordination.k8s.io -n kube-system &&
      cannot update leases.coordination.k8s.io/kube-controller-manager -n kube-system'
-check "it may not read secrets, update pods or pod status, or write ReplicaSets" eval \
+check "it may not read secrets, update pods or pod status, replace ReplicaSets or touch StatefulSets" eval \
     'cannot get secrets -n '"$ns"' && cannot list secrets -A && cannot update pods -n '"$ns"' &&
-     cannot update pods --subresource=status -n '"$ns"' && cannot create replicasets.apps -n '"$ns"' &&
-     cannot delete replicasets.apps -n '"$ns"' && cannot patch replicasets.apps -n '"$ns"' &&
-     cannot update replicasets.apps -n '"$ns"' && cannot list deployments.apps -n '"$ns"' &&
+     cannot update pods --subresource=status -n '"$ns"' &&
+     cannot update replicasets.apps -n '"$ns"' && cannot delete deployments.apps -n '"$ns"' &&
+     cannot patch deployments.apps -n '"$ns"' && cannot list statefulsets.apps -n '"$ns"' &&
      cannot create pods --subresource=eviction -n '"$ns"' && cannot list nodes'
 
 # Nothing more: every rule the apiserver reports for it, beyond what every authenticated
@@ -101,7 +105,10 @@ events [] create patch
 pods [] create delete list patch watch
 replicasets.apps/finalizers [] update
 replicasets.apps/status [] update
-replicasets.apps [] get list watch
+replicasets.apps [] create delete get list patch watch
+deployments.apps/finalizers [] update
+deployments.apps/status [] update
+deployments.apps [] get list update watch
 subjectaccessreviews.authorization.k8s.io [] create
 tokenreviews.authentication.k8s.io [] create
 WANT
@@ -131,7 +138,8 @@ spec:
 RS
 port=$(cluster_free_port)
 sqlkcm_start sa --kubeconfig "$work/kubeconfig" --db "$work/cache.db" \
-    --controllers replicaset --leader-elect=true --leader-elect-resource-namespace=sqlkcm-system \
+    --controllers replicaset,deployment --leader-elect=true \
+    --leader-elect-resource-namespace=sqlkcm-system \
     --leader-elect-resource-name=sqlkcm --secure-port "$port" -v 2
 kubectl apply -n "$ns" -f "$work/rs.yaml" >/dev/null
 
@@ -148,6 +156,12 @@ check "it adopts an orphan and scales down to 3 (patch and delete allowed)" \
     cluster_wait_until 60 "3 ready" ready_is 3
 check "its events are recorded" cluster_wait_until 30 "SuccessfulCreate events" eval \
     'kubectl get events -n '"$ns"' --field-selector reason=SuccessfulCreate -o name | grep -q .'
+kubectl create deployment -n "$ns" dep --image=pause --replicas=2 >/dev/null
+check "it rolls out a Deployment (ReplicaSet creation, status) with those rights" \
+    kubectl rollout status -n "$ns" deploy/dep --timeout=60s
+kubectl set image -n "$ns" deploy/dep pause=pause:2 >/dev/null
+check "and a new revision (scaling patches)" \
+    kubectl rollout status -n "$ns" deploy/dep --timeout=60s
 # metrics_as TOKEN: the status of GET /metrics with TOKEN as bearer token.
 metrics_as() {
 	curl -sk --max-time 10 -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $1" \
