@@ -452,14 +452,19 @@ write_done(struct execution *x, struct action *a, struct restops_result *res)
 	}
 	x->writes_stopped = 1;
 	if (a->type == ACTION_CREATE && api_status_is_namespace_terminating(&res->status)) {
-		/* The namespace is going, and the owner with it: stop, without an error. */
+		/* The namespace is going, and the owner with it: stop, without an error, and
+		 * without looking again later. */
 		x->skip_status = 1;
+		x->r.requeue_after = 0;
 		return;
 	}
 	log_warning("%s %s: cannot %s %s %s/%s: %s", x->r.controller, x->r.key, a->verb,
 	    a->resource->name, a->namespace, a->name != NULL ? a->name : "?",
 	    res->status.message);
-	action_event(x, a, 0, res->status.message);
+	/* An object that exists already is the cache lagging, not a failure to report
+	 * (kube records no event for it either). */
+	if (res->status.reason != API_ALREADY_EXISTS)
+		action_event(x, a, 0, res->status.message);
 	if (a->error_prefix != NULL && res->status.reason != API_ALREADY_EXISTS &&
 	    res->status.reason != API_CONFLICT)
 		action_error_set(x, a, res->status.message);

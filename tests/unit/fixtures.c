@@ -413,6 +413,24 @@ answer(struct fake_apiserver *fake, const struct recorded_request *rq, const cha
 		cJSON_Delete(o);
 		return;
 	}
+	if (strchr(sp, '/') == NULL && strcmp(rq->method, "POST") == 0 && rq->json != NULL) {
+		/* Another collection: the object under its own name (or a generated one). */
+		o = cJSON_Duplicate(rq->json, 1);
+		if (!cJSON_IsString(json_path(o, "metadata.name"))) {
+			name = cJSON_IsString(json_path(o, "metadata.generateName")) ?
+			    json_path(o, "metadata.generateName")->valuestring : "object-";
+			generated = xasprintf("%s%d", name, fake->next_name++);
+			set_meta(o, "name", generated);
+			free(generated);
+		}
+		set_meta(o, "namespace", ns);
+		generated = xasprintf("uid-%s", string_of(json_path(o, "metadata.name")));
+		set_meta(o, "uid", generated);
+		free(generated);
+		answer_written(fake, o, 201, reply);
+		cJSON_Delete(o);
+		return;
+	}
 	if (strcmp(sp, "pods") == 0 && strcmp(rq->method, "GET") == 0) {
 		o = cached_pod_list(fake, ns);
 		reply->http_code = 200;
@@ -430,7 +448,17 @@ answer(struct fake_apiserver *fake, const struct recorded_request *rq, const cha
 		cJSON_Delete(o);
 		return;
 	}
-	if (strncmp(sp, "pods/", 5) == 0 && strcmp(rq->method, "DELETE") == 0) {
+	if (strchr(sp, '/') != NULL && strchr(strchr(sp, '/') + 1, '/') == NULL &&
+	    strcmp(rq->method, "PATCH") == 0) {
+		/* Another object: just its name and the next resourceVersion. */
+		o = cJSON_CreateObject();
+		set_meta(o, "name", strchr(sp, '/') + 1);
+		set_meta(o, "namespace", ns);
+		answer_written(fake, o, 200, reply);
+		cJSON_Delete(o);
+		return;
+	}
+	if (strchr(sp, '/') != NULL && strcmp(rq->method, "DELETE") == 0) {
 		reply->http_code = 200;
 		reply->body = xstrdup("{\"kind\":\"Status\",\"apiVersion\":\"v1\","
 		    "\"metadata\":{},\"status\":\"Success\"}");
@@ -449,8 +477,7 @@ answer(struct fake_apiserver *fake, const struct recorded_request *rq, const cha
 		cJSON_Delete(o);
 		return;
 	}
-	if (strncmp(sp, "replicasets/", 12) == 0 && strcmp(rq->method, "PUT") == 0 &&
-	    rq->json != NULL) {
+	if (strchr(sp, '/') != NULL && strcmp(rq->method, "PUT") == 0 && rq->json != NULL) {
 		o = cJSON_Duplicate(rq->json, 1);
 		answer_written(fake, o, 200, reply);
 		cJSON_Delete(o);

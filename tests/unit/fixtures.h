@@ -168,11 +168,13 @@ struct fake_apiserver {
 /*
  * Creates a loop and a client on it whose requests the fake answers as an apiserver
  * would, over f's cache: a pod POST returns the pod with a generated name, a uid and the
- * next resourceVersion (201); a PATCH returns the object patched by name with the next
- * resourceVersion; a DELETE returns a Success Status; a status PUT returns its body with
- * the next resourceVersion; a GET of a ReplicaSet returns live_rs or the cached one (404
- * when there is none), a LIST of pods the namespace's cached pods (whatever the selector);
- * events are accepted (201, or 200 for a PATCH). faults come first.
+ * next resourceVersion (201); a POST to another collection returns the object under its
+ * own name (or a generated one) with a uid and the next resourceVersion (201); a PATCH
+ * returns the object patched by name with the next resourceVersion; a DELETE returns a
+ * Success Status; a PUT (of an object or its status) returns its body with the next
+ * resourceVersion; a GET of a ReplicaSet returns live_rs or the cached one (404 when there
+ * is none), a LIST of pods the namespace's cached pods (whatever the selector); events are
+ * accepted (201, or 200 for a PATCH). faults come first.
  */
 struct fake_apiserver *fake_apiserver_new(struct fixture *f);
 void fake_apiserver_free(struct fake_apiserver *fake);

@@ -974,6 +974,513 @@ failure_drops_the_availability_requeue(void **state)
 	assert_true(h->outcome.requeue_after == 0);
 }
 
+/* --- writes to other objects (a Deployment's ReplicaSets) ---------------------------------- */
+
+/* The Deployment foobar, the owner of the results these tests build by hand. */
+static cJSON *
+deployment_object(void)
+{
+	return fixture_parse("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\","
+	    "\"metadata\":{\"name\":\"foobar\",\"namespace\":\"default\",\"uid\":\"uid-foobar\","
+	    "\"resourceVersion\":\"18\"},\"spec\":{\"replicas\":3}}");
+}
+
+/* Starts a result for the Deployment foobar (KEY): nothing to do yet. */
+static void
+deployment_result(struct sync_result *r)
+{
+	memset(r, 0, sizeof *r);
+	r->controller = "deployment";
+	r->key = xstrdup(KEY);
+	r->owner_resource = resource_find("deployments");
+	r->owner_uid = xstrdup("uid-foobar");
+	r->owner = deployment_object();
+}
+
+/* Appends to actions an action of type on resource (default/name; name NULL for a create)
+ * with body (taken; NULL for none). */
+static struct action *
+action_add(struct action **actions, int *n, enum action_type type, const char *verb,
+    const char *resource, const char *name, const char *body)
+{
+	struct action *a = action_append(actions, n);
+
+	a->type = type;
+	a->verb = verb;
+	a->resource = resource_find(resource);
+	a->namespace = xstrdup("default");
+	a->name = name != NULL ? xstrdup(name) : NULL;
+	a->uid = name != NULL && type != ACTION_CREATE ? xasprintf("uid-%s", name) : NULL;
+	a->body = body != NULL ? fixture_parse(body) : NULL;
+	a->reason = xstrdup("a test's");
+	return a;
+}
+
+/* Appends a write of a ReplicaSet: a create of name (with that name in its body), a scale
+ * patch or a delete. */
+static struct action *
+rs_write(struct sync_result *r, enum action_type type, const char *name)
+{
+	char *body = NULL;
+	struct action *a;
+
+	if (type == ACTION_CREATE)
+		body = xasprintf("{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\","
+		    "\"metadata\":{\"name\":\"%s\",\"namespace\":\"default\"},"
+		    "\"spec\":{\"replicas\":3}}", name);
+	else if (type == ACTION_PATCH)
+		body = xstrdup("{\"spec\":{\"replicas\":2}}");
+	a = action_add(&r->writes, &r->nwrites, type, type == ACTION_CREATE ? "create" :
+	    type == ACTION_PATCH ? "scale" : "delete", "replicasets",
+	    type == ACTION_CREATE ? NULL : name, body);
+	if (type == ACTION_CREATE)
+		a->name = xstrdup(name);	/* named in the body, as deployment.c does */
+	free(body);
+	return a;
+}
+
+/* The status to send when a write reporting its failure in the status failed: the
+ * Deployment with the failure as status.failure. */
+static cJSON *
+failure_status(const struct action *a, const char *message)
+{
+	cJSON *object = deployment_object();
+
+	(void)a;
+	cJSON_AddItemToObject(cJSON_AddObjectToObject(object, "status"), "failure",
+	    cJSON_CreateString(message));
+	return object;
+}
+
+/* Gives r the status update of the Deployment ({"replicas": 3}), with failure_status as
+ * its failure body. */
+static struct action *
+deployment_status(struct sync_result *r)
+{
+	struct action *a = xcalloc(1, sizeof *a);
+	cJSON *body = deployment_object();
+
+	a->type = ACTION_UPDATE_STATUS;
+	a->verb = "update-status";
+	a->resource = resource_find("deployments");
+	a->namespace = xstrdup("default");
+	a->name = xstrdup("foobar");
+	a->uid = xstrdup("uid-foobar");
+	cJSON_AddItemToObject(body, "status", fixture_parse("{\"replicas\":3}"));
+	a->body = body;
+	a->reason = xstrdup("the status changed");
+	a->body_on_failure = failure_status;
+	r->status = a;
+	return a;
+}
+
+/* Carries r (a result built by hand) out and runs the loop until everything is sent. */
+static void
+carry_out_result(struct harness *h, struct sync_result *r)
+{
+	char *error = NULL;
+
+	h->done = 0;
+	memset(&h->outcome, 0, sizeof h->outcome);
+	if (executor_run(h->e, h->f->c, r, on_done, h, &error) != 0)
+		fail_msg("executor_run: %s", error);
+	assert_int_equal(h->done, 0);
+	fake_apiserver_run(h->fake);
+	assert_int_equal(h->done, 1);
+	assert_int_equal(executor_in_flight(h->e), 0);
+	sync_result_clear(r);
+}
+
+/* The index in the requests seen of the n-th (from 0) of method on path; -1 if none. */
+static int
+request_index(const struct harness *h, const char *method, const char *path, int n)
+{
+	for (int i = 0; i < h->fake->nrequests; i++) {
+		const struct recorded_request *rq = &h->fake->requests[i];
+		if (strcmp(rq->method, method) == 0 &&
+		    strncmp(rq->short_path, path, strlen(path)) == 0 && n-- == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* Writes go one at a time (each in a turn of its own, sent once the one before it is back),
+ * in the sync's order, after the claims (which go together) and before the status; what
+ * each returned is recorded. */
+static void
+writes_go_one_at_a_time_in_order_after_the_claims_and_before_the_status(void **state)
+{
+	struct harness *h = *state;
+	struct sync_result r;
+	int turns[6];
+
+	deployment_result(&r);
+	action_add(&r.claims, &r.nclaims, ACTION_PATCH, "adopt", "replicasets", "orphan-a",
+	    "{\"metadata\":{}}");
+	action_add(&r.claims, &r.nclaims, ACTION_PATCH, "adopt", "replicasets", "orphan-b",
+	    "{\"metadata\":{}}");
+	rs_write(&r, ACTION_PATCH, "rs-1");
+	rs_write(&r, ACTION_PATCH, "rs-2");
+	rs_write(&r, ACTION_PATCH, "rs-3");
+	deployment_status(&r);
+	r.requeue_after = 30;
+	carry_out_result(h, &r);
+
+	assert_requests(h, "PATCH replicasets/orphan-a;PATCH replicasets/orphan-b;"
+	    "PATCH replicasets/rs-1;PATCH replicasets/rs-2;PATCH replicasets/rs-3;"
+	    "PUT deployments/foobar/status");
+	assert_batches(h, "PATCH", "replicasets/orphan-", "2");
+	assert_batches(h, "PATCH", "replicasets/rs-", "1,1,1");
+	turns[0] = nth_request(h, "PATCH", "replicasets/orphan-b", 0)->turn;
+	turns[1] = nth_request(h, "PATCH", "replicasets/rs-1", 0)->turn;
+	turns[2] = nth_request(h, "PATCH", "replicasets/rs-2", 0)->turn;
+	turns[3] = nth_request(h, "PATCH", "replicasets/rs-3", 0)->turn;
+	turns[4] = nth_request(h, "PUT", "deployments/foobar/status", 0)->turn;
+	for (int i = 1; i < 5; i++)
+		if (turns[i] <= turns[i - 1])
+			fail_msg("request %d went out in turn %d, not after turn %d", i,
+			    turns[i], turns[i - 1]);
+	assert_outcome(h, 0, 0);
+	assert_true(h->outcome.requeue_after == 30);
+	/* Adoptions rv 100 and 101, writes 102 to 104, status 105. */
+	assert_writes(h, "deployments=105;replicasets=104");
+}
+
+/* A claim that fails stops the sync before any write. */
+static void
+failed_claim_sends_no_write(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault fail = { "PATCH", "replicasets/orphan-a", 1, 0, 500,
+	    "InternalError", "fake error", NULL };
+	struct sync_result r;
+
+	deployment_result(&r);
+	action_add(&r.claims, &r.nclaims, ACTION_PATCH, "adopt", "replicasets", "orphan-a",
+	    "{\"metadata\":{}}");
+	rs_write(&r, ACTION_PATCH, "rs-1");
+	deployment_status(&r);
+	fake_apiserver_set_faults(h->fake, &fail, 1);
+	carry_out_result(h, &r);
+
+	assert_requests(h, "PATCH replicasets/orphan-a");
+	assert_outcome(h, 1, 0);
+}
+
+/* The first write that fails (a refusal, or no answer at all) stops the rest and the status
+ * (even one with a failure body: this write does not report its failure there), and the
+ * sync fails: a requeue with backoff, not after requeue_after. */
+static void
+first_failing_write_stops_the_rest_and_the_status(void **state)
+{
+	static const struct fake_fault faults[] = {
+		{ "PATCH", "replicasets/rs-2", 1, 0, 500, "InternalError", "fake error", NULL },
+		{ "PATCH", "replicasets/rs-2", 1, 0, 0, NULL, NULL, NULL },
+		{ "PATCH", "replicasets/rs-2", 1, 0, 409, "Conflict",
+		    "the object has been modified", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(faults); i++) {
+		struct harness *h = harness_new(fixture_new());
+		struct sync_result r;
+
+		print_message("# answered %d\n", faults[i].code);
+		deployment_result(&r);
+		rs_write(&r, ACTION_PATCH, "rs-1");
+		rs_write(&r, ACTION_PATCH, "rs-2");
+		rs_write(&r, ACTION_PATCH, "rs-3");
+		deployment_status(&r);
+		r.requeue_after = 30;
+		fake_apiserver_set_faults(h->fake, &faults[i], 1);
+		carry_out_result(h, &r);
+
+		assert_requests(h, "PATCH replicasets/rs-1;PATCH replicasets/rs-2");
+		assert_int_equal(fake_apiserver_count(h->fake, "PATCH", "replicasets/rs-3"), 0);
+		assert_int_equal(fake_apiserver_count(h->fake, "PUT", "deployments/"), 0);
+		assert_outcome(h, 1, 0);
+		assert_true(h->outcome.requeue_after == 0);
+		/* What was written before the failure is still recorded. */
+		assert_writes(h, "replicasets=100");
+		harness_free(h);
+	}
+}
+
+/* A failing write with an error_prefix reports its failure in the status: the status's
+ * failure body goes out, carrying error_prefix then the error, instead of the sync's
+ * status; the writes after it do not go out, and the sync fails. */
+static void
+failing_write_with_an_error_prefix_sends_the_failure_status(void **state)
+{
+	static const struct fake_fault fail = { "POST", "replicasets", 1, 0, 500,
+	    "InternalError", "fake error", NULL };
+	static const struct {
+		const char *prefix;
+		const char *failure;
+	} cases[] = {
+		{ "", "fake error" },
+		{ "creating: ", "creating: fake error" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		struct harness *h = harness_new(fixture_new());
+		const struct recorded_request *rq;
+		struct sync_result r;
+
+		print_message("# error_prefix \"%s\"\n", cases[i].prefix);
+		deployment_result(&r);
+		rs_write(&r, ACTION_CREATE, "foobar-new")->error_prefix = cases[i].prefix;
+		rs_write(&r, ACTION_PATCH, "foobar-old");
+		deployment_status(&r);
+		fake_apiserver_set_faults(h->fake, &fail, 1);
+		carry_out_result(h, &r);
+
+		assert_requests(h, "POST replicasets;PUT deployments/foobar/status");
+		rq = nth_request(h, "PUT", "deployments/foobar/status", 0);
+		assert_string_equal(cJSON_GetStringValue(json_path(rq->json, "status.failure")),
+		    cases[i].failure);
+		assert_null(json_path(rq->json, "status.replicas"));
+		assert_outcome(h, 1, 0);
+		/* The status was written, and is waited for. */
+		assert_writes(h, "deployments=100");
+		harness_free(h);
+	}
+}
+
+/* A creation that finds its object already there (AlreadyExists, or a Conflict) is no
+ * failure to report in the status, even with an error_prefix (kube's getNewReplicaSet
+ * sets ReplicaSetCreateError for other errors only): no status, the sync fails. */
+static void
+failing_create_that_exists_already_sends_no_failure_status(void **state)
+{
+	static const struct fake_fault faults[] = {
+		{ "POST", "replicasets", 1, 0, 409, "AlreadyExists",
+		    "replicasets.apps \"foobar-new\" already exists", NULL },
+		{ "POST", "replicasets", 1, 0, 409, "Conflict", "conflict", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(faults); i++) {
+		struct harness *h = harness_new(fixture_new());
+		struct sync_result r;
+
+		print_message("# %s\n", faults[i].reason);
+		deployment_result(&r);
+		rs_write(&r, ACTION_CREATE, "foobar-new")->error_prefix = "";
+		rs_write(&r, ACTION_PATCH, "foobar-old");
+		deployment_status(&r);
+		fake_apiserver_set_faults(h->fake, &faults[i], 1);
+		carry_out_result(h, &r);
+
+		assert_requests(h, "POST replicasets");
+		assert_outcome(h, 1, 0);
+		harness_free(h);
+	}
+}
+
+/* A creation refused because the namespace is being deleted stops the writes without a
+ * failure (kube's handleErr forgets a NamespaceTerminating error): no further write, no
+ * status, no event, no backoff. */
+#define TERMINATING \
+	"unable to create new content in namespace default because it is being terminated"
+static void
+create_write_refused_by_a_terminating_namespace_stops_without_failure(void **state)
+{
+	static const struct fake_fault faults[] = {
+		{ "POST", "replicasets", 1, 0, 403, "Forbidden", TERMINATING,
+		    "NamespaceTerminating" },
+		{ "POST", "replicasets", 1, 0, 409, "Conflict", TERMINATING,
+		    "NamespaceTerminating" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(faults); i++) {
+		struct harness *h = harness_new(fixture_new());
+		struct action *a;
+		struct sync_result r;
+
+		print_message("# %d %s\n", faults[i].code, faults[i].reason);
+		deployment_result(&r);
+		a = rs_write(&r, ACTION_CREATE, "foobar-new");
+		a->error_prefix = "";
+		a->failed_reason = "ReplicaSetCreateError";
+		a->failed_message = xstrdup("Failed to create new replica set \"foobar-new\": ");
+		rs_write(&r, ACTION_PATCH, "foobar-old");
+		deployment_status(&r);
+		fake_apiserver_set_faults(h->fake, &faults[i], 1);
+		carry_out_result(h, &r);
+
+		assert_requests(h, "POST replicasets");
+		assert_outcome(h, 0, 0);
+		assert_events(h, "");
+		harness_free(h);
+	}
+}
+#undef TERMINATING
+
+/* A delete answered NotFound is done (the object is gone, as wanted): the next write goes
+ * out, then the status, and the sync succeeds. Any other write answered NotFound fails. */
+static void
+delete_write_not_found_is_done_and_the_next_write_goes_out(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault gone = { "DELETE", "replicasets/rs-old", 1, 0, 404,
+	    "NotFound", "replicasets.apps \"rs-old\" not found", NULL };
+	struct sync_result r;
+
+	deployment_result(&r);
+	rs_write(&r, ACTION_DELETE, "rs-old");
+	rs_write(&r, ACTION_PATCH, "rs-1");
+	deployment_status(&r);
+	fake_apiserver_set_faults(h->fake, &gone, 1);
+	carry_out_result(h, &r);
+
+	assert_requests(h, "DELETE replicasets/rs-old;PATCH replicasets/rs-1;"
+	    "PUT deployments/foobar/status");
+	assert_int_equal(nth_request(h, "DELETE", "replicasets/rs-old", 0)->code, 404);
+	assert_outcome(h, 0, 0);
+}
+
+/* A patch answered NotFound is a failure like any other: it stops the rest. */
+static void
+patch_write_not_found_is_a_failure(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault gone = { "PATCH", "replicasets/rs-1", 1, 0, 404,
+	    "NotFound", "replicasets.apps \"rs-1\" not found", NULL };
+	struct sync_result r;
+
+	deployment_result(&r);
+	rs_write(&r, ACTION_PATCH, "rs-1");
+	rs_write(&r, ACTION_DELETE, "rs-old");
+	deployment_status(&r);
+	fake_apiserver_set_faults(h->fake, &gone, 1);
+	carry_out_result(h, &r);
+
+	assert_requests(h, "PATCH replicasets/rs-1");
+	assert_outcome(h, 1, 0);
+}
+
+/* The sync's own events are recorded as the execution starts: POSTed before any write
+ * (or claim) goes out, in the sync's order. */
+static void
+sync_events_are_recorded_before_any_write(void **state)
+{
+	struct harness *h = *state;
+	struct sync_result r;
+
+	deployment_result(&r);
+	sync_result_add_event(&r, "Warning", "SelectingAll",
+	    xstrdup("This deployment is selecting all pods. A non-empty selector is required."));
+	sync_result_add_event(&r, "Normal", "DeploymentRollback",
+	    xstrdup("Rolled back deployment \"foobar\" to revision 2"));
+	rs_write(&r, ACTION_PATCH, "rs-1");
+	deployment_status(&r);
+	carry_out_result(h, &r);
+
+	assert_events(h, "Warning SelectingAll: This deployment is selecting all pods. A "
+	    "non-empty selector is required.;"
+	    "Normal DeploymentRollback: Rolled back deployment \"foobar\" to revision 2");
+	assert_true(request_index(h, "POST", "events", 1) >= 0);
+	if (request_index(h, "POST", "events", 1) > request_index(h, "PATCH", "replicasets/", 0))
+		fail_msg("the sync's events went out after the first write");
+	/* About the Deployment. */
+	assert_string_equal(cJSON_GetStringValue(json_path(nth_request(h, "POST", "events",
+	    0)->json, "involvedObject.kind")), "Deployment");
+	assert_outcome(h, 0, 0);
+}
+
+/* A write's events: on success one of done_reason whose message is done_message (Normal),
+ * or done_prefix then the object's name when it has none; on failure one of failed_reason
+ * whose message is failed_message then the error (Warning); no reason, no event. */
+static void
+write_events_carry_done_message_or_failed_message_and_the_error(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault fail = { "PATCH", "replicasets/rs-old", 1, 0, 500,
+	    "InternalError", "fake error", NULL };
+	struct sync_result r;
+	struct action *a;
+
+	deployment_result(&r);
+	a = rs_write(&r, ACTION_CREATE, "foobar-new");
+	a->done_reason = "ScalingReplicaSet";
+	a->done_message = xstrdup("Scaled up replica set foobar-new from 0 to 3");
+	a->failed_reason = "ReplicaSetCreateError";
+	a->failed_message = xstrdup("Failed to create new replica set \"foobar-new\": ");
+	a = rs_write(&r, ACTION_DELETE, "rs-older");
+	a->done_reason = "SuccessfulDelete";
+	a->done_prefix = "Deleted replica set: ";
+	rs_write(&r, ACTION_PATCH, "rs-quiet");		/* no reasons: no event */
+	a = rs_write(&r, ACTION_PATCH, "rs-old");
+	a->done_reason = "ScalingReplicaSet";
+	a->done_message = xstrdup("Scaled down replica set rs-old from 3 to 2");
+	a->failed_reason = "FailedScale";
+	a->failed_message = xstrdup("Failed to scale replica set rs-old: ");
+	deployment_status(&r);
+	fake_apiserver_set_faults(h->fake, &fail, 1);
+	carry_out_result(h, &r);
+
+	assert_requests(h, "POST replicasets;DELETE replicasets/rs-older;"
+	    "PATCH replicasets/rs-quiet;PATCH replicasets/rs-old");
+	assert_events(h,
+	    "Normal ScalingReplicaSet: Scaled up replica set foobar-new from 0 to 3;"
+	    "Normal SuccessfulDelete: Deleted replica set: rs-older;"
+	    "Warning FailedScale: Failed to scale replica set rs-old: fake error");
+	assert_outcome(h, 1, 0);
+}
+
+/* ACTION_UPDATE PUTs the whole object (not its status) to its path, ACTION_PATCH sends a
+ * strategic merge patch to the object's path, ACTION_CREATE POSTs to the collection,
+ * ACTION_DELETE deletes with the uid as a precondition: each with the action's body. */
+static void
+update_write_puts_the_whole_object_and_patch_write_patches(void **state)
+{
+	struct harness *h = *state;
+	const struct recorded_request *rq;
+	struct sync_result r;
+	struct action *update;
+	cJSON *update_body, *patch_body, *create_body;
+
+	deployment_result(&r);
+	update = action_add(&r.writes, &r.nwrites, ACTION_UPDATE, "rollback", "deployments",
+	    "foobar", NULL);
+	update->body = deployment_object();
+	cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(update->body, "spec"),
+	    "template", fixture_parse("{\"metadata\":{\"labels\":{\"app\":\"v1\"}}}"));
+	/* (Copies at once: each append may move the actions before it.) */
+	update_body = cJSON_Duplicate(update->body, 1);
+	patch_body = cJSON_Duplicate(rs_write(&r, ACTION_PATCH, "rs-1")->body, 1);
+	create_body = cJSON_Duplicate(rs_write(&r, ACTION_CREATE, "foobar-new")->body, 1);
+	rs_write(&r, ACTION_DELETE, "rs-old");
+	carry_out_result(h, &r);
+
+	assert_requests(h, "PUT deployments/foobar;PATCH replicasets/rs-1;POST replicasets;"
+	    "DELETE replicasets/rs-old");
+	rq = nth_request(h, "PUT", "deployments/foobar", 0);
+	assert_string_equal(rq->path, "/apis/apps/v1/namespaces/default/deployments/foobar");
+	assert_string_equal(rq->content_type, "application/json");
+	assert_true(cJSON_Compare(rq->json, update_body, 1));
+	rq = nth_request(h, "PATCH", "replicasets/rs-1", 0);
+	assert_string_equal(rq->path, "/apis/apps/v1/namespaces/default/replicasets/rs-1");
+	assert_string_equal(rq->content_type, "application/strategic-merge-patch+json");
+	assert_true(cJSON_Compare(rq->json, patch_body, 1));
+	rq = nth_request(h, "POST", "replicasets", 0);
+	assert_string_equal(rq->path, "/apis/apps/v1/namespaces/default/replicasets");
+	assert_true(cJSON_Compare(rq->json, create_body, 1));
+	rq = nth_request(h, "DELETE", "replicasets/rs-old", 0);
+	assert_string_equal(rq->path, "/apis/apps/v1/namespaces/default/replicasets/rs-old");
+	assert_string_equal(cJSON_GetStringValue(json_path(rq->json, "preconditions.uid")),
+	    "uid-rs-old");
+	assert_outcome(h, 0, 0);
+	/* The update (rv 100) and the patch and creation (101, 102) are waited for. */
+	assert_writes(h, "deployments=100;replicasets=102");
+	cJSON_Delete(update_body);
+	cJSON_Delete(patch_body);
+	cJSON_Delete(create_body);
+}
+
 /* --- results that send nothing ------------------------------------------------------------ */
 
 /* A sync held back by a cache that lags the controller's own writes sends nothing and
@@ -1363,6 +1870,19 @@ main(void)
 		T(next_sync_waits_until_the_cache_shows_the_writes),
 		T(success_passes_on_the_availability_requeue),
 		T(failure_drops_the_availability_requeue),
+		/* writes to other objects */
+		T(writes_go_one_at_a_time_in_order_after_the_claims_and_before_the_status),
+		T(failed_claim_sends_no_write),
+		cmocka_unit_test(first_failing_write_stops_the_rest_and_the_status),
+		cmocka_unit_test(failing_write_with_an_error_prefix_sends_the_failure_status),
+		cmocka_unit_test(failing_create_that_exists_already_sends_no_failure_status),
+		cmocka_unit_test(
+		    create_write_refused_by_a_terminating_namespace_stops_without_failure),
+		T(delete_write_not_found_is_done_and_the_next_write_goes_out),
+		T(patch_write_not_found_is_a_failure),
+		T(sync_events_are_recorded_before_any_write),
+		T(write_events_carry_done_message_or_failed_message_and_the_error),
+		T(update_write_puts_the_whole_object_and_patch_write_patches),
 		/* nothing sent */
 		T(stale_sync_sends_nothing_and_backs_off),
 		T(sync_of_a_deleted_replicaset_forgets_its_bookkeeping),
