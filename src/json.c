@@ -46,6 +46,15 @@ json_string(const cJSON *object, const char *path)
 	return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+const cJSON *
+json_annotation(const cJSON *object, const char *key)
+{
+	const cJSON *annotations = json_path(object, "metadata.annotations");
+
+	return cJSON_IsObject(annotations) ?
+	    cJSON_GetObjectItemCaseSensitive(annotations, key) : NULL;
+}
+
 int
 json_is_set(const cJSON *object, const char *path)
 {

@@ -16,6 +16,10 @@ long long json_int(const cJSON *object, const char *path, long long def);
 /* The string at path under object, or "" when absent or not a string. */
 const char *json_string(const cJSON *object, const char *path);
 
+/* The annotation key of object (metadata.annotations[key]: keys have dots, which
+ * json_path cannot name), or NULL. */
+const cJSON *json_annotation(const cJSON *object, const char *key);
+
 /* 1 when path under object holds a value other than null ("metadata.deletionTimestamp"). */
 int json_is_set(const cJSON *object, const char *path);
 

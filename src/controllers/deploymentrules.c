@@ -57,71 +57,12 @@ static const char *const annotations_not_copied[] = {
 
 /* --- reading the objects ------------------------------------------------------------- */
 
-/* The number at path under object, or dflt when it is absent or not a number. */
-static long long
-number_at(const cJSON *object, const char *path, long long dflt)
-{
-	const cJSON *v = json_path(object, path);
-
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : dflt;
-}
-
-/* The string member name of object, "" when it is absent or not a string: Go reads an
- * omitted string field as the empty string. */
-static const char *
-member_string(const cJSON *object, const char *name)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(object, name);
-
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
-/* The annotation key of object, or NULL. Annotation keys hold dots, so json_path cannot
- * name them. */
-static const cJSON *
-annotation_get(const cJSON *object, const char *key)
-{
-	const cJSON *annotations = json_path(object, "metadata.annotations");
-
-	if (!cJSON_IsObject(annotations))
-		return NULL;
-	return cJSON_GetObjectItemCaseSensitive(annotations, key);
-}
-
-/* The member name of parent as an object, made (or remade, over a null) when it is not
- * one. */
-static cJSON *
-object_member(cJSON *parent, const char *name)
-{
-	cJSON *v = cJSON_GetObjectItemCaseSensitive(parent, name);
-
-	if (cJSON_IsObject(v))
-		return v;
-	v = cJSON_CreateObject();
-	if (cJSON_GetObjectItemCaseSensitive(parent, name) != NULL)
-		cJSON_ReplaceItemInObjectCaseSensitive(parent, name, v);
-	else
-		cJSON_AddItemToObject(parent, name, v);
-	return v;
-}
-
 /* The annotations of object, made when it has none, as kube makes the map before it
  * writes to it. */
 static cJSON *
 annotations_of(cJSON *object)
 {
-	return object_member(object_member(object, "metadata"), "annotations");
-}
-
-/* Sets member key of object to item, in place when it is there (so the members keep
- * their order), else at the end. Takes item. */
-static void
-member_set(cJSON *object, const char *key, cJSON *item)
-{
-	if (cJSON_GetObjectItemCaseSensitive(object, key) != NULL)
-		cJSON_ReplaceItemInObjectCaseSensitive(object, key, item);
-	else
-		cJSON_AddItemToObject(object, key, item);
+	return json_child_object(json_child_object(object, "metadata"), "annotations");
 }
 
 /* 1 when annotation item already reads value. */
@@ -142,7 +83,7 @@ annotation_set_number(cJSON *rs, const char *key, long long value)
 	snprintf(text, sizeof text, "%lld", value);
 	if (annotation_is(cJSON_GetObjectItemCaseSensitive(annotations, key), text))
 		return 0;
-	member_set(annotations, key, cJSON_CreateString(text));
+	json_set(annotations, key, cJSON_CreateString(text));
 	return 1;
 }
 
@@ -261,7 +202,7 @@ deployment_resolve_fenceposts(const cJSON *max_surge, const cJSON *max_unavailab
 long long
 deployment_spec_replicas(const cJSON *object)
 {
-	return number_at(object, "spec.replicas", 1);
+	return json_int(object, "spec.replicas", 1);
 }
 
 int
@@ -335,7 +276,7 @@ deployment_max_unavailable(const cJSON *d)
 long long
 deployment_revision(const cJSON *object)
 {
-	const cJSON *v = annotation_get(object, DEPLOYMENT_REVISION_ANNOTATION);
+	const cJSON *v = json_annotation(object, DEPLOYMENT_REVISION_ANNOTATION);
 	long long revision;
 
 	if (v == NULL)
@@ -415,7 +356,7 @@ annotations_copy(const cJSON *d, cJSON *rs)
 		have = cJSON_GetObjectItemCaseSensitive(to, a->string);
 		if (have != NULL && cJSON_Compare(have, a, 1))
 			continue;
-		member_set(to, a->string, cJSON_Duplicate(a, 1));
+		json_set(to, a->string, cJSON_Duplicate(a, 1));
 		changed = 1;
 	}
 	return changed;
@@ -479,7 +420,7 @@ deployment_set_new_rs_annotations(const cJSON *d, cJSON *rs, long long new_revis
 	}
 	if (old_revision < new_revision) {
 		snprintf(text, sizeof text, "%lld", new_revision);
-		member_set(annotations, DEPLOYMENT_REVISION_ANNOTATION, cJSON_CreateString(text));
+		json_set(annotations, DEPLOYMENT_REVISION_ANNOTATION, cJSON_CreateString(text));
 		changed = 1;
 
 		/* A ReplicaSet that had a revision and gets a newer one is being rolled
@@ -491,7 +432,7 @@ deployment_set_new_rs_annotations(const cJSON *d, cJSON *rs, long long new_revis
 			    old, limit_chars);
 
 			if (history != NULL)
-				member_set(annotations, DEPLOYMENT_REVISION_HISTORY_ANNOTATION,
+				json_set(annotations, DEPLOYMENT_REVISION_HISTORY_ANNOTATION,
 				    cJSON_CreateString(history));
 			free(history);
 		}
@@ -524,16 +465,16 @@ deployment_replicas_annotations_need_update(const cJSON *rs, long long desired,
 	if (!cJSON_IsObject(json_path(rs, "metadata.annotations")))
 		return 1;
 	snprintf(text, sizeof text, "%lld", desired);
-	if (!annotation_is(annotation_get(rs, DEPLOYMENT_DESIRED_REPLICAS_ANNOTATION), text))
+	if (!annotation_is(json_annotation(rs, DEPLOYMENT_DESIRED_REPLICAS_ANNOTATION), text))
 		return 1;
 	snprintf(text, sizeof text, "%lld", max);
-	return !annotation_is(annotation_get(rs, DEPLOYMENT_MAX_REPLICAS_ANNOTATION), text);
+	return !annotation_is(json_annotation(rs, DEPLOYMENT_MAX_REPLICAS_ANNOTATION), text);
 }
 
 int
 deployment_int32_annotation(const cJSON *rs, const char *key, long long *out)
 {
-	const cJSON *v = annotation_get(rs, key);
+	const cJSON *v = json_annotation(rs, key);
 	unsigned long long n;
 
 	*out = 0;
@@ -566,7 +507,7 @@ rs_fraction(const cJSON *rs, const cJSON *d)
 	 * bounds even when the guess is off. With neither, do not move. */
 	if (!deployment_int32_annotation(rs, DEPLOYMENT_MAX_REPLICAS_ANNOTATION, &max_before) ||
 	    max_before == 0) {
-		max_before = number_at(d, "status.replicas", 0);
+		max_before = json_int(d, "status.replicas", 0);
 		if (max_before == 0)
 			return 0;
 	}
@@ -625,12 +566,12 @@ deployment_is_saturated(const cJSON *d, const cJSON *rs)
 
 	if (rs == NULL)
 		return 0;
-	desired_text = annotation_get(rs, DEPLOYMENT_DESIRED_REPLICAS_ANNOTATION);
+	desired_text = json_annotation(rs, DEPLOYMENT_DESIRED_REPLICAS_ANNOTATION);
 	if (!cJSON_IsString(desired_text) || int64_parse(desired_text->valuestring,
 	    &desired) == -1)
 		return 0;
 	return deployment_spec_replicas(rs) == replicas && desired == replicas &&
-	    number_at(rs, "status.availableReplicas", 0) == replicas;
+	    json_int(rs, "status.availableReplicas", 0) == replicas;
 }
 
 /* --- templates ----------------------------------------------------------------------- */
@@ -889,27 +830,27 @@ deployment_complete(const cJSON *d, const cJSON *status)
 {
 	long long replicas = deployment_spec_replicas(d);
 
-	return number_at(status, "updatedReplicas", 0) == replicas &&
-	    number_at(status, "replicas", 0) == replicas &&
-	    number_at(status, "availableReplicas", 0) == replicas &&
-	    number_at(status, "observedGeneration", 0) >= number_at(d, "metadata.generation", 0);
+	return json_int(status, "updatedReplicas", 0) == replicas &&
+	    json_int(status, "replicas", 0) == replicas &&
+	    json_int(status, "availableReplicas", 0) == replicas &&
+	    json_int(status, "observedGeneration", 0) >= json_int(d, "metadata.generation", 0);
 }
 
 int
 deployment_progressing(const cJSON *d, const cJSON *status)
 {
 	const cJSON *old = json_path(d, "status");
-	long long old_old_pods = number_at(old, "replicas", 0) -
-	    number_at(old, "updatedReplicas", 0);
-	long long new_old_pods = number_at(status, "replicas", 0) -
-	    number_at(status, "updatedReplicas", 0);
+	long long old_old_pods = json_int(old, "replicas", 0) -
+	    json_int(old, "updatedReplicas", 0);
+	long long new_old_pods = json_int(status, "replicas", 0) -
+	    json_int(status, "updatedReplicas", 0);
 
 	/* Any step forward counts: more updated pods, fewer old ones, more ready or
 	 * available. */
-	return number_at(status, "updatedReplicas", 0) > number_at(old, "updatedReplicas", 0) ||
+	return json_int(status, "updatedReplicas", 0) > json_int(old, "updatedReplicas", 0) ||
 	    new_old_pods < old_old_pods ||
-	    number_at(status, "readyReplicas", 0) > number_at(old, "readyReplicas", 0) ||
-	    number_at(status, "availableReplicas", 0) > number_at(old, "availableReplicas", 0);
+	    json_int(status, "readyReplicas", 0) > json_int(old, "readyReplicas", 0) ||
+	    json_int(status, "availableReplicas", 0) > json_int(old, "availableReplicas", 0);
 }
 
 int
@@ -924,7 +865,7 @@ deployment_timed_out(const cJSON *d, const cJSON *status, double now)
 	/* Without a Progressing condition there is nothing to measure from. */
 	if ((cond = deployment_condition_get(status, CONDITION_PROGRESSING)) == NULL)
 		return 0;
-	reason = member_string(cond, "reason");
+	reason = json_string(cond, "reason");
 	/* A rollout that completed is not timed out by an old stamp (the cache may not have
 	 * the condition of a rollout just started yet); one that timed out stays so. */
 	if (strcmp(reason, REASON_NEW_RS_AVAILABLE) == 0)
@@ -935,7 +876,7 @@ deployment_timed_out(const cJSON *d, const cJSON *status, double now)
 	stamp = cJSON_GetObjectItemCaseSensitive(cond, "lastUpdateTime");
 	if (!cJSON_IsString(stamp) || time_parse_rfc3339(stamp->valuestring, &from) == -1)
 		return 1;
-	return (double)from + (double)number_at(d, "spec.progressDeadlineSeconds", 0) < now;
+	return (double)from + (double)json_int(d, "spec.progressDeadlineSeconds", 0) < now;
 }
 
 /* 1 when the spec's field at path is set and not MaxInt32, which means "no limit". */
@@ -969,7 +910,7 @@ deployment_condition_get(const cJSON *status, const char *type)
 	if (!cJSON_IsArray(conditions))
 		return NULL;
 	cJSON_ArrayForEach(c, conditions)
-		if (strcmp(member_string(c, "type"), type) == 0)
+		if (strcmp(json_string(c, "type"), type) == 0)
 			return c;
 	return NULL;
 }
@@ -1009,7 +950,7 @@ conditions_filter(cJSON *conditions, const char *type)
 
 	for (; c != NULL; c = next) {
 		next = c->next;
-		if (strcmp(member_string(c, "type"), type) == 0)
+		if (strcmp(json_string(c, "type"), type) == 0)
 			cJSON_Delete(cJSON_DetachItemViaPointer(conditions, c));
 	}
 }
@@ -1017,7 +958,7 @@ conditions_filter(cJSON *conditions, const char *type)
 void
 deployment_condition_set(cJSON *status, cJSON *cond)
 {
-	const char *type = member_string(cond, "type");
+	const char *type = json_string(cond, "type");
 	const cJSON *current;
 	cJSON *conditions;
 
@@ -1026,24 +967,24 @@ deployment_condition_set(cJSON *status, cJSON *cond)
 		return;
 	}
 	current = deployment_condition_get(status, type);
-	if (current != NULL && strcmp(member_string(current, "status"),
-	    member_string(cond, "status")) == 0) {
+	if (current != NULL && strcmp(json_string(current, "status"),
+	    json_string(cond, "status")) == 0) {
 		const cJSON *since;
 
 		/* Nothing new to say: the stamps stay as they are. */
-		if (strcmp(member_string(current, "reason"), member_string(cond, "reason")) == 0) {
+		if (strcmp(json_string(current, "reason"), json_string(cond, "reason")) == 0) {
 			cJSON_Delete(cond);
 			return;
 		}
 		/* A new reason for the same status: it has been so since it became so. */
 		since = cJSON_GetObjectItemCaseSensitive(current, "lastTransitionTime");
-		member_set(cond, "lastTransitionTime",
+		json_set(cond, "lastTransitionTime",
 		    since != NULL ? cJSON_Duplicate(since, 1) : cJSON_CreateNull());
 	}
 	conditions = cJSON_GetObjectItemCaseSensitive(status, "conditions");
 	if (!cJSON_IsArray(conditions)) {
 		conditions = cJSON_CreateArray();
-		member_set(status, "conditions", conditions);
+		json_set(status, "conditions", conditions);
 	}
 	conditions_filter(conditions, type);
 	cJSON_AddItemToArray(conditions, cond);
