@@ -297,13 +297,6 @@ replicaset_pod_from_template(const cJSON *rs)
 }
 
 /* Returns the integer member name of o, or def. */
-static long long
-int_member(const cJSON *o, const char *name, long long def)
-{
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, name);
-
-	return cJSON_IsNumber(m) ? (long long)m->valuedouble : def;
-}
 
 cJSON *
 replicaset_status_new(const cJSON *rs, const struct replicaset_counts *counts)
@@ -318,7 +311,7 @@ replicaset_status_new(const cJSON *rs, const struct replicaset_counts *counts)
 	cJSON_AddNumberToObject(status, "availableReplicas", counts->available);
 	cJSON_AddNumberToObject(status, "terminatingReplicas", counts->terminating);
 	cJSON_AddNumberToObject(status, "observedGeneration",
-	    (double)int_member(cJSON_GetObjectItemCaseSensitive(rs, "metadata"), "generation", 0));
+	    (double)json_int(cJSON_GetObjectItemCaseSensitive(rs, "metadata"), "generation", 0));
 	if (cJSON_IsArray(conditions) && cJSON_GetArraySize(conditions) > 0)
 		cJSON_AddItemToObject(status, "conditions", cJSON_Duplicate(conditions, 1));
 	return status;
@@ -332,21 +325,21 @@ replicaset_status_changed(const cJSON *rs, const cJSON *status)
 	const cJSON *old = cJSON_GetObjectItemCaseSensitive(rs, "status");
 	const cJSON *oc = cJSON_GetObjectItemCaseSensitive(old, "conditions");
 	const cJSON *nc = cJSON_GetObjectItemCaseSensitive(status, "conditions");
-	long long generation = int_member(cJSON_GetObjectItemCaseSensitive(rs, "metadata"),
+	long long generation = json_int(cJSON_GetObjectItemCaseSensitive(rs, "metadata"),
 	    "generation", 0);
 
 	const cJSON *ot = cJSON_GetObjectItemCaseSensitive(old, "terminatingReplicas");
 	const cJSON *nt = cJSON_GetObjectItemCaseSensitive(status, "terminatingReplicas");
 
 	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
-		if (int_member(old, counts[i], 0) != int_member(status, counts[i], 0))
+		if (json_int(old, counts[i], 0) != json_int(status, counts[i], 0))
 			return 1;
 	}
 	/* Absent and 0 differ: kube writes 0 where there was nothing. */
 	if (cJSON_IsNumber(ot) != cJSON_IsNumber(nt) ||
 	    (cJSON_IsNumber(ot) && ot->valuedouble != nt->valuedouble))
 		return 1;
-	if (generation != int_member(old, "observedGeneration", 0))
+	if (generation != json_int(old, "observedGeneration", 0))
 		return 1;
 	if (cJSON_GetArraySize(oc) == 0 && cJSON_GetArraySize(nc) == 0)
 		return 0;
@@ -770,16 +763,6 @@ manage(struct sync_result *out, const cJSON *rs, const char *namespace,
 	free(ranked);
 }
 
-/* Sets member name of o to item (taken), replacing it or adding it: a cached object
- * may have no status member at all. */
-static void
-object_set_member(cJSON *o, const char *name, cJSON *item)
-{
-	if (cJSON_GetObjectItemCaseSensitive(o, name) != NULL)
-		cJSON_ReplaceItemInObjectCaseSensitive(o, name, item);
-	else
-		cJSON_AddItemToObject(o, name, item);
-}
 
 /* Adds the status update, if the status changes, or for the case the creations or
  * deletions fail (the ReplicaFailure condition). */
@@ -803,13 +786,13 @@ status_action(struct sync_result *out, const cJSON *rs, const char *namespace,
 	changed = replicaset_status_changed(rs, status);
 	if (changed) {
 		object = cJSON_Duplicate(rs, 1);
-		object_set_member(object, "status", cJSON_Duplicate(status, 1));
+		json_set(object, "status", cJSON_Duplicate(status, 1));
 	}
 	if (failed_status != NULL) {
 		/* What to send if the creations or deletions fail. */
 		ctx = cJSON_CreateObject();
 		cJSON *failed = cJSON_Duplicate(rs, 1);
-		object_set_member(failed, "status", failed_status);
+		json_set(failed, "status", failed_status);
 		cJSON_AddItemToObject(ctx, "object", failed);
 		cJSON_AddBoolToObject(ctx, "creating", out->creating);
 		cJSON_AddBoolToObject(ctx, "cached", !replicaset_status_changed(rs, failed_status));
@@ -907,8 +890,8 @@ replicaset_sync(struct controller *c, const char *key, double now, struct sync_r
 		goto out;
 	}
 	spec = cJSON_GetObjectItemCaseSensitive(rs, "spec");
-	replicas = int_member(spec, "replicas", 1);
-	min_ready = int_member(spec, "minReadySeconds", 0);
+	replicas = json_int(spec, "replicas", 1);
+	min_ready = json_int(spec, "minReadySeconds", 0);
 	deleting = json_path(rs, "metadata.deletionTimestamp") != NULL &&
 	    !cJSON_IsNull(json_path(rs, "metadata.deletionTimestamp"));
 	sel = selector_from_json(cJSON_GetObjectItemCaseSensitive(spec, "selector"), &sel_error);
@@ -1008,29 +991,6 @@ out:
 
 /* --- event handlers -------------------------------------------------------------------- */
 
-/* Returns the controller owner reference of object, or NULL. */
-static const cJSON *
-controller_ref(const cJSON *object)
-{
-	const cJSON *refs = json_path(object, "metadata.ownerReferences");
-	const cJSON *ref;
-
-	cJSON_ArrayForEach(ref, refs) {
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")))
-			return ref;
-	}
-	return NULL;
-}
-
-/* Returns the string member name of o, or "". */
-static const char *
-string_member(const cJSON *o, const char *name)
-{
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, name);
-
-	return cJSON_IsString(m) ? m->valuestring : "";
-}
-
 /* Returns the key of the ReplicaSet ref names in namespace if the cache has it with ref's
  * uid (malloc'd), or NULL. */
 static char *
@@ -1041,12 +1001,12 @@ resolve_controller_ref(struct replicaset_state *st, const char *namespace, const
 
 	/* The kind decides, not the apiVersion (kube compares only the kind, the name and
 	 * the uid). */
-	if (strcmp(string_member(ref, "kind"), REPLICASET_KIND) != 0)
+	if (strcmp(json_string(ref, "kind"), REPLICASET_KIND) != 0)
 		return NULL;
 	stmt = state_stmt(st, STMT_RS_BY_UID);
 	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 2, string_member(ref, "name"), -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 3, string_member(ref, "uid"), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, json_string(ref, "name"), -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 3, json_string(ref, "uid"), -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(stmt) == SQLITE_ROW)
 		key = xasprintf("%s/%s", namespace, sqlite3_column_text(stmt, 0));
 	sqlite3_reset(stmt);
@@ -1113,9 +1073,9 @@ static void
 pod_deleted(struct controller *c, const cJSON *pod, const struct controller_queue *q)
 {
 	struct replicaset_state *st = c->state;
-	const char *namespace = string_member(json_path(pod, "metadata"), "namespace");
-	const char *name = string_member(json_path(pod, "metadata"), "name");
-	const cJSON *ref = controller_ref(pod);
+	const char *namespace = json_string(json_path(pod, "metadata"), "namespace");
+	const char *name = json_string(json_path(pod, "metadata"), "name");
+	const cJSON *ref = controllerref_of(pod);
 	char *key, *pod_key, *error = NULL;
 
 	if (ref == NULL)
@@ -1138,19 +1098,12 @@ pod_ready(const cJSON *pod)
 	const cJSON *c;
 
 	cJSON_ArrayForEach(c, json_path(pod, "status.conditions")) {
-		if (strcmp(string_member(c, "type"), "Ready") == 0)
-			return strcmp(string_member(c, "status"), "True") == 0;
+		if (strcmp(json_string(c, "type"), "Ready") == 0)
+			return strcmp(json_string(c, "status"), "True") == 0;
 	}
 	return 0;
 }
 
-static int
-being_deleted(const cJSON *object)
-{
-	const cJSON *ts = json_path(object, "metadata.deletionTimestamp");
-
-	return ts != NULL && !cJSON_IsNull(ts);
-}
 
 /* Returns 1 if two controller references are the same in every field. */
 static int
@@ -1165,11 +1118,11 @@ static void
 pod_added(struct controller *c, const cJSON *pod, const struct controller_queue *q)
 {
 	struct replicaset_state *st = c->state;
-	const char *namespace = string_member(json_path(pod, "metadata"), "namespace");
-	const cJSON *ref = controller_ref(pod);
+	const char *namespace = json_string(json_path(pod, "metadata"), "namespace");
+	const cJSON *ref = controllerref_of(pod);
 	char *key, *error = NULL;
 
-	if (being_deleted(pod)) {
+	if (json_is_set(pod, "metadata.deletionTimestamp")) {
 		/* Seen for the first time already going: count it as deleted. */
 		pod_deleted(c, pod, q);
 		return;
@@ -1193,18 +1146,18 @@ pod_updated(struct controller *c, const cJSON *old, const cJSON *pod,
     const struct controller_queue *q)
 {
 	struct replicaset_state *st = c->state;
-	const char *namespace = string_member(json_path(pod, "metadata"), "namespace");
-	const cJSON *ref = controller_ref(pod), *old_ref = controller_ref(old);
+	const char *namespace = json_string(json_path(pod, "metadata"), "namespace");
+	const cJSON *ref = controllerref_of(pod), *old_ref = controllerref_of(old);
 	int labels_changed = !cJSON_Compare(json_path(old, "metadata.labels"),
 	    json_path(pod, "metadata.labels"), 1);
 	int ref_changed = !same_ref(ref, old_ref);
 	char *key;
 
 	/* The same resourceVersion: a resync, nothing changed. */
-	if (strcmp(string_member(json_path(old, "metadata"), "resourceVersion"),
-	    string_member(json_path(pod, "metadata"), "resourceVersion")) == 0)
+	if (strcmp(json_string(json_path(old, "metadata"), "resourceVersion"),
+	    json_string(json_path(pod, "metadata"), "resourceVersion")) == 0)
 		return;
-	if (being_deleted(pod)) {
+	if (json_is_set(pod, "metadata.deletionTimestamp")) {
 		/* Graceful deletion started: the pod no longer counts. Its old labels may
 		 * have mattered to another ReplicaSet too. */
 		pod_deleted(c, pod, q);
@@ -1247,8 +1200,8 @@ replicaset_handle_event(struct controller *c, const struct informer_event *ev, d
 
 	(void)now;
 	if (strcmp(ev->resource->name, "replicasets") == 0) {
-		key = xasprintf("%s/%s", string_member(meta, "namespace"),
-		    string_member(meta, "name"));
+		key = xasprintf("%s/%s", json_string(meta, "namespace"),
+		    json_string(meta, "name"));
 		if (ev->type == INFORMER_DELETED) {
 			if (expectations_delete(c->expectations, key, &error) != 0)
 				observe_failed("the deletion of expectations", key, error);
