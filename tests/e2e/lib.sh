@@ -156,7 +156,9 @@ EOF
 
 # watch_owned_pods NS NAME DIR: starts a watch of our own on the pods of NS, apart from
 # sqlkcm's: every pod event, as kubectl prints them (concatenated JSON objects), keeps the
-# set of live pods (not finished, not being deleted) whose controller is NAME, and writes
+# set of live pods (not finished, not being deleted) whose controller is NAME (or, for
+# NAME ending in *, whose controller's name starts with the rest: a Deployment's pods are
+# its ReplicaSets' "web-*"), and writes
 # the largest size the set ever had to DIR/max and its current size to DIR/now. kubectl's
 # watch can end (the apiserver closes a watch that falls behind a burst of events, or at
 # its timeout): it is started again, and the set is rebuilt from the new watch's initial
@@ -175,7 +177,9 @@ def owned(p):
     m = p["metadata"]
     if m.get("deletionTimestamp") or p.get("status", {}).get("phase") in ("Succeeded", "Failed"):
         return False
-    return any(r.get("controller") and r["name"] == name for r in m.get("ownerReferences", []))
+    return any(r.get("controller") and (r["name"] == name or
+               (name.endswith("*") and r["name"].startswith(name[:-1])))
+               for r in m.get("ownerReferences", []))
 for chunk in iter(lambda: sys.stdin.readline(), ""):
     if chunk == "RESTART\n":
         buf, live = "", set()
@@ -251,4 +255,67 @@ seconds_until() {
 	done
 	now=$(date +%s.%N)
 	awk -v a="$start" -v b="$now" 'BEGIN { printf "%.1f\n", b - a }'
+}
+
+# --- helpers for the Deployment tests (and any other) ---------------------------------------
+
+# wait_for SECONDS CMD...: runs CMD every half second until it succeeds; after SECONDS it
+# fails, printing CMD's last output and what it waited for (which `check` shows).
+wait_for() {
+	local seconds=$1 deadline out
+	shift
+	deadline=$(($(date +%s) + seconds))
+	until out=$("$@" 2>&1); do
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			printf '%s\n' "$out"
+			echo "timed out after ${seconds}s waiting for: $*"
+			return 1
+		fi
+		sleep 0.5
+	done
+}
+
+# skip NAME WHY: a TAP result line that counts as skipped (tests/run-all counts "# SKIP").
+skip() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
+}
+
+# kcm_start NAME ARGS...: runs the control plane's own kube-controller-manager (the binary
+# beside kubectl) in the background with the admin kubeconfig, logging to $work/NAME.log,
+# its pid in the cluster's pids/ as kcm-NAME (so that contrib/cluster/down stops it if the
+# test dies); then waits until each controller it started has synced its caches. Its own
+# identity (system:kube-controller-manager) may not touch ReplicaSets or pods without
+# --use-service-account-credentials, which needs the ServiceAccount machinery this cluster
+# does not run: it gets the admin kubeconfig, as sqlkcm does (bench/replicaset-scale does
+# the same). Leader election and the HTTPS endpoints are off, as sqlkcm_start has them.
+# ARGS come later and win (--controllers=deployment,replicaset).
+kcm_start() {
+	local name=$1 dir
+	shift
+	dir=$(cd "$cluster" && pwd)
+	"$(dirname "$(command -v kubectl)")/kube-controller-manager" \
+	    --kubeconfig="$dir/kubeconfig" --leader-elect=false --secure-port=0 "$@" \
+	    </dev/null >>"$work/$name.log" 2>&1 &
+	echo $! >"$cluster/pids/kcm-$name.pid"
+	cluster_wait_until 60 "kube-controller-manager to sync" kcm_synced "$work/$name.log"
+}
+
+# kcm_synced LOG: kcm's log shows a controller started and every cache sync it waited for
+# done.
+kcm_synced() {
+	awk '/"Starting controller"/ {started++} /"Waiting for caches to sync"/ {waiting++}
+	     /"Caches are synced"/ {synced++}
+	     END {exit !(started > 0 && synced >= waiting)}' "$1"
+}
+
+# kcm_stop NAME: SIGTERM to the kube-controller-manager kcm_start NAME started, and waits
+# for it to exit. Nothing when it is not running.
+kcm_stop() {
+	local f=$cluster/pids/kcm-$1.pid pid
+	[ -f "$f" ] || return 0
+	pid=$(cat "$f")
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	rm -f "$f"
 }
