@@ -35,6 +35,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,12 +149,11 @@ key_split(const char *key, char **namespace, const char **name)
 	return 0;
 }
 
-/* The annotation key of object o, or "" (keys have dots: json_path cannot name them). */
+/* The annotation key of object o, or "". */
 static const char *
 annotation(const cJSON *o, const char *key)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(json_path(o, "metadata.annotations"),
-	    key);
+	const cJSON *v = json_annotation(o, key);
 
 	return cJSON_IsString(v) ? v->valuestring : "";
 }
@@ -161,8 +161,7 @@ annotation(const cJSON *o, const char *key)
 static int
 has_annotation(const cJSON *o, const char *key)
 {
-	return cJSON_IsString(cJSON_GetObjectItemCaseSensitive(json_path(o,
-	    "metadata.annotations"), key));
+	return cJSON_IsString(json_annotation(o, key));
 }
 
 /* --- one sync's view of the ReplicaSets ---------------------------------------------------- */
@@ -754,8 +753,9 @@ add_hash_label(cJSON *o, const char *hash)
 /*
  * kube's getNewReplicaSet when there is none: the ReplicaSet <name>-<hash> with the
  * template, its hash label in the template and the selector, the annotations and the
- * replicas the strategy allows now. A name the cache shows taken by a ReplicaSet of
- * another template is a hash collision: collisionCount goes up, in the status only.
+ * replicas the strategy allows now. A name the cache shows taken is the new ReplicaSet
+ * if the Deployment controls it and it has the template; by any other it is a hash
+ * collision (kube's AlreadyExists branch): collisionCount goes up, in the status only.
  * Returns 0 when the new ReplicaSet is planned (s->new_rs set).
  */
 static int
@@ -787,16 +787,20 @@ create_new(struct dsync *s, long long new_revision, char **error)
 		return -1;
 	}
 	if (existing != NULL) {
-		if (!deployment_templates_equal(json_path(existing, "spec.template"), template)) {
-			/* Another template has the name: a new hash next time. */
+		const cJSON *ref = controllerref_of(existing);
+
+		if (ref == NULL || strcmp(json_string(ref, "uid"), s->uid) != 0 ||
+		    !deployment_templates_equal(json_path(existing, "spec.template"), template)) {
+			/* Another template, or another's (or nobody's) ReplicaSet, has the name:
+			 * a new hash next time. */
 			log_v(2, "deployment %s/%s: hash collision on replica set %s; collisionCount "
 			    "%lld -> %lld", s->namespace, s->name, name, collisions, collisions + 1);
 			json_set(work_status(s), "collisionCount",
 			    cJSON_CreateNumber((double)(collisions + 1)));
 			s->collision = 1;
 		} else {
-			/* The same template, not claimed (another's, or being deleted): kube takes
-			 * it as the new one it could not create. */
+			/* Its own with the template, not claimed (released as its labels no
+			 * longer match): kube takes it as the new one it could not create. */
 			s->new_rs = drs_new(existing, object_created(existing));
 			existing = NULL;
 			snprintf(revision, sizeof revision, "%lld", new_revision);
@@ -1198,6 +1202,34 @@ rollout_recreate(struct dsync *s, long long new_revision, char **error, int *rc)
 
 /* --- rollback (the deprecated rollback-to annotation) ------------------------------------ */
 
+/* s as Go's strconv.ParseInt(s, 10, 64) reads it: an optional sign, then decimal digits
+ * only, within int64. 0 and *out when it is one, -1 otherwise. */
+static int
+parse_int64(const char *s, long long *out)
+{
+	const char *digits = s + (*s == '+' || *s == '-');
+	char *end;
+	long long v;
+
+	if (*digits < '0' || *digits > '9')
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno == ERANGE || *end != '\0')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* kube's getRollbackTo: 1 and *to when the Deployment's rollback-to annotation is a
+ * revision; 0 when it is absent, empty or invalid (ignored). */
+static int
+rollback_to_of(const cJSON *d, long long *to)
+{
+	return has_annotation(d, DEPLOYMENT_ROLLBACK_TO_ANNOTATION) &&
+	    parse_int64(annotation(d, DEPLOYMENT_ROLLBACK_TO_ANNOTATION), to) == 0;
+}
+
 /* 1 for the annotations a Deployment and its ReplicaSets do not share. */
 static int
 annotation_skipped(const char *key)
@@ -1253,7 +1285,13 @@ rollback(struct dsync *s, long long to)
 	}
 	free(objs);
 	for (int i = 0; i < n && target == NULL; i++) {
-		if (deployment_revision(all[i]->obj) == to)
+		/* kube's Revision: absent is 0, an unparseable one is skipped. */
+		long long v = 0;
+
+		if (has_annotation(all[i]->obj, DEPLOYMENT_REVISION_ANNOTATION) &&
+		    parse_int64(annotation(all[i]->obj, DEPLOYMENT_REVISION_ANNOTATION), &v) != 0)
+			continue;
+		if (v == to)
 			target = all[i];
 	}
 	free(all);
@@ -1511,22 +1549,13 @@ deployment_sync(struct controller *c, const char *key, double now, struct sync_r
 		sync_existing_new(&s, new_revision);
 	if (cJSON_IsTrue(json_path(d, "spec.paused"))) {
 		scale(&s);
-		if (!has_annotation(d, DEPLOYMENT_ROLLBACK_TO_ANNOTATION))
+		if (!rollback_to_of(d, &rollback_to))
 			cleanup(&s);
 		sync_status(&s);
 		rc = 0;
 		goto out;
 	}
-	rollback_to = -1;
-	if (has_annotation(d, DEPLOYMENT_ROLLBACK_TO_ANNOTATION)) {
-		char *end;
-		const char *v = annotation(d,
-		    DEPLOYMENT_ROLLBACK_TO_ANNOTATION);
-		long long r = strtoll(v, &end, 10);
-		if (*v != '\0' && *end == '\0')
-			rollback_to = r;
-	}
-	if (rollback_to >= 0) {
+	if (rollback_to_of(d, &rollback_to)) {
 		if (s.new_rs == NULL && (rc = create_new(&s, new_revision, error)) != 0) {
 			if (rc > 0) {
 				rc = 0;

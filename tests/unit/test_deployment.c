@@ -4,6 +4,14 @@
  * hash_test.go), of the controller's own where they exercise a rule (sync_test.go's
  * TestScale and TestGenerateReplicaSetName), and of apimachinery's intstr_test.go, as
  * data. Each row names the kube case it ports; rows of sqlkcm's own say so.
+ *
+ * Then the sync itself, through kube's tests of the controller (rolling_test.go,
+ * recreate_test.go, sync_test.go, progress_test.go, deployment_controller_test.go): the
+ * Deployment and its ReplicaSets (and pods) are written into an in-memory store, the key
+ * is synced, and the result (its writes, claims, events, status and requeue) compared with
+ * what kube's case expects of the function it calls. Where kube calls a helper on objects
+ * a sync would never hand it, the row is set up so that the sync reaches the helper with
+ * the same inputs, and says how.
  */
 #include "config.h"
 
@@ -17,7 +25,14 @@
 
 #include <cmocka.h>
 
+#include "action.h"
+#include "consistency.h"
+#include "controller.h"
 #include "controllers/deployment.h"
+#include "fixtures.h"
+#include "json.h"
+#include "resource.h"
+#include "store.h"
 #include "timeutil.h"
 #include "util.h"
 
@@ -1532,6 +1547,1870 @@ condition_set_keeps_the_transition_time(void **state)
 	cJSON_Delete(status);
 }
 
+/* --- syncs: the objects ------------------------------------------------------------------- */
+
+#define TEST_TIME "2017-02-15T18:49:00Z"	/* progress_test.go's testTime */
+
+/* A Deployment as kube's newDeployment makes it (name foo in default, maxSurge and
+ * maxUnavailable 0, selector and template labels {foo: bar}), with what a case changes. */
+struct dep {
+	const char *name;		/* NULL: foo; its uid is uid-<name> */
+	long long replicas;
+	const char *max_surge, *max_unavailable;	/* JSON; NULL: 0 */
+	int recreate;
+	const char *selector;		/* matchLabels JSON; NULL: {"foo":"bar"} */
+	int empty_selector;		/* spec.selector {} */
+	const char *labels;		/* the template's labels (JSON); NULL: the
+					   selector's */
+	const char *history;		/* revisionHistoryLimit JSON; NULL: none */
+	const char *deadline;		/* progressDeadlineSeconds JSON; NULL: none */
+	const char *revision;		/* its revision annotation; NULL: none */
+	const char *rollback_to;	/* the deprecated rollback-to annotation; NULL: none */
+	const char *status;		/* JSON; NULL: none */
+	int paused;
+	double deleting;		/* deletionTimestamp; 0: none */
+	long long generation;		/* 0: none */
+};
+
+/* A ReplicaSet of a Deployment d, as kube's newReplicaSet makes one: its template is d's
+ * (or an old one), with the pod-template-hash label (its name) in the template, the
+ * labels and the selector. */
+struct rset {
+	const char *name;		/* its uid is uid-<name> */
+	long long replicas;
+	int old;			/* 0: d's template; n > 0: the n-th old one */
+	int at;				/* created at NOW - DAY + at hours: larger is
+					   newer; all 0 as kube's noTimestamp, then by
+					   name */
+	const char *revision;		/* NULL: none */
+	const char *status;		/* JSON; NULL: none */
+	const char *desired, *max;	/* the replicas annotations; NULL: none */
+	const char *owner;		/* the controller's uid; NULL: d's; "": an orphan */
+	const char *labels;		/* JSON; NULL: its template's */
+	double deleting;		/* deletionTimestamp; 0: none */
+	long long generation;		/* 0: none */
+};
+
+static const char *
+dep_name(const struct dep *d)
+{
+	return d->name != NULL ? d->name : "foo";
+}
+
+static const char *
+dep_selector(const struct dep *d)
+{
+	return d->selector != NULL ? d->selector : "{\"foo\":\"bar\"}";
+}
+
+/* d's pod template (old 0), or the old-th old one (the selector's labels, another image). */
+static cJSON *
+pod_template_of(const struct dep *d, int old)
+{
+	if (old > 0)
+		return json("{\"metadata\":{\"labels\":%s},\"spec\":{\"containers\":[{"
+		    "\"name\":\"c\",\"image\":\"foo/bar:old-%d\"}],"
+		    "\"restartPolicy\":\"Always\"}}", dep_selector(d), old);
+	return json("{\"metadata\":{\"labels\":%s},\"spec\":{\"containers\":[{\"name\":\"c\","
+	    "\"image\":\"foo/bar\"}],\"restartPolicy\":\"Always\"}}",
+	    d->labels != NULL ? d->labels : dep_selector(d));
+}
+
+/* Sets annotation key of object to value (NULL: leaves it alone). */
+static void
+annotate_if(cJSON *object, const char *key, const char *value)
+{
+	if (value != NULL)
+		annotate(object, key, value);
+}
+
+static cJSON *
+dep_object(const struct dep *d)
+{
+	cJSON *o = json("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{"
+	    "\"name\":\"%s\",\"namespace\":\"default\",\"uid\":\"uid-%s\","
+	    "\"resourceVersion\":\"5\",\"annotations\":{}},\"spec\":{\"replicas\":%lld}}",
+	    dep_name(d), dep_name(d), d->replicas);
+	cJSON *meta = cJSON_GetObjectItem(o, "metadata");
+	cJSON *spec = cJSON_GetObjectItem(o, "spec");
+
+	fixture_add_time(meta, "creationTimestamp", NOW - 2 * DAY);
+	if (d->generation != 0)
+		cJSON_AddNumberToObject(meta, "generation", (double)d->generation);
+	if (d->deleting != 0)
+		fixture_add_time(meta, "deletionTimestamp", d->deleting);
+	annotate_if(o, DEPLOYMENT_REVISION_ANNOTATION, d->revision);
+	annotate_if(o, DEPLOYMENT_ROLLBACK_TO_ANNOTATION, d->rollback_to);
+	if (d->empty_selector)
+		cJSON_AddItemToObject(spec, "selector", json("{}"));
+	else
+		cJSON_AddItemToObject(spec, "selector", json("{\"matchLabels\":%s}",
+		    dep_selector(d)));
+	cJSON_AddItemToObject(spec, "template", pod_template_of(d, 0));
+	if (d->recreate)
+		cJSON_AddItemToObject(spec, "strategy", json("{\"type\":\"Recreate\"}"));
+	else
+		cJSON_AddItemToObject(spec, "strategy", json("{\"type\":\"RollingUpdate\","
+		    "\"rollingUpdate\":{\"maxSurge\":%s,\"maxUnavailable\":%s}}",
+		    d->max_surge != NULL ? d->max_surge : "0",
+		    d->max_unavailable != NULL ? d->max_unavailable : "0"));
+	if (d->history != NULL)
+		cJSON_AddItemToObject(spec, "revisionHistoryLimit", json("%s", d->history));
+	if (d->deadline != NULL)
+		cJSON_AddItemToObject(spec, "progressDeadlineSeconds", json("%s", d->deadline));
+	if (d->paused)
+		cJSON_AddTrueToObject(spec, "paused");
+	if (d->status != NULL)
+		cJSON_AddItemToObject(o, "status", json("%s", d->status));
+	return o;
+}
+
+static cJSON *
+rs_object(const struct dep *d, const struct rset *r)
+{
+	cJSON *o = json("{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"metadata\":{"
+	    "\"name\":\"%s\",\"namespace\":\"default\",\"uid\":\"uid-%s\","
+	    "\"resourceVersion\":\"7\"},\"spec\":{\"replicas\":%lld}}", r->name, r->name,
+	    r->replicas);
+	cJSON *meta = cJSON_GetObjectItem(o, "metadata");
+	cJSON *spec = cJSON_GetObjectItem(o, "spec");
+	cJSON *template = pod_template_of(d, r->old), *selector;
+
+	fixture_add_time(meta, "creationTimestamp", NOW - DAY + r->at * HOUR);
+	if (r->deleting != 0)
+		fixture_add_time(meta, "deletionTimestamp", r->deleting);
+	if (r->generation != 0)
+		cJSON_AddNumberToObject(meta, "generation", (double)r->generation);
+	if (r->owner == NULL || r->owner[0] != '\0')
+		cJSON_AddItemToObject(meta, "ownerReferences", json("[{"
+		    "\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"name\":\"%s\","
+		    "\"uid\":\"%s%s\",\"controller\":true,\"blockOwnerDeletion\":true}]",
+		    dep_name(d), r->owner != NULL ? "" : "uid-",
+		    r->owner != NULL ? r->owner : dep_name(d)));
+	cJSON_AddStringToObject(cJSON_GetObjectItem(cJSON_GetObjectItem(template, "metadata"),
+	    "labels"), DEPLOYMENT_HASH_LABEL, r->name);
+	cJSON_AddItemToObject(meta, "labels", r->labels != NULL ? json("%s", r->labels) :
+	    cJSON_Duplicate(json_path(template, "metadata.labels"), 1));
+	selector = json("{\"matchLabels\":%s}", dep_selector(d));
+	cJSON_AddStringToObject(cJSON_GetObjectItem(selector, "matchLabels"),
+	    DEPLOYMENT_HASH_LABEL, r->name);
+	cJSON_AddItemToObject(spec, "selector", selector);
+	cJSON_AddItemToObject(spec, "template", template);
+	annotate_if(o, DEPLOYMENT_REVISION_ANNOTATION, r->revision);
+	annotate_if(o, DEPLOYMENT_DESIRED_REPLICAS_ANNOTATION, r->desired);
+	annotate_if(o, DEPLOYMENT_MAX_REPLICAS_ANNOTATION, r->max);
+	if (r->status != NULL)
+		cJSON_AddItemToObject(o, "status", json("%s", r->status));
+	return o;
+}
+
+/* --- syncs: the store, the controller and what a sync decides ----------------------------- */
+
+/* A store holding a Deployment and its ReplicaSets, and a Deployment controller over it. */
+struct world {
+	struct fixture *f;
+	struct controller *c;
+	cJSON *d;		/* the Deployment as cached */
+	char *key;
+};
+
+static void
+world_add_deployment(struct world *w, const struct dep *d)
+{
+	fixture_upsert(w->f, resource_find("deployments"), dep_object(d));
+}
+
+static void
+world_add_rs(struct world *w, const struct dep *d, const struct rset *r)
+{
+	fixture_upsert(w->f, w->f->replicasets, rs_object(d, r));
+}
+
+static void
+world_add_pod(struct world *w, const char *name, const char *owner, const char *phase)
+{
+	add_pod(w->f, &(struct pod){ .name = name, .owner = owner, .phase = phase });
+}
+
+static void
+world_init(struct world *w, const struct dep *d, const struct rset *rs, int n)
+{
+	char *error = NULL;
+
+	w->f = fixture_new();
+	w->c = controller_new(&deployment_controller_type, w->f->store, &error);
+	if (w->c == NULL)
+		fail_msg("controller_new: %s", error);
+	w->d = dep_object(d);
+	w->key = xasprintf("default/%s", dep_name(d));
+	world_add_deployment(w, d);
+	for (int i = 0; i < n; i++)
+		world_add_rs(w, d, &rs[i]);
+}
+
+static void
+world_free(struct world *w)
+{
+	controller_free(w->c);
+	fixture_free(w->f);
+	cJSON_Delete(w->d);
+	free(w->key);
+}
+
+/* The annotation key of a write's body (or of its metadata's patch), or NULL. */
+static const char *
+body_annotation(const struct action *a, const char *key)
+{
+	return annotation(a->body, key);
+}
+
+/*
+ * What holds of every sync's writes: a scale is a patch of spec.replicas with the
+ * Deployment's desired- and max-replicas annotations (scaleReplicaSet's
+ * SetReplicasAnnotations);
+ * the first write of a ReplicaSet carries the resourceVersion it was computed from, later
+ * ones of the same sync none; a creation is named <deployment>-<hash>; a deletion carries
+ * the uid.
+ */
+static void
+check_writes(const struct world *w, const struct sync_result *r)
+{
+	long long replicas = deployment_spec_replicas(w->d);
+	char desired[32], max[32];
+
+	snprintf(desired, sizeof desired, "%lld", replicas);
+	snprintf(max, sizeof max, "%lld", replicas + deployment_max_surge(w->d));
+	for (int i = 0; i < r->nwrites; i++) {
+		const struct action *a = &r->writes[i];
+		int first = 1;
+
+		for (int j = 0; j < i; j++)
+			if (r->writes[j].name != NULL && a->name != NULL &&
+			    strcmp(r->writes[j].name, a->name) == 0)
+				first = 0;
+		if (strcmp(a->verb, "scale") == 0) {
+			const char *d, *m;
+
+			d = body_annotation(a, DEPLOYMENT_DESIRED_REPLICAS_ANNOTATION);
+			m = body_annotation(a, DEPLOYMENT_MAX_REPLICAS_ANNOTATION);
+			assert_int_equal(a->type, ACTION_PATCH);
+			assert_ptr_equal(a->resource, resource_find("replicasets"));
+			if (d == NULL || strcmp(d, desired) != 0 || m == NULL ||
+			    strcmp(m, max) != 0)
+				fail_msg("scale %s: annotations %s/%s, want %s/%s", a->name,
+				    d != NULL ? d : "-", m != NULL ? m : "-", desired, max);
+		}
+		if (strcmp(a->verb, "scale") == 0 || strcmp(a->verb, "annotate") == 0) {
+			if (first != json_is_set(a->body, "metadata.resourceVersion"))
+				fail_msg("%s %s: resourceVersion %s", a->verb, a->name,
+				    first ? "missing on its first write" : "on a later write");
+		}
+		if (strcmp(a->verb, "create") == 0) {
+			assert_int_equal(a->type, ACTION_CREATE);
+			assert_non_null(a->name);
+			assert_int_equal(strncmp(a->name, json_string(w->d, "metadata.name"),
+			    strlen(json_string(w->d, "metadata.name"))), 0);
+		}
+		if (strcmp(a->verb, "delete") == 0) {
+			assert_int_equal(a->type, ACTION_DELETE);
+			assert_non_null(a->uid);
+		}
+	}
+}
+
+/* Syncs w's Deployment at now into *r. */
+static void
+world_sync(struct world *w, double now, struct sync_result *r)
+{
+	char *error = NULL;
+
+	memset(r, 0, sizeof *r);
+	if (deployment_controller_type.sync(w->c, w->key, now, r, &error) != 0)
+		fail_msg("sync %s: %s", w->key, error);
+	check_writes(w, r);
+}
+
+/* r's writes as "create 3;scale foo-v1 4;annotate foo-v2;delete foo-1;rollback foo"
+ * (a creation by its replicas only: its name is a hash). */
+static char *
+writes_text(const struct sync_result *r)
+{
+	struct buf b;
+
+	buf_init(&b);
+	for (int i = 0; i < r->nwrites; i++) {
+		const struct action *a = &r->writes[i];
+
+		buf_printf(&b, "%s%s", i > 0 ? ";" : "", a->verb);
+		if (strcmp(a->verb, "create") == 0) {
+			buf_printf(&b, " %lld", json_int(a->body, "spec.replicas", -1));
+			continue;
+		}
+		buf_printf(&b, " %s", a->name);
+		if (strcmp(a->verb, "scale") == 0)
+			buf_printf(&b, " %lld", json_int(a->body, "spec.replicas", -1));
+	}
+	return buf_detach(&b);
+}
+
+/* Fails unless r's writes are want. */
+static void
+assert_writes(const char *what, const struct sync_result *r, const char *want)
+{
+	char *got = writes_text(r);
+
+	if (strcmp(got, want) != 0)
+		fail_msg("%s: writes \"%s\", want \"%s\"", what, got, want);
+	free(got);
+}
+
+/* How many replicas r's scale writes whose reason has because took from ReplicaSets. */
+static long long
+scaled_down_by(const struct sync_result *r, const char *because)
+{
+	long long total = 0;
+
+	for (int i = 0; i < r->nwrites; i++) {
+		const struct action *a = &r->writes[i];
+		long long from, to;
+		const char *p;
+
+		if (strcmp(a->verb, "scale") != 0 || strstr(a->reason, because) == NULL)
+			continue;
+		p = strrchr(a->reason, ':');
+		assert_non_null(p);
+		if (sscanf(p, ": %lld to %lld", &from, &to) != 2)
+			fail_msg("reason \"%s\"", a->reason);
+		total += from - to;
+	}
+	return total;
+}
+
+/* The size of the ReplicaSet name after r: its last scale write's, else initial. */
+static long long
+size_after(const struct sync_result *r, const char *name, long long initial)
+{
+	long long size = initial;
+
+	for (int i = 0; i < r->nwrites; i++) {
+		const struct action *a = &r->writes[i];
+
+		if (strcmp(a->verb, "scale") == 0 && strcmp(a->name, name) == 0)
+			size = json_int(a->body, "spec.replicas", -1);
+	}
+	return size;
+}
+
+/* The status r writes, or NULL. */
+static const cJSON *
+written_status(const struct sync_result *r)
+{
+	if (r->status == NULL || r->status->body == NULL)
+		return NULL;
+	return cJSON_GetObjectItem(r->status->body, "status");
+}
+
+/* The condition of type in status as "Status/Reason", or "none". Static. */
+static const char *
+condition_text(const cJSON *status, const char *type)
+{
+	static char text[128];
+	const cJSON *c = deployment_condition_get(status, type);
+
+	if (c == NULL)
+		return "none";
+	snprintf(text, sizeof text, "%s/%s", json_string(c, "status"),
+	    json_string(c, "reason"));
+	return text;
+}
+
+/* A time of a condition: "test" (TEST_TIME), "now" (NOW) or "none" (absent); NULL is
+ * not checked. */
+static void
+assert_condition_time(const char *what, const cJSON *cond, const char *member,
+    const char *want)
+{
+	char now[TIME_RFC3339_SIZE];
+	const cJSON *v = cJSON_GetObjectItem(cond, member);
+	const char *expect;
+
+	if (want == NULL)
+		return;
+	time_format_rfc3339((time_t)NOW, now);
+	expect = strcmp(want, "test") == 0 ? TEST_TIME : strcmp(want, "now") == 0 ? now : NULL;
+	if (expect == NULL) {
+		if (v != NULL)
+			fail_msg("%s: %s is %s, want none", what, member,
+			    cJSON_IsString(v) ? v->valuestring : "set");
+		return;
+	}
+	if (!cJSON_IsString(v) || strcmp(v->valuestring, expect) != 0)
+		fail_msg("%s: %s is %s, want %s", what, member,
+		    cJSON_IsString(v) ? v->valuestring : "none", expect);
+}
+
+static double
+parse_time(const char *s)
+{
+	time_t t;
+
+	assert_int_equal(time_parse_rfc3339(s, &t), 0);
+	return (double)t;
+}
+
+/* --- syncs: rolling updates (rolling_test.go) --------------------------------------------- */
+
+/*
+ * kube's TestDeploymentController_reconcileNewReplicaSet: the new ReplicaSet foo-new and an
+ * old one foo-old (kube's rs() gives them no status: nothing available); maxUnavailable 0.
+ * When the new one is scaled the sync ends there, as rolloutRolling returns after it; when
+ * it is not, reconcileOldReplicaSets runs in the same sync, and its scaling of foo-old
+ * (worked out by kube's rules) is part of the writes.
+ */
+static const struct reconcile_new_case {
+	const char *name;
+	long long replicas;
+	const char *max_surge;
+	long long old_replicas, new_replicas;
+	int scaled;			/* the new ReplicaSet is scaled */
+	long long want_new;
+	const char *want;
+} reconcile_new_cases[] = {
+	{ "reconcileNewReplicaSet #0: should not scale up", 10, "0", 10, 0, 0, 0,
+	  "scale foo-old 9" },
+	{ "reconcileNewReplicaSet #1", 10, "2", 10, 0, 1, 2, "scale foo-new 2" },
+	{ "reconcileNewReplicaSet #2", 10, "2", 5, 0, 1, 7, "scale foo-new 7" },
+	{ "reconcileNewReplicaSet #3", 10, "2", 10, 2, 0, 2, "" },
+	{ "reconcileNewReplicaSet #4: should scale down", 10, "2", 2, 11, 1, 10,
+	  "scale foo-new 10" },
+};
+
+static void
+sync_reconciles_the_new_replicaset_as_kube(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NELEM(reconcile_new_cases); i++) {
+		const struct reconcile_new_case *c = &reconcile_new_cases[i];
+		struct dep d = { .replicas = c->replicas, .max_surge = c->max_surge,
+		    .revision = "2" };
+		struct rset rs[] = {
+			{ .name = "foo-old", .replicas = c->old_replicas, .old = 1,
+			  .revision = "1" },
+			{ .name = "foo-new", .replicas = c->new_replicas, .at = 1,
+			  .revision = "2" },
+		};
+		struct world w;
+		struct sync_result r;
+		long long got;
+
+		world_init(&w, &d, rs, NELEM(rs));
+		world_sync(&w, NOW, &r);
+		assert_writes(c->name, &r, c->want);
+		got = size_after(&r, "foo-new", c->new_replicas);
+		if ((got != c->new_replicas) != c->scaled || got != c->want_new)
+			fail_msg("%s: the new replica set has %lld, want %lld", c->name, got,
+			    c->want_new);
+		sync_result_clear(&r);
+		world_free(&w);
+	}
+}
+
+/*
+ * kube's TestDeploymentController_reconcileOldReplicaSets: maxSurge 0. kube gives the two
+ * ReplicaSets selectors of their own ({foo: new}, {foo: old}) that play no part in
+ * reconcileOldReplicaSets; through a sync both must be the Deployment's to be claimed, so
+ * both have its labels. reconcileNewReplicaSet, which runs first, scales nothing in these
+ * rows.
+ */
+static const struct reconcile_old_case {
+	const char *name;
+	long long replicas;
+	const char *max_unavailable;
+	long long old_replicas, new_replicas, old_ready, new_ready;
+	int scaled;
+	long long want_old;
+	const char *want;
+} reconcile_old_cases[] = {
+	{ "reconcileOldReplicaSets #0", 10, "0", 10, 0, 10, 0, 1, 9, "scale foo-old 9" },
+	{ "reconcileOldReplicaSets #1", 10, "2", 10, 0, 10, 0, 1, 8, "scale foo-old 8" },
+	{ "reconcileOldReplicaSets #2: unhealthy replicas from old replica sets cleaned up",
+	  10, "2", 10, 0, 8, 0, 1, 8, "scale foo-old 8" },
+	{ "reconcileOldReplicaSets #3: 1 unhealthy replica cleaned up, and 1 ready pod "
+	  "scaled down", 10, "2", 10, 0, 9, 0, 1, 8, "scale foo-old 9;scale foo-old 8" },
+	{ "reconcileOldReplicaSets #4: the unavailable pods from the newRS would not make us "
+	  "scale down old RSs in a further step", 10, "2", 8, 2, 8, 0, 0, 8, "" },
+};
+
+static void
+sync_reconciles_old_replicasets_as_kube(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NELEM(reconcile_old_cases); i++) {
+		const struct reconcile_old_case *c = &reconcile_old_cases[i];
+		struct dep d = { .replicas = c->replicas, .max_unavailable = c->max_unavailable,
+		    .revision = "2" };
+		char *old_status = xasprintf("{\"availableReplicas\":%lld}", c->old_ready);
+		char *new_status = xasprintf("{\"availableReplicas\":%lld}", c->new_ready);
+		struct rset rs[] = {
+			{ .name = "foo-old", .replicas = c->old_replicas, .old = 1,
+			  .revision = "1", .status = old_status },
+			{ .name = "foo-new", .replicas = c->new_replicas, .at = 1,
+			  .revision = "2", .status = new_status },
+		};
+		struct world w;
+		struct sync_result r;
+		long long got;
+
+		world_init(&w, &d, rs, NELEM(rs));
+		world_sync(&w, NOW, &r);
+		assert_writes(c->name, &r, c->want);
+		got = size_after(&r, "foo-old", c->old_replicas);
+		if ((got != c->old_replicas) != c->scaled || got != c->want_old)
+			fail_msg("%s: the old replica set has %lld, want %lld", c->name, got,
+			    c->want_old);
+		sync_result_clear(&r);
+		world_free(&w);
+		free(old_status);
+		free(new_status);
+	}
+}
+
+/*
+ * kube's TestDeploymentController_cleanupUnhealthyReplicas: an old ReplicaSet of 10 with
+ * ready_pods available, maxSurge and maxUnavailable 2; kube passes maxCleanupCount. A sync
+ * passes reconcileOldReplicaSets' maxScaledDown (all pods - minAvailable - the new
+ * ReplicaSet's unavailable ones), so the Deployment is sized to make it the row's count: a
+ * new ReplicaSet of spec.replicas (nothing available) and 12 - maxCleanupCount replicas.
+ * The cleanup's writes are told by their reason; what scaleDownOldReplicaSetsForRollingUpdate
+ * then takes in the same sync is in the writes too.
+ */
+static const struct cleanup_unhealthy_case {
+	const char *name;
+	long long old_replicas, ready, max_cleanup, want_cleanup;
+	const char *want;
+} cleanup_unhealthy_cases[] = {
+	{ "cleanupUnhealthyReplicas #0", 10, 8, 1, 1, "scale foo-old 9" },
+	{ "cleanupUnhealthyReplicas #1", 10, 8, 3, 2, "scale foo-old 8;scale foo-old 7" },
+	{ "cleanupUnhealthyReplicas #2", 10, 8, 0, 0, "" },
+	{ "cleanupUnhealthyReplicas #3", 10, 10, 3, 0, "scale foo-old 7" },
+};
+
+static void
+sync_cleans_up_unhealthy_replicas_as_kube(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NELEM(cleanup_unhealthy_cases); i++) {
+		const struct cleanup_unhealthy_case *c = &cleanup_unhealthy_cases[i];
+		long long replicas = 12 - c->max_cleanup, got;
+		struct dep d = { .replicas = replicas, .max_surge = "2", .max_unavailable = "2",
+		    .revision = "2" };
+		char *old_status = xasprintf("{\"availableReplicas\":%lld}", c->ready);
+		struct rset rs[] = {
+			{ .name = "foo-old", .replicas = c->old_replicas, .old = 1,
+			  .revision = "1", .status = old_status },
+			{ .name = "foo-new", .replicas = replicas, .at = 1, .revision = "2" },
+		};
+		struct world w;
+		struct sync_result r;
+
+		world_init(&w, &d, rs, NELEM(rs));
+		world_sync(&w, NOW, &r);
+		assert_writes(c->name, &r, c->want);
+		got = scaled_down_by(&r, "unhealthy");
+		if (got != c->want_cleanup)
+			fail_msg("%s: %lld unhealthy replicas cleaned up, want %lld", c->name,
+			    got, c->want_cleanup);
+		sync_result_clear(&r);
+		world_free(&w);
+		free(old_status);
+	}
+}
+
+/*
+ * kube's TestDeploymentController_scaleDownOldReplicaSetsForRollingUpdate: an old
+ * ReplicaSet foo-v2 with ready_pods available, maxSurge 0. kube's allRSs is the old one
+ * alone; a sync always has a new one, here foo-new of 0 replicas with nothing available,
+ * which adds nothing to the sums. What scaleDownOldReplicaSetsForRollingUpdate takes is
+ * told by the writes' reason; cleanupUnhealthyReplicas runs before it in a sync, and its
+ * writes are in the list (rows #2 and #4); with no old replicas (#3) the new ReplicaSet
+ * is scaled up first and the sync ends there.
+ */
+static const struct scale_down_old_case {
+	const char *name;
+	long long replicas;
+	const char *max_unavailable;
+	long long ready, old_replicas, want_scaled_down;
+	const char *want;
+} scale_down_old_cases[] = {
+	{ "scaleDownOldReplicaSetsForRollingUpdate #0", 10, "0", 10, 10, 1, "scale foo-v2 9" },
+	{ "scaleDownOldReplicaSetsForRollingUpdate #1", 10, "2", 10, 10, 2, "scale foo-v2 8" },
+	{ "scaleDownOldReplicaSetsForRollingUpdate #2", 10, "2", 8, 10, 0, "scale foo-v2 8" },
+	{ "scaleDownOldReplicaSetsForRollingUpdate #3", 10, "2", 10, 0, 0, "scale foo-new 10" },
+	{ "scaleDownOldReplicaSetsForRollingUpdate #4", 10, "2", 1, 10, 0, "scale foo-v2 8" },
+};
+
+static void
+sync_scales_down_old_replicasets_as_kube(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NELEM(scale_down_old_cases); i++) {
+		const struct scale_down_old_case *c = &scale_down_old_cases[i];
+		struct dep d = { .replicas = c->replicas, .max_unavailable = c->max_unavailable,
+		    .revision = "2" };
+		char *old_status = xasprintf("{\"availableReplicas\":%lld}", c->ready);
+		struct rset rs[] = {
+			{ .name = "foo-v2", .replicas = c->old_replicas, .old = 1,
+			  .revision = "1", .status = old_status },
+			{ .name = "foo-new", .replicas = 0, .at = 1, .revision = "2" },
+		};
+		struct world w;
+		struct sync_result r;
+		long long got;
+
+		world_init(&w, &d, rs, NELEM(rs));
+		world_sync(&w, NOW, &r);
+		assert_writes(c->name, &r, c->want);
+		got = scaled_down_by(&r, "within maxUnavailable");
+		if (got != c->want_scaled_down)
+			fail_msg("%s: %lld scaled down, want %lld", c->name, got,
+			    c->want_scaled_down);
+		sync_result_clear(&r);
+		world_free(&w);
+		free(old_status);
+	}
+}
+
+/* --- syncs: recreate (recreate_test.go) --------------------------------------------------- */
+
+/* kube's TestScaleDownOldReplicaSets: a Recreate Deployment of 3 scales its old ReplicaSets
+ * to 0 and, having scaled, does nothing more in this sync; sqlkcm's rows add an inactive old
+ * ReplicaSet (left alone) and a new one (not scaled up yet). */
+static const struct recreate_down_case {
+	const char *name;
+	struct rset rs[4];
+	int n;
+	const char *want;
+} recreate_down_cases[] = {
+	{ "TestScaleDownOldReplicaSets #0",
+	  { { .name = "foo-0", .replicas = 3, .old = 1, .revision = "1" } }, 1,
+	  "scale foo-0 0" },
+	{ "sqlkcm: every active old one, none other",
+	  { { .name = "foo-0", .replicas = 3, .old = 1, .revision = "1" },
+	    { .name = "foo-1", .replicas = 2, .old = 2, .at = 1, .revision = "2" },
+	    { .name = "foo-2", .replicas = 0, .old = 3, .at = 2, .revision = "3" },
+	    { .name = "foo-new", .replicas = 0, .at = 3, .revision = "4" } }, 4,
+	  "scale foo-0 0;scale foo-1 0" },
+};
+
+static void
+recreate_sync_scales_old_replicasets_down_first(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NELEM(recreate_down_cases); i++) {
+		const struct recreate_down_case *c = &recreate_down_cases[i];
+		struct dep d = { .replicas = 3, .recreate = 1 };
+		struct world w;
+		struct sync_result r;
+
+		world_init(&w, &d, c->rs, c->n);
+		world_sync(&w, NOW, &r);
+		assert_writes(c->name, &r, c->want);
+		sync_result_clear(&r);
+		world_free(&w);
+	}
+}
+
+/*
+ * kube's TestOldPodsRunning, through a Recreate sync with no new ReplicaSet and old ones of
+ * 0 replicas: old pods running, it waits (no writes); none, it creates the new ReplicaSet at
+ * full size. kube's podMap is keyed by ReplicaSet uid; a sync's holds the pods of the
+ * ReplicaSets it claimed, so each key is a ReplicaSet here (rs-1 for kube's uid-1, and so
+ * on), whose pods are the map's.
+ */
+struct pod_of {
+	const char *owner;
+	const char *phase;
+};
+
+static const struct old_pods_case {
+	const char *name;
+	struct rset rs[3];
+	int nrs;
+	struct pod_of pods[4];
+	int npods;
+	int running;
+} old_pods_cases[] = {
+	{ "no old RSs", { { NULL } }, 0, { { NULL } }, 0, 0 },
+	{ "old RSs with running pods",
+	  { { .name = "foo-some-uid", .old = 1 }, { .name = "foo-other-uid", .old = 2 } }, 2,
+	  { { "foo-some-uid", NULL }, { "foo-some-uid", NULL }, { "foo-other-uid", NULL },
+	    { "foo-other-uid", NULL } }, 4, 1 },
+	{ "old RSs without pods but with non-zero status replicas",
+	  { { .name = "rs-1", .old = 1, .status = "{\"replicas\":1}" } }, 1, { { NULL } }, 0,
+	  1 },
+	{ "old RSs without pods or non-zero status replicas",
+	  { { .name = "rs-1", .old = 1, .status = "{\"replicas\":0}" } }, 1, { { NULL } }, 0,
+	  0 },
+	{ "old RSs with zero status replicas but pods in terminal state are present",
+	  { { .name = "rs-1", .old = 1 } }, 1,
+	  { { "rs-1", "Failed" }, { "rs-1", "Succeeded" } }, 2, 0 },
+	{ "old RSs with zero status replicas but pod in unknown phase present",
+	  { { .name = "rs-1", .old = 1 } }, 1, { { "rs-1", "Unknown" } }, 1, 1 },
+	{ "old RSs with zero status replicas with pending pod present",
+	  { { .name = "rs-1", .old = 1 } }, 1, { { "rs-1", "Pending" } }, 1, 1 },
+	{ "old RSs with zero status replicas with running pod present",
+	  { { .name = "rs-1", .old = 1 } }, 1, { { "rs-1", "Running" } }, 1, 1 },
+	{ "old RSs with zero status replicas but pods in terminal state and pending are "
+	  "present",
+	  { { .name = "rs-1", .old = 1 }, { .name = "rs-2", .old = 2, .at = 1 },
+	    { .name = "rs-3", .old = 3, .at = 2 } }, 3,
+	  { { "rs-1", "Failed" }, { "rs-1", "Succeeded" }, { "rs-3", "Pending" } }, 3, 1 },
+	{ "sqlkcm: a pod of a ReplicaSet another Deployment controls does not count",
+	  { { .name = "rs-1", .old = 1 },
+	    { .name = "rs-other", .old = 2, .owner = "uid-bar" } }, 2,
+	  { { "rs-other", "Running" } }, 1, 0 },
+};
+
+static void
+recreate_sync_waits_for_old_pods_as_kube(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NELEM(old_pods_cases); i++) {
+		const struct old_pods_case *c = &old_pods_cases[i];
+		struct dep d = { .replicas = 1, .recreate = 1 };
+		struct world w;
+		struct sync_result r;
+
+		world_init(&w, &d, c->rs, c->nrs);
+		for (int j = 0; j < c->npods; j++) {
+			char *name = xasprintf("%s-pod-%d", c->pods[j].owner, j);
+			world_add_pod(&w, name, c->pods[j].owner, c->pods[j].phase);
+			free(name);
+		}
+		world_sync(&w, NOW, &r);
+		assert_writes(c->name, &r, c->running ? "" : "create 1");
+		sync_result_clear(&r);
+		world_free(&w);
+	}
+}
+
+/* oldPodsRunning skips the new ReplicaSet's pods: with them alone running, the new one is
+ * scaled up. */
+static void
+recreate_sync_does_not_wait_for_the_new_replicasets_pods(void **state)
+{
+	struct dep d = { .replicas = 2, .recreate = 1, .revision = "2" };
+	struct rset rs[] = {
+		{ .name = "foo-old", .old = 1, .revision = "1" },
+		{ .name = "foo-new", .replicas = 0, .at = 1, .revision = "2" },
+	};
+	struct world w;
+	struct sync_result r;
+
+	(void)state;
+	world_init(&w, &d, rs, NELEM(rs));
+	world_add_pod(&w, "foo-new-pod", "foo-new", "Running");
+	world_sync(&w, NOW, &r);
+	assert_writes("new pods", &r, "scale foo-new 2");
+	sync_result_clear(&r);
+	/* One of the old ReplicaSet's, pending: wait. */
+	world_add_pod(&w, "foo-old-pod", "foo-old", "Pending");
+	world_sync(&w, NOW, &r);
+	assert_writes("an old pod", &r, "");
+	assert_non_null(r.status);
+	sync_result_clear(&r);
+	world_free(&w);
+}
+
+/* --- syncs: scaling and the history (sync_test.go) ---------------------------------------- */
+
+/* One ReplicaSet of a TestScale row: its size, its age (larger is newer), the desired
+ * replicas its annotations record (0: the old Deployment's), and its size after. */
+struct scale_sync_rs {
+	const char *name;
+	long long replicas;
+	int at;
+	long long desired;
+	long long want;
+};
+
+/*
+ * kube's TestScale, every row through a sync: the ReplicaSets' annotations record the old
+ * Deployment's size (and maxSurge), so an active one whose desired-replicas differs from
+ * spec.replicas makes the sync a scaling event (dc.sync, then scale). The rows that are no
+ * scaling event ("0 -> 6", the saturated one) go through the rollout instead, which must
+ * give kube's sizes too; and every row is synced again paused, which always goes through
+ * scale, as kube's test calls it. kube's timestamps are new (2), old (1), older (0).
+ * rs[0] is the new ReplicaSet when has_new; the others have old templates.
+ */
+static const struct scale_sync_case {
+	const char *name;
+	long long replicas, old_replicas;
+	const char *max_surge, *old_max_surge, *max_unavailable;	/* numbers */
+	int has_new;
+	int another_label;		/* kube's updatedTemplate: no ReplicaSet is new */
+	struct scale_sync_rs rs[3];
+	int n;
+	int paused_only;		/* not a scaling event, and the rollout would differ */
+} scale_sync_cases[] = {
+	{ "normal scaling event: 10 -> 12", 12, 10, "0", "0", "0", 1, 0,
+	  { { "foo-v1", 10, 2, 0, 12 } }, 1, 0 },
+	{ "normal scaling event: 10 -> 5", 5, 10, "0", "0", "0", 1, 0,
+	  { { "foo-v1", 10, 2, 0, 5 } }, 1, 0 },
+	{ "proportional scaling: 5 -> 10", 10, 5, "0", "0", "0", 1, 0,
+	  { { "foo-v2", 2, 2, 0, 4 }, { "foo-v1", 3, 1, 0, 6 } }, 2, 0 },
+	{ "proportional scaling: 5 -> 3", 3, 5, "0", "0", "0", 1, 0,
+	  { { "foo-v2", 2, 2, 0, 1 }, { "foo-v1", 3, 1, 0, 2 } }, 2, 0 },
+	{ "proportional scaling: 9 -> 4", 4, 9, "0", "0", "0", 1, 0,
+	  { { "foo-v2", 8, 2, 0, 4 }, { "foo-v1", 1, 1, 0, 0 } }, 2, 0 },
+	{ "proportional scaling: 7 -> 10", 10, 7, "0", "0", "0", 1, 0,
+	  { { "foo-v3", 2, 2, 0, 3 }, { "foo-v2", 3, 1, 0, 4 }, { "foo-v1", 2, 0, 0, 3 } },
+	  3, 0 },
+	{ "proportional scaling: 13 -> 8", 8, 13, "0", "0", "0", 1, 0,
+	  { { "foo-v3", 2, 2, 0, 1 }, { "foo-v2", 8, 1, 0, 5 }, { "foo-v1", 3, 0, 0, 2 } },
+	  3, 0 },
+	{ "leftover distribution: 3 -> 4", 4, 3, "0", "0", "0", 1, 0,
+	  { { "foo-v3", 1, 2, 0, 2 }, { "foo-v2", 1, 1, 0, 1 }, { "foo-v1", 1, 0, 0, 1 } },
+	  3, 0 },
+	{ "leftover distribution: 3 -> 2", 2, 3, "0", "0", "0", 1, 0,
+	  { { "foo-v3", 1, 2, 0, 1 }, { "foo-v2", 1, 1, 0, 1 }, { "foo-v1", 1, 0, 0, 0 } },
+	  3, 0 },
+	{ "proportional scaling (no new rs): 4 -> 5", 5, 4, "0", "0", "0", 0, 0,
+	  { { "foo-v2", 2, 1, 0, 3 }, { "foo-v1", 2, 0, 0, 2 } }, 2, 0 },
+	{ "proportional scaling: 6 -> 0", 0, 6, "0", "0", "0", 1, 0,
+	  { { "foo-v3", 3, 2, 0, 0 }, { "foo-v2", 2, 1, 0, 0 }, { "foo-v1", 1, 0, 0, 0 } },
+	  3, 0 },
+	{ "proportional scaling: 0 -> 6", 6, 6, "0", "0", "0", 1, 0,
+	  { { "foo-v3", 0, 2, 0, 6 }, { "foo-v2", 0, 1, 0, 0 }, { "foo-v1", 0, 0, 0, 0 } },
+	  3, 0 },
+	{ "failed rs update", 5, 5, "0", "0", "0", 1, 0,
+	  { { "foo-v3", 2, 2, 0, 2 }, { "foo-v2", 1, 1, 3, 2 }, { "foo-v1", 1, 0, 0, 1 } },
+	  3, 0 },
+	{ "deployment with surge pods", 20, 10, "2", "2", "0", 1, 0,
+	  { { "foo-v2", 6, 2, 0, 11 }, { "foo-v1", 6, 1, 0, 11 } }, 2, 0 },
+	{ "change both surge and size", 50, 10, "6", "3", "0", 1, 0,
+	  { { "foo-v2", 5, 2, 0, 22 }, { "foo-v1", 8, 1, 0, 34 } }, 2, 0 },
+	{ "change both size and template", 14, 10, "0", "0", "0", 0, 1,
+	  { { "foo-v2", 7, 2, 0, 10 }, { "foo-v1", 3, 1, 0, 4 } }, 2, 0 },
+	{ "saturated but broken new replica set does not affect old pods", 2, 2, "1", "1", "1",
+	  1, 0, { { "foo-v2", 2, 2, 0, 2 }, { "foo-v1", 1, 1, 0, 1 } }, 2, 0 },
+	/* FindActiveOrLatest's last rule. */
+	{ "sqlkcm: none active and no new one: the newest old one takes the size", 3, 3, "0",
+	  "0", "0", 0, 0, { { "foo-v2", 0, 1, 0, 3 }, { "foo-v1", 0, 0, 0, 0 } }, 2, 1 },
+};
+
+static void
+sync_scales_as_kubes_scale_cases(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NELEM(scale_sync_cases); i++) {
+		const struct scale_sync_case *c = &scale_sync_cases[i];
+
+		for (int paused = c->paused_only; paused <= 1; paused++) {
+			struct dep d = { .replicas = c->replicas, .max_surge = c->max_surge,
+			    .max_unavailable = c->max_unavailable, .paused = paused,
+			    .labels = c->another_label ?
+			    "{\"foo\":\"bar\",\"another\":\"label\"}" : NULL };
+			long long old_surge = strtoll(c->old_max_surge, NULL, 10);
+			struct rset rs[3];
+			char desired[3][32], max[3][32], revision[3][16];
+			struct world w;
+			struct sync_result r;
+
+			for (int j = 0; j < c->n; j++) {
+				long long want = c->rs[j].desired != 0 ? c->rs[j].desired :
+				    c->old_replicas;
+
+				snprintf(desired[j], sizeof desired[j], "%lld", want);
+				snprintf(max[j], sizeof max[j], "%lld", want + old_surge);
+				snprintf(revision[j], sizeof revision[j], "%d", c->n - j);
+				rs[j] = (struct rset){ .name = c->rs[j].name,
+				    .replicas = c->rs[j].replicas, .at = c->rs[j].at,
+				    .old = c->has_new && j == 0 ? 0 : j + 1,
+				    .revision = revision[j], .desired = desired[j],
+				    .max = max[j] };
+			}
+			world_init(&w, &d, rs, c->n);
+			world_sync(&w, NOW, &r);
+			for (int j = 0; j < r.nwrites; j++)
+				if (strcmp(r.writes[j].verb, "scale") != 0)
+					fail_msg("%s%s: a %s write", c->name,
+					    paused ? " (paused)" : "", r.writes[j].verb);
+			for (int j = 0; j < c->n; j++) {
+				long long got = size_after(&r, c->rs[j].name,
+				    c->rs[j].replicas);
+
+				if (got != c->rs[j].want)
+					fail_msg("%s%s: %s has %lld, want %lld", c->name,
+					    paused ? " (paused)" : "", c->rs[j].name, got,
+					    c->rs[j].want);
+			}
+			sync_result_clear(&r);
+			world_free(&w);
+		}
+	}
+}
+
+/* The names of the ReplicaSets r deletes, in order, as "a,b". */
+static char *
+deleted_text(const struct sync_result *r)
+{
+	struct buf b;
+
+	buf_init(&b);
+	for (int i = 0; i < r->nwrites; i++)
+		if (strcmp(r->writes[i].verb, "delete") == 0)
+			buf_printf(&b, "%s%s", b.len > 0 ? "," : "", r->writes[i].name);
+	return buf_detach(&b);
+}
+
+/* An old ReplicaSet of a history row: its spec and status replicas, its revision (NULL:
+ * none), its age, and whether it is being deleted. */
+struct history_rs {
+	const char *name;
+	long long spec, status;
+	const char *revision;
+	int at;
+	int deleting;
+};
+
+/*
+ * kube's TestDeploymentController_cleanupDeployment (which counts the deletions) and
+ * TestDeploymentController_cleanupDeploymentOrder (which names them), through the sync of
+ * a paused Deployment of 1 (dc.sync cleans up a paused one's history): its ReplicaSets are
+ * all old, as kube's are (rs() gives them no template). Scaling writes the same sync makes
+ * (the paused Deployment's scale) are no deletions and are not counted, as kube's test
+ * counts only the delete verbs. kube's order rows are a minute apart; an hour here.
+ */
+static const struct history_case_sync {
+	const char *name;
+	const char *limit;
+	struct history_rs rs[4];
+	int n;
+	const char *want;
+} history_sync_cases[] = {
+	{ "cleanupDeployment #0", "1",
+	  { { "foo-1", 0, 0, NULL, 0, 0 }, { "foo-2", 0, 0, NULL, 0, 0 },
+	    { "foo-3", 0, 0, NULL, 0, 0 } }, 3, "foo-1,foo-2" },
+	{ "cleanupDeployment #1: only delete the replica set with Spec.Replicas = "
+	  "Status.Replicas = 0", "0",
+	  { { "foo-1", 0, 0, NULL, 0, 0 }, { "foo-2", 0, 1, NULL, 0, 0 },
+	    { "foo-3", 1, 0, NULL, 0, 0 }, { "foo-4", 1, 1, NULL, 0, 0 } }, 4, "foo-1" },
+	{ "cleanupDeployment #2", "0",
+	  { { "foo-1", 0, 0, NULL, 0, 0 }, { "foo-2", 0, 0, NULL, 0, 0 } }, 2, "foo-1,foo-2" },
+	{ "cleanupDeployment #3", "0",
+	  { { "foo-1", 1, 1, NULL, 0, 0 }, { "foo-2", 1, 1, NULL, 0, 0 } }, 2, "" },
+	{ "cleanupDeployment #4: already deleted", "0",
+	  { { "foo-1", 0, 0, NULL, 0, 1 } }, 1, "" },
+	{ "cleanupDeployment #5: with unlimited revisionHistoryLimit", "2147483647",
+	  { { "foo-1", 0, 0, NULL, 0, 0 }, { "foo-2", 0, 0, NULL, 0, 0 },
+	    { "foo-3", 0, 0, NULL, 0, 0 } }, 3, "" },
+	{ "cleanupDeploymentOrder #0: revision order: rs1 < rs2, delete rs1", "1",
+	  { { "foo-1", 0, 0, "1", 0, 0 }, { "foo-2", 0, 0, "2", 1, 0 } }, 2, "foo-1" },
+	{ "cleanupDeploymentOrder #1: revision order: rs2 < rs1, delete rs2", "1",
+	  { { "foo-1", 0, 0, "2", 0, 0 }, { "foo-2", 0, 0, "1", 1, 0 } }, 2, "foo-2" },
+	{ "cleanupDeploymentOrder #2: rs1 has revision but rs2 doesn't have revision, delete "
+	  "rs2", "1",
+	  { { "foo-1", 0, 0, "1", 0, 0 }, { "foo-2", 0, 0, NULL, 1, 0 } }, 2, "foo-2" },
+	{ "cleanupDeploymentOrder #3: rs1 doesn't have revision while rs2 has revision, "
+	  "delete rs1", "1",
+	  { { "foo-1", 0, 0, NULL, 0, 0 }, { "foo-2", 0, 0, "2", 1, 0 } }, 2, "foo-1" },
+	{ "cleanupDeploymentOrder #4: revision order: rs1 < rs2 < r3, but rs1 has replicas, "
+	  "delete rs2", "1",
+	  { { "foo-1", 1, 1, "1", 0, 0 }, { "foo-2", 0, 0, "2", 1, 0 },
+	    { "foo-3", 0, 0, "3", 2, 0 } }, 3, "foo-2" },
+	{ "cleanupDeploymentOrder #5: revision order: rs1 < rs2 < r3, both rs1 && rs2 have "
+	  "replicas, don't delete", "1",
+	  { { "foo-1", 1, 1, "1", 0, 0 }, { "foo-2", 1, 1, "2", 1, 0 },
+	    { "foo-3", 0, 0, "3", 2, 0 } }, 3, "" },
+	{ "cleanupDeploymentOrder #6: revision order: rs2 < rs4 < rs1 < rs3, delete rs2 && "
+	  "rs4", "2",
+	  { { "foo-1", 0, 0, "3", 0, 0 }, { "foo-2", 0, 0, "1", 1, 0 },
+	    { "foo-3", 0, 0, "4", 2, 0 }, { "foo-4", 0, 0, "2", 3, 0 } }, 4, "foo-2,foo-4" },
+	/* sqlkcm's: a ReplicaSet whose status has not caught up with its generation is
+	 * kept (cleanupDeployment's rs.Generation > rs.Status.ObservedGeneration). */
+	{ "sqlkcm: a generation not yet observed is kept", "0",
+	  { { "foo-1", 0, 0, "1", 0, 0 }, { "foo-2", 0, 0, "2", 1, 0 } }, 2, "foo-1" },
+};
+
+static void
+sync_cleans_up_the_history_as_kube(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NELEM(history_sync_cases); i++) {
+		const struct history_case_sync *c = &history_sync_cases[i];
+		int unobserved = strncmp(c->name, "sqlkcm: a generation", 20) == 0;
+		struct dep d = { .replicas = 1, .history = c->limit, .paused = 1 };
+		char status[4][64];
+		struct rset rs[4];
+		struct world w;
+		struct sync_result r;
+		char *got;
+
+		for (int j = 0; j < c->n; j++) {
+			snprintf(status[j], sizeof status[j], "{\"replicas\":%lld%s}",
+			    c->rs[j].status, unobserved && j == 1 ?
+			    ",\"observedGeneration\":1" : "");
+			rs[j] = (struct rset){ .name = c->rs[j].name, .replicas = c->rs[j].spec,
+			    .old = j + 1, .at = c->rs[j].at, .revision = c->rs[j].revision,
+			    .status = status[j],
+			    .deleting = c->rs[j].deleting ? NOW - HOUR : 0,
+			    .generation = unobserved && j == 1 ? 2 : 0 };
+		}
+		world_init(&w, &d, rs, c->n);
+		world_sync(&w, NOW, &r);
+		got = deleted_text(&r);
+		if (strcmp(got, c->want) != 0)
+			fail_msg("%s: deleted \"%s\", want \"%s\"", c->name, got, c->want);
+		free(got);
+		sync_result_clear(&r);
+		world_free(&w);
+	}
+}
+
+/* sqlkcm's, from rolloutRolling: a rolling Deployment cleans up its history only once its
+ * cached status is complete, and then with nothing else to do. */
+static void
+rolling_sync_cleans_up_the_history_when_complete(void **state)
+{
+	struct dep d = { .replicas = 2, .max_unavailable = "1", .history = "1",
+	    .revision = "3", .status = "{\"replicas\":2,\"updatedReplicas\":2,"
+	    "\"availableReplicas\":2}" };
+	struct rset rs[] = {
+		{ .name = "foo-1", .old = 1, .revision = "1", .status = "{}" },
+		{ .name = "foo-2", .old = 2, .at = 1, .revision = "2", .status = "{}" },
+		{ .name = "foo-3", .replicas = 2, .at = 2, .revision = "3",
+		  .status = "{\"replicas\":2,\"availableReplicas\":2}" },
+	};
+	struct world w;
+	struct sync_result r;
+
+	(void)state;
+	world_init(&w, &d, rs, NELEM(rs));
+	world_sync(&w, NOW, &r);
+	assert_writes("complete", &r, "delete foo-1");
+	sync_result_clear(&r);
+	world_free(&w);
+
+	/* Not complete: no cleanup. */
+	d.status = "{\"replicas\":2,\"updatedReplicas\":1,\"availableReplicas\":2}";
+	world_init(&w, &d, rs, NELEM(rs));
+	world_sync(&w, NOW, &r);
+	assert_writes("not complete", &r, "");
+	sync_result_clear(&r);
+	world_free(&w);
+}
+
+/* --- syncs: progress (progress_test.go) --------------------------------------------------- */
+
+#define COND_FAILED "{\"type\":\"Progressing\",\"status\":\"False\"," \
+	"\"reason\":\"ProgressDeadlineExceeded\"}"
+#define COND_STUCK "{\"type\":\"Progressing\",\"status\":\"True\"," \
+	"\"lastUpdateTime\":\"" TEST_TIME "\"}"
+#define COND_UPDATED "{\"type\":\"Progressing\",\"status\":\"True\"," \
+	"\"reason\":\"ReplicaSetUpdated\",\"lastUpdateTime\":\"" TEST_TIME "\"," \
+	"\"lastTransitionTime\":\"" TEST_TIME "\"}"
+#define COND_AVAILABLE "{\"type\":\"Progressing\",\"status\":\"True\"," \
+	"\"reason\":\"NewReplicaSetAvailable\",\"lastUpdateTime\":\"" TEST_TIME "\"," \
+	"\"lastTransitionTime\":\"" TEST_TIME "\"}"
+
+/*
+ * The status a Recreate Deployment of replicas has when its one ReplicaSet, of replicas,
+ * reports status_replicas and available ones: what calculateStatus makes of it (fields
+ * left out when 0, as Go's omitempty), with the Available condition and progressing (a
+ * condition, or NULL). Synced with no change, its status is left as it is.
+ */
+static char *
+steady_status(long long replicas, long long status_replicas, long long available,
+    const char *progressing)
+{
+	struct buf b;
+
+	buf_init(&b);
+	buf_printf(&b, "{\"terminatingReplicas\":0");
+	if (status_replicas != 0)
+		buf_printf(&b, ",\"replicas\":%lld,\"updatedReplicas\":%lld", status_replicas,
+		    status_replicas);
+	if (available != 0)
+		buf_printf(&b, ",\"availableReplicas\":%lld", available);
+	if (replicas - available > 0)
+		buf_printf(&b, ",\"unavailableReplicas\":%lld", replicas - available);
+	buf_printf(&b, ",\"conditions\":[{\"type\":\"Available\",\"status\":\"%s\","
+	    "\"reason\":\"%s\"}%s%s]}", available >= replicas ? "True" : "False",
+	    available >= replicas ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable",
+	    progressing != NULL ? "," : "", progressing != NULL ? progressing : "");
+	return buf_detach(&b);
+}
+
+/*
+ * kube's TestRequeueStuckDeployment, through the sync of kube's currentDeployment (a
+ * Recreate one) whose one ReplicaSet, the new one, reports the row's status: the sync finds
+ * nothing to change and requeues it (sync_result.requeue_after) as requeueStuckDeployment
+ * would. kube's durations are what it returns; the sync requeues after that and a second
+ * (enqueueAfter(after + 1s)), or at once (sqlkcm: 1 second) when less than a second is left
+ * (enqueueRateLimited, kube's 0); kube's -1, no requeue, is 0 here. kube calls the helper
+ * with statuses a sync would change first; through the sync those rows write the change
+ * instead, as syncRolloutStatus does (and is then synced again on the update):
+ * "no progressing condition found" gets FoundNewReplicaSet (getNewReplicaSet's), the
+ * complete one NewReplicaSetAvailable, and the two past the deadline
+ * ProgressDeadlineExceeded. "less than a second" is half a second here (1ns is below a
+ * double's resolution at these times).
+ */
+static const struct requeue_case {
+	const char *name;
+	const char *deadline;		/* JSON; NULL: nil */
+	long long replicas, status_replicas, available;
+	const char *progressing;	/* the cached Progressing condition; NULL: none */
+	const char *now;		/* NULL: NOW */
+	double plus;			/* added to now */
+	double want_requeue;
+	int want_status;		/* the status is written */
+	const char *want_progressing;
+} requeue_cases[] = {
+	{ "nil progressDeadlineSeconds specified", NULL, 4, 3, 2, NULL, NULL, 0, 0, 0,
+	  "none" },
+	{ "infinite progressDeadlineSeconds specified", "2147483647", 4, 3, 2, NULL, NULL, 0,
+	  0, 0, "none" },
+	{ "no progressing condition found", "60", 4, 3, 2, NULL, NULL, 0, 0, 1,
+	  "True/FoundNewReplicaSet" },
+	{ "complete deployment does not need to be requeued", "60", 3, 3, 3, NULL, NULL, 0,
+	  0, 1, "True/NewReplicaSetAvailable" },
+	{ "sqlkcm: complete deployment, already so reported", "60", 3, 3, 3, COND_AVAILABLE,
+	  NULL, 0, 0, 0, "True/NewReplicaSetAvailable" },
+	{ "already failed deployment does not need to be requeued", "60", 3, 3, 0,
+	  COND_FAILED, NULL, 0, 0, 0, "False/ProgressDeadlineExceeded" },
+	{ "stuck deployment - 30s", "60", 3, 3, 1, COND_STUCK, "2017-02-15T18:49:30Z", 0, 31,
+	  0, "True/" },
+	{ "stuck deployment - 1s", "60", 3, 3, 1, COND_STUCK, "2017-02-15T18:49:59Z", 0, 2, 0,
+	  "True/" },
+	{ "failed deployment - less than a second => now", "60", 3, 3, 1, COND_STUCK,
+	  "2017-02-15T18:49:59Z", 0.5, 1, 0, "True/" },
+	{ "failed deployment - now", "60", 3, 3, 1, COND_STUCK, "2017-02-15T18:50:00Z", 0, 1,
+	  0, "True/" },
+	{ "failed deployment - 1s after deadline", "60", 3, 3, 1, COND_STUCK,
+	  "2017-02-15T18:50:01Z", 0, 0, 1, "False/ProgressDeadlineExceeded" },
+	{ "failed deployment - 60s after deadline", "60", 3, 3, 1, COND_STUCK,
+	  "2017-02-15T18:51:00Z", 0, 0, 1, "False/ProgressDeadlineExceeded" },
+};
+
+static void
+sync_requeues_a_stuck_deployment_as_kube(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NELEM(requeue_cases); i++) {
+		const struct requeue_case *c = &requeue_cases[i];
+		char *status = steady_status(c->replicas, c->status_replicas, c->available,
+		    c->progressing);
+		char *rs_status = xasprintf("{\"replicas\":%lld,\"availableReplicas\":%lld}",
+		    c->status_replicas, c->available);
+		struct dep d = { .replicas = c->replicas, .recreate = 1, .revision = "1",
+		    .deadline = c->deadline, .status = status };
+		struct rset rs[] = { { .name = "foo-new", .replicas = c->replicas,
+		    .revision = "1", .status = rs_status } };
+		double now = (c->now != NULL ? parse_time(c->now) : NOW) + c->plus;
+		const cJSON *st;
+		struct world w;
+		struct sync_result r;
+
+		world_init(&w, &d, rs, NELEM(rs));
+		world_sync(&w, now, &r);
+		assert_writes(c->name, &r, "");
+		if ((r.status != NULL) != c->want_status)
+			fail_msg("%s: status %swritten", c->name,
+			    r.status != NULL ? "" : "not ");
+		if (r.requeue_after != c->want_requeue)
+			fail_msg("%s: requeue after %g, want %g", c->name, r.requeue_after,
+			    c->want_requeue);
+		st = r.status != NULL ? written_status(&r) : json_path(w.d, "status");
+		if (strcmp(condition_text(st, "Progressing"), c->want_progressing) != 0)
+			fail_msg("%s: Progressing %s, want %s", c->name,
+			    condition_text(st, "Progressing"), c->want_progressing);
+		sync_result_clear(&r);
+		world_free(&w);
+		free(status);
+		free(rs_status);
+	}
+}
+
+/*
+ * kube's TestSyncRolloutStatus, through the sync of kube's currentDeployment (Recreate)
+ * with the row's ReplicaSets: where an old one reports replicas, or has a pod running, the
+ * sync waits for it and goes to syncRolloutStatus with nothing to scale, as kube's case
+ * calls it. The Progressing condition of the status written (or of the cached one, when
+ * none is) is compared. kube's case means to check the condition's times but compares its
+ * own expectations with testTime; here the condition's times are checked: "test"
+ * (testTime), "now" (the sync's) or "none". "only one active ReplicaSet": bar has the
+ * Deployment's template (a sync would scale down an old active one first). "newRS=nil":
+ * foo is old, with a running pod, so that the sync has no new ReplicaSet when it gets there.
+ */
+static const struct rollout_status_case {
+	const char *name;
+	const char *deadline;
+	long long replicas, status_replicas, updated, available;
+	const char *progressing;	/* the cached Progressing condition; NULL: none */
+	struct rset rs[2];
+	int n;
+	int running_pod;		/* rs[0] has a running pod */
+	const char *want;
+	const char *last_update, *last_transition;
+	const char *message;		/* NULL: not checked */
+} rollout_status_cases[] = {
+	{ "General: remove Progressing condition and do not estimate progress if deployment "
+	  "has no Progress Deadline", NULL, 3, 2, 2, 2, COND_UPDATED,
+	  { { .name = "bar", .old = 1, .revision = "1",
+	      .status = "{\"replicas\":1,\"availableReplicas\":1}" },
+	    { .name = "foo", .replicas = 3, .at = 1, .revision = "2",
+	      .status = "{\"replicas\":2,\"availableReplicas\":2}" } }, 2, 0,
+	  "none", NULL, NULL, NULL },
+	{ "General: do not estimate progress of deployment with only one active ReplicaSet",
+	  "60", 3, 3, 3, 3, COND_AVAILABLE,
+	  { { .name = "bar", .replicas = 3, .revision = "1",
+	      .status = "{\"replicas\":3,\"availableReplicas\":3}" } }, 1, 0,
+	  "True/NewReplicaSetAvailable", "test", "test", NULL },
+	{ "DeploymentProgressing: dont update lastTransitionTime if deployment already has "
+	  "Progressing=True", "60", 3, 2, 2, 2, COND_UPDATED,
+	  { { .name = "bar", .old = 1, .revision = "1",
+	      .status = "{\"replicas\":1,\"availableReplicas\":1}" },
+	    { .name = "foo", .replicas = 3, .at = 1, .revision = "2",
+	      .status = "{\"replicas\":2,\"availableReplicas\":2}" } }, 2, 0,
+	  "True/ReplicaSetUpdated", "now", "test", "ReplicaSet \"foo\" is progressing." },
+	{ "DeploymentProgressing: update everything if deployment has Progressing=False",
+	  "60", 3, 2, 2, 2, COND_FAILED,
+	  { { .name = "bar", .old = 1, .revision = "1",
+	      .status = "{\"replicas\":1,\"availableReplicas\":1}" },
+	    { .name = "foo", .replicas = 3, .at = 1, .revision = "2",
+	      .status = "{\"replicas\":2,\"availableReplicas\":2}" } }, 2, 0,
+	  "True/ReplicaSetUpdated", "now", "now", NULL },
+	{ "DeploymentProgressing: create Progressing condition if it does not exist",
+	  "60", 3, 2, 2, 2, NULL,
+	  { { .name = "bar", .old = 1, .revision = "1",
+	      .status = "{\"replicas\":1,\"availableReplicas\":1}" },
+	    { .name = "foo", .replicas = 3, .at = 1, .revision = "2",
+	      .status = "{\"replicas\":2,\"availableReplicas\":2}" } }, 2, 0,
+	  "True/ReplicaSetUpdated", "now", "now", NULL },
+	{ "DeploymentComplete: dont update lastTransitionTime if deployment already has "
+	  "Progressing=True", "60", 3, 3, 3, 3, COND_UPDATED,
+	  { { .name = "foo", .replicas = 3, .revision = "1",
+	      .status = "{\"replicas\":3,\"availableReplicas\":3}" } }, 1, 0,
+	  "True/NewReplicaSetAvailable", "now", "test",
+	  "ReplicaSet \"foo\" has successfully progressed." },
+	{ "DeploymentComplete: update everything if deployment has Progressing=False",
+	  "60", 3, 3, 3, 3, COND_FAILED,
+	  { { .name = "foo", .replicas = 3, .revision = "1",
+	      .status = "{\"replicas\":3,\"availableReplicas\":3}" } }, 1, 0,
+	  "True/NewReplicaSetAvailable", "now", "now", NULL },
+	{ "DeploymentComplete: create Progressing condition if it does not exist",
+	  "60", 3, 3, 3, 3, NULL,
+	  { { .name = "foo", .replicas = 3, .revision = "1",
+	      .status = "{\"replicas\":3,\"availableReplicas\":3}" } }, 1, 0,
+	  "True/NewReplicaSetAvailable", "now", "now", NULL },
+	{ "DeploymentComplete: defend against NPE when newRS=nil", "60", 0, 3, 3, 3,
+	  COND_UPDATED,
+	  { { .name = "foo", .old = 1, .revision = "1", .status = "{}" } }, 1, 1,
+	  "True/NewReplicaSetAvailable", "now", "test",
+	  "Deployment \"foo\" has successfully progressed." },
+	{ "DeploymentTimedOut: update status if rollout exceeds Progress Deadline",
+	  "60", 3, 2, 2, 2, COND_UPDATED,
+	  { { .name = "foo", .replicas = 3, .revision = "1",
+	      .status = "{\"replicas\":2,\"availableReplicas\":2}" } }, 1, 0,
+	  "False/ProgressDeadlineExceeded", "now", "now",
+	  "ReplicaSet \"foo\" has timed out progressing." },
+	{ "DeploymentTimedOut: do not update status if deployment has existing timedOut "
+	  "condition", "60", 3, 2, 2, 2, COND_FAILED,
+	  { { .name = "foo", .replicas = 3, .revision = "1",
+	      .status = "{\"replicas\":2,\"availableReplicas\":2}" } }, 1, 0,
+	  "False/ProgressDeadlineExceeded", "none", "none", NULL },
+};
+
+static void
+sync_rollout_status_follows_kubes_cases(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NELEM(rollout_status_cases); i++) {
+		const struct rollout_status_case *c = &rollout_status_cases[i];
+		char *status = xasprintf("{\"replicas\":%lld,\"updatedReplicas\":%lld,"
+		    "\"availableReplicas\":%lld,\"conditions\":[%s]}", c->status_replicas,
+		    c->updated, c->available, c->progressing != NULL ? c->progressing : "");
+		struct dep d = { .replicas = c->replicas, .recreate = 1,
+		    .deadline = c->deadline, .status = status,
+		    .revision = c->n == 2 ? "2" : "1" };
+		const cJSON *st, *cond;
+		struct world w;
+		struct sync_result r;
+
+		world_init(&w, &d, c->rs, c->n);
+		if (c->running_pod)
+			world_add_pod(&w, "foo-pod", c->rs[0].name, "Running");
+		world_sync(&w, NOW, &r);
+		assert_writes(c->name, &r, "");
+		st = r.status != NULL ? written_status(&r) : json_path(w.d, "status");
+		if (strcmp(condition_text(st, "Progressing"), c->want) != 0)
+			fail_msg("%s: Progressing %s, want %s", c->name,
+			    condition_text(st, "Progressing"), c->want);
+		cond = deployment_condition_get(st, "Progressing");
+		assert_condition_time(c->name, cond, "lastUpdateTime", c->last_update);
+		assert_condition_time(c->name, cond, "lastTransitionTime", c->last_transition);
+		if (c->message != NULL && strcmp(json_string(cond, "message"), c->message) != 0)
+			fail_msg("%s: message \"%s\", want \"%s\"", c->name,
+			    json_string(cond, "message"), c->message);
+		sync_result_clear(&r);
+		world_free(&w);
+		free(status);
+	}
+}
+
+/* --- syncs: the controller (deployment_controller_test.go) ------------------------------- */
+
+/* The value at path of o, printed (malloc'd); "(none)" when absent. */
+static char *
+printed(const cJSON *o, const char *path)
+{
+	const cJSON *v = json_path(o, path);
+
+	if (v == NULL)
+		return xstrdup("(none)");
+	return print(v);
+}
+
+/* r's claims as "adopt a,release b". */
+static char *
+claims_text(const struct sync_result *r)
+{
+	struct buf b;
+
+	buf_init(&b);
+	for (int i = 0; i < r->nclaims; i++) {
+		assert_int_equal(r->claims[i].type, ACTION_PATCH);
+		assert_ptr_equal(r->claims[i].resource, resource_find("replicasets"));
+		buf_printf(&b, "%s%s %s", i > 0 ? "," : "", r->claims[i].verb,
+		    r->claims[i].name);
+	}
+	return buf_detach(&b);
+}
+
+/* kube's TestSyncDeploymentCreatesReplicaSet: a new Deployment gets its ReplicaSet
+ * (newReplicaSet's labels, selector and template, each with the hash; the revision and
+ * replicas annotations; the Deployment as controller; its size, maxSurge 0 allowing all of
+ * it), then its status (kube's two status updates are one here). */
+static void
+sync_creates_the_new_replicaset_as_kube(void **state)
+{
+	struct dep d = { .replicas = 1 };
+	struct world w;
+	struct sync_result r;
+	const struct action *a;
+	char *hash, *name, *text, *want;
+	const cJSON *refs, *st;
+
+	(void)state;
+	world_init(&w, &d, NULL, 0);
+	hash = deployment_template_hash(json_path(w.d, "spec.template"), 0);
+	name = deployment_rs_name("foo", hash);
+	world_sync(&w, NOW, &r);
+	assert_writes("creates", &r, "create 1");
+	assert_int_equal(r.nclaims, 0);
+	assert_int_equal(r.nevents, 0);
+	a = &r.writes[0];
+	assert_ptr_equal(a->resource, resource_find("replicasets"));
+	assert_string_equal(a->namespace, "default");
+	assert_string_equal(a->name, name);
+	assert_string_equal(json_string(a->body, "metadata.name"), name);
+	want = xasprintf("{\"foo\":\"bar\",\"" DEPLOYMENT_HASH_LABEL "\":\"%s\"}", hash);
+	text = printed(a->body, "metadata.labels");
+	assert_string_equal(text, want);
+	free(text);
+	text = printed(a->body, "spec.selector.matchLabels");
+	assert_string_equal(text, want);
+	free(text);
+	text = printed(a->body, "spec.template.metadata.labels");
+	assert_string_equal(text, want);
+	free(text);
+	free(want);
+	assert_true(cJSON_Compare(json_path(a->body, "spec.template.spec"),
+	    json_path(w.d, "spec.template.spec"), 1));
+	assert_int_equal(json_int(a->body, "spec.replicas", -1), 1);
+	assert_string_equal(body_annotation(a, DEPLOYMENT_REVISION_ANNOTATION), "1");
+	assert_string_equal(body_annotation(a, DEPLOYMENT_DESIRED_REPLICAS_ANNOTATION), "1");
+	assert_string_equal(body_annotation(a, DEPLOYMENT_MAX_REPLICAS_ANNOTATION), "1");
+	refs = json_path(a->body, "metadata.ownerReferences");
+	assert_int_equal(cJSON_GetArraySize(refs), 1);
+	refs = cJSON_GetArrayItem(refs, 0);
+	assert_string_equal(json_string(refs, "kind"), "Deployment");
+	assert_string_equal(json_string(refs, "apiVersion"), "apps/v1");
+	assert_string_equal(json_string(refs, "name"), "foo");
+	assert_string_equal(json_string(refs, "uid"), "uid-foo");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(refs, "controller")));
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(refs, "blockOwnerDeletion")));
+	/* Its event, as scaleReplicaSetAndRecordEvent words it for a creation. */
+	assert_string_equal(a->done_reason, "ScalingReplicaSet");
+	text = xasprintf("Scaled up replica set %s from 0 to 1", name);
+	assert_string_equal(a->done_message, text);
+	free(text);
+	/* The status: the Deployment takes the revision. */
+	assert_non_null(r.status);
+	assert_int_equal(r.status->type, ACTION_UPDATE_STATUS);
+	assert_string_equal(annotation(r.status->body, DEPLOYMENT_REVISION_ANNOTATION), "1");
+	st = written_status(&r);
+	assert_string_equal(condition_text(st, "Available"), "True/MinimumReplicasAvailable");
+	assert_string_equal(condition_text(st, "Progressing"), "none");
+	assert_true(r.requeue_after == 0);
+	sync_result_clear(&r);
+	free(hash);
+	free(name);
+	world_free(&w);
+}
+
+/* sqlkcm's, from getNewReplicaSet: with a progress deadline, the creation also sets
+ * Progressing True NewReplicaSetCreated; a maxSurge of 25% of 3 (rounded up to 1) gives
+ * the new ReplicaSet 1 replica while the old one still has 3. */
+static void
+sync_creates_within_max_surge_and_reports_the_creation(void **state)
+{
+	struct dep d = { .replicas = 3, .max_surge = "\"25%\"", .max_unavailable = "\"25%\"",
+	    .deadline = "600", .revision = "1",
+	    .status = "{\"replicas\":3,\"availableReplicas\":3}" };
+	struct rset rs[] = { { .name = "foo-old", .replicas = 3, .old = 1, .revision = "1",
+	    .status = "{\"replicas\":3,\"availableReplicas\":3}" } };
+	struct world w;
+	struct sync_result r;
+	const cJSON *st;
+
+	(void)state;
+	world_init(&w, &d, rs, NELEM(rs));
+	world_sync(&w, NOW, &r);
+	assert_writes("surge", &r, "create 1");
+	assert_string_equal(body_annotation(&r.writes[0], DEPLOYMENT_REVISION_ANNOTATION),
+	    "2");
+	assert_string_equal(body_annotation(&r.writes[0],
+	    DEPLOYMENT_DESIRED_REPLICAS_ANNOTATION), "3");
+	assert_string_equal(body_annotation(&r.writes[0], DEPLOYMENT_MAX_REPLICAS_ANNOTATION),
+	    "4");
+	st = written_status(&r);
+	assert_non_null(st);
+	assert_string_equal(annotation(r.status->body, DEPLOYMENT_REVISION_ANNOTATION), "2");
+	assert_string_equal(condition_text(st, "Progressing"), "True/NewReplicaSetCreated");
+	/* The creation's failure goes into the status instead. */
+	assert_non_null(r.status->body_on_failure);
+	sync_result_clear(&r);
+	world_free(&w);
+}
+
+/*
+ * kube's getNewReplicaSet when the name <deployment>-<hash> is taken (its AlreadyExists
+ * branch; sqlkcm sees the name taken in the cache before creating): a ReplicaSet the
+ * Deployment controls with its template is the new one; any other is a hash collision,
+ * collisionCount goes up in the status, and nothing is written to that ReplicaSet.
+ */
+static void
+sync_of_a_taken_name_is_a_collision_unless_the_replicaset_is_its_own(void **state)
+{
+	static const struct taken_case {
+		const char *name;
+		const char *owner;	/* its controller's uid: NULL the Deployment's */
+		int old;		/* its template: 0 the Deployment's */
+		int collision;
+	} cases[] = {
+		{ "another template", NULL, 1, 1 },
+		{ "another Deployment's, the same template", "uid-bar", 0, 1 },
+		{ "an orphan the selector does not match, the same template", "", 0, 1 },
+		{ "its own, the same template, released as its labels no longer match",
+		  NULL, 0, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		const struct taken_case *c = &cases[i];
+		struct dep d = { .replicas = 2 };
+		struct world w;
+		struct sync_result r;
+		char *hash, *name;
+		struct rset taken;
+
+		world_init(&w, &d, NULL, 0);
+		hash = deployment_template_hash(json_path(w.d, "spec.template"), 0);
+		name = deployment_rs_name("foo", hash);
+		taken = (struct rset){ .name = name, .replicas = 0, .old = c->old,
+		    .owner = c->owner, .labels = (c->owner != NULL && c->owner[0] == '\0') ||
+		    !c->collision ? "{\"foo\":\"other\"}" : NULL };
+		world_add_rs(&w, &d, &taken);
+		world_sync(&w, NOW, &r);
+		if (c->collision) {
+			assert_int_equal(r.nclaims, 0);
+			assert_writes(c->name, &r, "");
+			if (r.status == NULL ||
+			    json_int(written_status(&r), "collisionCount", 0) != 1)
+				fail_msg("%s: no collision in the status", c->name);
+		} else {
+			char *want = xasprintf("scale %s 2", name), *claims = claims_text(&r);
+			char *release = xasprintf("release %s", name);
+
+			assert_string_equal(claims, release);
+			assert_writes(c->name, &r, want);
+			assert_int_equal(json_int(written_status(&r), "collisionCount", 0), 0);
+			free(want);
+			free(claims);
+			free(release);
+		}
+		sync_result_clear(&r);
+		world_free(&w);
+		free(hash);
+		free(name);
+	}
+}
+
+/* kube's TestSyncDeploymentDontDoAnythingDuringDeletion: a Deployment being deleted gets
+ * its status and nothing else; sqlkcm's: with ReplicaSets, none is scaled, adopted,
+ * released or created. */
+static void
+sync_of_a_deployment_being_deleted_writes_only_its_status(void **state)
+{
+	struct dep d = { .replicas = 1, .deleting = NOW - HOUR };
+	struct rset rs[] = {
+		{ .name = "foo-old", .replicas = 3, .old = 1, .revision = "1" },
+		{ .name = "orphan", .replicas = 1, .old = 2, .owner = "" },
+		{ .name = "mismatched", .replicas = 1, .old = 3,
+		  .labels = "{\"foo\":\"baz\"}" },
+	};
+	struct world w;
+	struct sync_result r;
+
+	(void)state;
+	world_init(&w, &d, NULL, 0);
+	world_sync(&w, NOW, &r);
+	assert_writes("no replica sets", &r, "");
+	assert_int_equal(r.nclaims, 0);
+	assert_non_null(r.status);
+	assert_int_equal(r.status->type, ACTION_UPDATE_STATUS);
+	sync_result_clear(&r);
+	world_free(&w);
+
+	world_init(&w, &d, rs, NELEM(rs));
+	world_sync(&w, NOW, &r);
+	assert_writes("replica sets", &r, "");
+	assert_int_equal(r.nclaims, 0);
+	assert_false(r.recheck_owner);
+	/* The status counts the one it controls and matches. */
+	assert_non_null(r.status);
+	assert_int_equal(json_int(written_status(&r), "unavailableReplicas", 0), 3);
+	sync_result_clear(&r);
+	world_free(&w);
+}
+
+/* kube's TestSyncDeploymentDeletionRace: an orphan the selector matches is adopted, after
+ * a live recheck that the Deployment is not being deleted (kube's GET; here
+ * recheck_owner, which the executor carries out before the adoption). */
+static void
+sync_adopts_after_rechecking_the_deployment(void **state)
+{
+	struct dep d = { .replicas = 1 };
+	struct rset rs[] = { { .name = "rs1", .replicas = 1, .owner = "" } };
+	struct world w;
+	struct sync_result r;
+	const cJSON *ref;
+	char *text;
+
+	(void)state;
+	world_init(&w, &d, rs, NELEM(rs));
+	world_sync(&w, NOW, &r);
+	text = claims_text(&r);
+	assert_string_equal(text, "adopt rs1");
+	free(text);
+	assert_true(r.recheck_owner);
+	assert_string_equal(r.claims[0].uid, "uid-rs1");
+	assert_string_equal(json_string(r.claims[0].body, "metadata.uid"), "uid-rs1");
+	ref = cJSON_GetArrayItem(json_path(r.claims[0].body, "metadata.ownerReferences"), 0);
+	assert_string_equal(json_string(ref, "kind"), "Deployment");
+	assert_string_equal(json_string(ref, "name"), "foo");
+	assert_string_equal(json_string(ref, "uid"), "uid-foo");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(ref, "controller")));
+	/* Adopted, it is the new ReplicaSet: nothing to create. */
+	assert_writes("adopted", &r, "annotate rs1");
+	sync_result_clear(&r);
+	world_free(&w);
+}
+
+/* kube's TestDontSyncDeploymentsWithEmptyPodSelector: an empty selector gets the
+ * SelectingAll warning and nothing else (no status: the fake has no generation); with a
+ * generation not yet observed, the status records it, and only that. */
+static void
+sync_of_an_empty_selector_warns_and_stops(void **state)
+{
+	struct dep d = { .replicas = 1, .empty_selector = 1 };
+	struct rset rs[] = { { .name = "orphan", .replicas = 1, .owner = "" } };
+	struct world w;
+	struct sync_result r;
+	char *text;
+
+	(void)state;
+	world_init(&w, &d, rs, NELEM(rs));
+	world_sync(&w, NOW, &r);
+	assert_int_equal(r.nevents, 1);
+	assert_string_equal(r.events[0].type, "Warning");
+	assert_string_equal(r.events[0].reason, "SelectingAll");
+	assert_string_equal(r.events[0].message,
+	    "This deployment is selecting all pods. A non-empty selector is required.");
+	assert_writes("empty selector", &r, "");
+	assert_int_equal(r.nclaims, 0);
+	assert_null(r.status);
+	sync_result_clear(&r);
+	world_free(&w);
+
+	d.generation = 3;
+	d.status = "{\"observedGeneration\":2}";
+	world_init(&w, &d, rs, NELEM(rs));
+	world_sync(&w, NOW, &r);
+	assert_int_equal(r.nevents, 1);
+	assert_non_null(r.status);
+	text = print(written_status(&r));
+	assert_string_equal(text, "{\"observedGeneration\":3}");
+	free(text);
+	sync_result_clear(&r);
+	world_free(&w);
+}
+
+/* kube's TestGetReplicaSetsForDeployment: two Deployments with the same selector each
+ * claim only the ReplicaSet they control, and count only its replicas. */
+static void
+sync_claims_only_the_deployments_own_replicasets(void **state)
+{
+	struct dep d1 = { .name = "foo", .replicas = 1, .revision = "1" };
+	struct dep d2 = { .name = "bar", .replicas = 1, .revision = "1" };
+	struct rset rs1 = { .name = "rs1", .replicas = 1, .revision = "1",
+	    .status = "{\"replicas\":1,\"availableReplicas\":1}" };
+	struct rset rs2 = { .name = "rs2", .replicas = 1, .revision = "1",
+	    .status = "{\"replicas\":1,\"availableReplicas\":1}" };
+	struct world w;
+	struct sync_result r;
+
+	(void)state;
+	world_init(&w, &d1, &rs1, 1);
+	world_add_deployment(&w, &d2);
+	world_add_rs(&w, &d2, &rs2);
+	world_sync(&w, NOW, &r);
+	assert_int_equal(r.nclaims, 0);
+	assert_writes("foo", &r, "");
+	assert_int_equal(json_int(written_status(&r), "replicas", -1), 1);
+	assert_int_equal(json_int(written_status(&r), "updatedReplicas", -1), 1);
+	sync_result_clear(&r);
+	/* And bar's sync, rs2 only. */
+	free(w.key);
+	w.key = xstrdup("default/bar");
+	world_sync(&w, NOW, &r);
+	assert_int_equal(r.nclaims, 0);
+	assert_writes("bar", &r, "");
+	assert_int_equal(json_int(written_status(&r), "replicas", -1), 1);
+	assert_string_equal(r.status->name, "bar");
+	sync_result_clear(&r);
+	world_free(&w);
+}
+
+/* kube's TestGetReplicaSetsForDeploymentAdoptRelease: the matching orphan is adopted and
+ * counted; its own ReplicaSet whose labels no longer match is released and not. */
+static void
+sync_adopts_and_releases_as_kube(void **state)
+{
+	struct dep d = { .replicas = 1, .revision = "1" };
+	struct rset rs[] = {
+		{ .name = "rsAdopt", .replicas = 1, .owner = "", .revision = "1",
+		  .status = "{\"replicas\":1,\"availableReplicas\":1}" },
+		{ .name = "rsRelease", .replicas = 1, .labels = "{\"foo\":\"notbar\"}", .at = 1,
+		  .old = 1, .status = "{\"replicas\":1,\"availableReplicas\":1}" },
+	};
+	struct world w;
+	struct sync_result r;
+	char *text;
+
+	(void)state;
+	world_init(&w, &d, rs, NELEM(rs));
+	world_sync(&w, NOW, &r);
+	text = claims_text(&r);
+	assert_string_equal(text, "adopt rsAdopt,release rsRelease");
+	free(text);
+	assert_true(r.recheck_owner);
+	text = print(r.claims[1].body);
+	assert_string_equal(text, "{\"metadata\":{\"uid\":\"uid-rsRelease\","
+	    "\"ownerReferences\":[{\"$patch\":\"delete\",\"uid\":\"uid-foo\"}]}}");
+	free(text);
+	/* rsList is rsAdopt alone: it is the new ReplicaSet, at full size. */
+	assert_writes("adopt and release", &r, "");
+	assert_int_equal(json_int(written_status(&r), "replicas", -1), 1);
+	sync_result_clear(&r);
+	world_free(&w);
+}
+
+/* sqlkcm's, after kube's selector-update e2e (TestSelectorUpdate): a Deployment whose
+ * selector changed releases its ReplicaSets of the old labels, adopts orphans of the new
+ * ones, and leaves alone those another controller controls and orphans being deleted. */
+static void
+sync_after_a_selector_change_adopts_and_releases(void **state)
+{
+	struct dep d = { .replicas = 2, .selector = "{\"app\":\"new\"}", .revision = "2" };
+	struct rset rs[] = {
+		{ .name = "old-labels", .replicas = 2, .old = 1, .revision = "1",
+		  .labels = "{\"app\":\"old\"}" },
+		{ .name = "orphan", .replicas = 0, .old = 2, .at = 1, .owner = "" },
+		{ .name = "others", .replicas = 1, .old = 3, .at = 2, .owner = "uid-bar" },
+		{ .name = "orphan-deleting", .replicas = 0, .old = 4, .at = 3, .owner = "",
+		  .deleting = NOW - HOUR },
+		{ .name = "new", .replicas = 2, .at = 4, .revision = "2",
+		  .status = "{\"replicas\":2,\"availableReplicas\":2}" },
+	};
+	struct world w;
+	struct sync_result r;
+	char *text;
+
+	(void)state;
+	world_init(&w, &d, rs, NELEM(rs));
+	world_sync(&w, NOW, &r);
+	text = claims_text(&r);
+	assert_string_equal(text, "release old-labels,adopt orphan");
+	free(text);
+	assert_true(r.recheck_owner);
+	/* old-labels is no longer counted: 2 replicas, all of the new one. */
+	assert_writes("selector change", &r, "");
+	assert_int_equal(json_int(written_status(&r), "replicas", -1), 2);
+	assert_int_equal(json_int(written_status(&r), "updatedReplicas", -1), 2);
+	sync_result_clear(&r);
+	world_free(&w);
+}
+
+/* kube's TestReentrantRollback: rollback-to 0 with revisions 1 and 2 rolls the template
+ * back to revision 1's, and only the Deployment is updated (the annotation cleared), no
+ * ReplicaSet. */
+static void
+sync_rolls_back_without_touching_replicasets(void **state)
+{
+	struct dep d = { .replicas = 1, .revision = "2", .rollback_to = "0" };
+	struct rset rs[] = {
+		{ .name = "deploymentrs-old", .replicas = 0, .old = 1, .revision = "1" },
+		{ .name = "deploymentrs-new", .replicas = 1, .at = 1, .revision = "2" },
+	};
+	struct world w;
+	struct sync_result r;
+	const struct action *a;
+
+	(void)state;
+	world_init(&w, &d, rs, NELEM(rs));
+	world_sync(&w, NOW, &r);
+	assert_writes("rollback", &r, "rollback foo");
+	a = &r.writes[0];
+	assert_int_equal(a->type, ACTION_UPDATE);
+	assert_ptr_equal(a->resource, resource_find("deployments"));
+	assert_null(annotation(a->body, DEPLOYMENT_ROLLBACK_TO_ANNOTATION));
+	assert_string_equal(json_string(cJSON_GetArrayItem(json_path(a->body,
+	    "spec.template.spec.containers"), 0), "image"), "foo/bar:old-1");
+	assert_null(cJSON_GetObjectItem(json_path(a->body, "spec.template.metadata.labels"),
+	    DEPLOYMENT_HASH_LABEL));
+	assert_string_equal(a->done_reason, "DeploymentRollback");
+	assert_string_equal(a->done_message, "Rolled back deployment \"foo\" to revision 1");
+	assert_null(r.status);
+	sync_result_clear(&r);
+	world_free(&w);
+}
+
+/*
+ * kube's getRollbackTo: the deprecated rollback-to annotation is a revision as
+ * strconv.ParseInt reads it (an optional sign, decimal digits, within int64); an empty or
+ * invalid one is ignored (the sync goes on as if it were absent, a paused Deployment's
+ * history is cleaned up), and any valid one is a rollback, a negative revision one that
+ * is not found (a warning, the annotation cleared). Revisions 1 and 2, the new ReplicaSet
+ * at full size; the history limit 0 leaves foo-old to be cleaned up when paused.
+ */
+static const struct rollback_to_case {
+	const char *name;
+	const char *value;
+	int paused;
+	const char *want;
+	const char *event;		/* the warning's message; NULL: none */
+} rollback_to_cases[] = {
+	{ "sqlkcm: revision 1", "1", 0, "rollback foo", NULL },
+	{ "sqlkcm: +1 is 1", "+1", 0, "rollback foo", NULL },
+	{ "sqlkcm: a negative revision is not found", "-1", 0, "rollback foo",
+	  "Unable to find the revision to rollback to." },
+	{ "sqlkcm: revision 5 is not found", "5", 0, "rollback foo",
+	  "Unable to find the revision to rollback to." },
+	{ "sqlkcm: empty is ignored", "", 0, "", NULL },
+	{ "sqlkcm: a blank before the digits is invalid", " 1", 0, "", NULL },
+	{ "sqlkcm: trailing garbage is invalid", "1x", 0, "", NULL },
+	{ "sqlkcm: beyond int64 is invalid", "9223372036854775808", 0, "", NULL },
+	{ "sqlkcm: a sign alone is invalid", "-", 0, "", NULL },
+	{ "sqlkcm: paused, a valid one holds the cleanup back", "1", 1, "", NULL },
+	{ "sqlkcm: paused, an invalid one does not", "x", 1, "delete foo-old", NULL },
+};
+
+static void
+sync_reads_the_rollback_annotation_as_kube(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NELEM(rollback_to_cases); i++) {
+		const struct rollback_to_case *c = &rollback_to_cases[i];
+		struct dep d = { .replicas = 1, .revision = "2", .rollback_to = c->value,
+		    .paused = c->paused, .history = "0" };
+		struct rset rs[] = {
+			{ .name = "foo-old", .replicas = 0, .old = 1, .revision = "1",
+			  .status = "{}" },
+			{ .name = "foo-new", .replicas = 1, .at = 1, .revision = "2",
+			  .status = "{\"replicas\":1,\"availableReplicas\":1}" },
+		};
+		struct world w;
+		struct sync_result r;
+
+		world_init(&w, &d, rs, NELEM(rs));
+		world_sync(&w, NOW, &r);
+		assert_writes(c->name, &r, c->want);
+		if (strcmp(c->want, "rollback foo") == 0)
+			assert_null(annotation(r.writes[0].body,
+			    DEPLOYMENT_ROLLBACK_TO_ANNOTATION));
+		if (c->event == NULL ? r.nevents != 0 : r.nevents != 1 ||
+		    strcmp(r.events[0].reason, "DeploymentRollbackRevisionNotFound") != 0 ||
+		    strcmp(r.events[0].message, c->event) != 0)
+			fail_msg("%s: %d events, want %s", c->name, r.nevents,
+			    c->event != NULL ? c->event : "none");
+		sync_result_clear(&r);
+		world_free(&w);
+	}
+}
+
+/* sqlkcm's: the cache lagging the controller's own last write holds the sync back; a
+ * Deployment gone from the cache is forgotten. */
+static void
+sync_waits_for_its_writes_and_forgets_a_gone_deployment(void **state)
+{
+	struct dep d = { .replicas = 1 };
+	struct world w;
+	struct sync_result r;
+	char *error = NULL;
+
+	(void)state;
+	world_init(&w, &d, NULL, 0);
+	assert_int_equal(consistency_wrote_at(w.c->writes, "default/foo", "uid-foo",
+	    "replicasets", "10", &error), 0);
+	assert_int_equal(store_set_resource_version(w.f->store, w.f->replicasets, "9", &error),
+	    0);
+	world_sync(&w, NOW, &r);
+	assert_true(r.stale);
+	assert_string_equal(r.stale_resource, "replicasets");
+	assert_writes("stale", &r, "");
+	assert_null(r.status);
+	sync_result_clear(&r);
+	assert_int_equal(store_set_resource_version(w.f->store, w.f->replicasets, "10",
+	    &error), 0);
+	world_sync(&w, NOW, &r);
+	assert_false(r.stale);
+	assert_writes("caught up", &r, "create 1");
+	sync_result_clear(&r);
+
+	free(w.key);
+	w.key = xstrdup("default/gone");
+	world_sync(&w, NOW, &r);
+	assert_true(r.forget_expectations);
+	assert_null(r.owner_uid);
+	assert_writes("gone", &r, "");
+	assert_null(r.status);
+	sync_result_clear(&r);
+	world_free(&w);
+}
+
 int
 main(void)
 {
@@ -1569,6 +3448,36 @@ main(void)
 		cmocka_unit_test(condition_set_follows_kubes_set_condition_cases),
 		cmocka_unit_test(condition_remove_follows_kubes_remove_condition_cases),
 		cmocka_unit_test(condition_set_keeps_the_transition_time),
+		/* syncs: rolling_test.go */
+		cmocka_unit_test(sync_reconciles_the_new_replicaset_as_kube),
+		cmocka_unit_test(sync_reconciles_old_replicasets_as_kube),
+		cmocka_unit_test(sync_cleans_up_unhealthy_replicas_as_kube),
+		cmocka_unit_test(sync_scales_down_old_replicasets_as_kube),
+		/* recreate_test.go */
+		cmocka_unit_test(recreate_sync_scales_old_replicasets_down_first),
+		cmocka_unit_test(recreate_sync_waits_for_old_pods_as_kube),
+		cmocka_unit_test(recreate_sync_does_not_wait_for_the_new_replicasets_pods),
+		/* sync_test.go */
+		cmocka_unit_test(sync_scales_as_kubes_scale_cases),
+		cmocka_unit_test(sync_cleans_up_the_history_as_kube),
+		cmocka_unit_test(rolling_sync_cleans_up_the_history_when_complete),
+		/* progress_test.go */
+		cmocka_unit_test(sync_requeues_a_stuck_deployment_as_kube),
+		cmocka_unit_test(sync_rollout_status_follows_kubes_cases),
+		/* deployment_controller_test.go */
+		cmocka_unit_test(sync_creates_the_new_replicaset_as_kube),
+		cmocka_unit_test(sync_creates_within_max_surge_and_reports_the_creation),
+		cmocka_unit_test(
+		    sync_of_a_taken_name_is_a_collision_unless_the_replicaset_is_its_own),
+		cmocka_unit_test(sync_of_a_deployment_being_deleted_writes_only_its_status),
+		cmocka_unit_test(sync_adopts_after_rechecking_the_deployment),
+		cmocka_unit_test(sync_of_an_empty_selector_warns_and_stops),
+		cmocka_unit_test(sync_claims_only_the_deployments_own_replicasets),
+		cmocka_unit_test(sync_adopts_and_releases_as_kube),
+		cmocka_unit_test(sync_after_a_selector_change_adopts_and_releases),
+		cmocka_unit_test(sync_rolls_back_without_touching_replicasets),
+		cmocka_unit_test(sync_reads_the_rollback_annotation_as_kube),
+		cmocka_unit_test(sync_waits_for_its_writes_and_forgets_a_gone_deployment),
 	};
 
 	return cmocka_run_group_tests_name("deployment", tests, NULL, NULL);
