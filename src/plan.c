@@ -65,7 +65,8 @@ plan_key(const char *key, void *arg)
 	} else {
 		buf_reset(&p->out);
 		sync_result_print(&r, NULL, &p->out);
-		fwrite(p->out.data, 1, p->out.len, p->outf);
+		if (p->out.len > 0)
+			fwrite(p->out.data, 1, p->out.len, p->outf);
 	}
 	sync_result_clear(&r);
 }

@@ -379,7 +379,9 @@ replay_drain(struct replay *rp, struct replay_controller *rc, double now, char *
 		buf_reset(&rp->line);
 		sync_result_print(&r, extra, &rp->line);
 		cJSON_Delete(extra);
-		fwrite(rp->line.data, 1, rp->line.len, rp->out);
+		/* A sync with nothing to do prints nothing (and the buffer may have no data). */
+		if (rp->line.len > 0)
+			fwrite(rp->line.data, 1, rp->line.len, rp->out);
 		if (replay_execute(rp, rc, k, &r, now, error) != 0) {
 			sync_result_clear(&r);
 			return -1;

@@ -1443,7 +1443,8 @@ claim(struct dsync *s, const struct selector *sel, char **error)
 		return error_set(error, "deployment: listing replica sets: %s",
 		    sqlite3_errmsg(s->st->db));
 	/* The query's order is the text of the timestamps; kube's is the time. */
-	qsort(s->rs, (size_t)s->nrs, sizeof *s->rs, by_created_qsort);
+	if (s->nrs > 1)
+		qsort(s->rs, (size_t)s->nrs, sizeof *s->rs, by_created_qsort);
 	return 0;
 }
 
