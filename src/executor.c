@@ -50,7 +50,7 @@
 #include "client.h"
 #include "consistency.h"
 #include "controller.h"
-#include "eventrecorder.h"
+#include "kubeevents.h"
 #include "executor.h"
 #include "expectations.h"
 #include "informer.h"
@@ -105,7 +105,7 @@ struct executor {
 	struct client *client;
 	struct store *store;
 	struct informer_set *informers;
-	struct eventrecorder *const *events;	/* per controller type, or NULL */
+	struct kubeevents *const *events;	/* per controller type, or NULL */
 	TAILQ_HEAD(, execution) executions;
 	int count;
 	int stopping;			/* send no further creation batch */
@@ -221,7 +221,7 @@ set_expectations(struct execution *x, double now)
 static void
 owner_event(struct execution *x, const char *type, const char *reason, const char *message)
 {
-	struct eventrecorder *rec = NULL;
+	struct kubeevents *rec = NULL;
 
 	for (int i = 0; x->e->events != NULL && i < controller_type_count; i++) {
 		if (controller_types[i] == x->c->type)
@@ -229,7 +229,7 @@ owner_event(struct execution *x, const char *type, const char *reason, const cha
 	}
 	if (rec == NULL || x->r.owner == NULL)
 		return;
-	eventrecorder_event_object(rec, x->r.owner_resource, x->r.owner, type, reason, "%s",
+	kubeevents_event_object(rec, x->r.owner_resource, x->r.owner, type, reason, "%s",
 	    message);
 }
 
@@ -743,7 +743,7 @@ execution_step(struct execution *x)
 
 struct executor *
 executor_new(struct client *client, struct store *store, struct informer_set *informers,
-    struct eventrecorder *const *events)
+    struct kubeevents *const *events)
 {
 	struct executor *e = xcalloc(1, sizeof *e);
 

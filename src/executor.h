@@ -9,7 +9,7 @@
 
 struct client;
 struct controller;
-struct eventrecorder;
+struct kubeevents;
 struct informer_set;
 struct store;
 
@@ -30,7 +30,7 @@ typedef void (*executor_done_cb)(const char *key, const struct executor_outcome 
  * recorder of each controller type, in controller_types' order (borrowed; the array, or
  * any entry, may be NULL: no events). */
 struct executor *executor_new(struct client *client, struct store *store,
-    struct informer_set *informers, struct eventrecorder *const *events);
+    struct informer_set *informers, struct kubeevents *const *events);
 void executor_free(struct executor *e);
 
 /* Carries out r (taken: the executor frees it) for controller c; calls done once, never

@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #include "client.h"
-#include "eventrecorder.h"
+#include "kubeevents.h"
 #include "leaderelection.h"
 #include "log.h"
 #include "resource.h"
@@ -498,7 +498,7 @@ elector_record_event(struct leader_elector *le, const char *what)
 	ref.name = le->config.lease_name;
 	ref.uid = string_at(meta, "uid");
 	ref.resource_version = string_at(meta, "resourceVersion");
-	eventrecorder_event(le->config.events, &ref, EVENT_TYPE_NORMAL, "LeaderElection",
+	kubeevents_event(le->config.events, &ref, EVENT_TYPE_NORMAL, "LeaderElection",
 	    "%s %s", le->config.identity, what);
 }
 

@@ -12,7 +12,7 @@
 #include "apistatus.h"
 
 struct client;
-struct eventrecorder;
+struct kubeevents;
 struct leader_elector;
 
 /* client-go's JitterFactor: the renew deadline must exceed the retry period times this,
@@ -29,7 +29,7 @@ struct leader_config {
 	double renew_deadline;		/* seconds the leader keeps retrying a renewal before
 					 * it gives up leading */
 	double retry_period;		/* seconds between attempts */
-	struct eventrecorder *events;	/* records LeaderElection events on the Lease; or NULL */
+	struct kubeevents *events;	/* records LeaderElection events on the Lease; or NULL */
 };
 
 /* Checks the durations as client-go and kube-controller-manager do (lease duration >

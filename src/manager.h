@@ -8,7 +8,7 @@
 #include <event2/event.h>
 
 struct client;
-struct eventrecorder;
+struct kubeevents;
 struct executor;
 struct informer_set;
 struct metrics_registry;

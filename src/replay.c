@@ -1,9 +1,9 @@
 /*
  * replay.c - `sqlkcm replay`: feed a recorded event log through the controllers, offline.
  *
- * The log (eventlog.c) is read in order and cut into batches: a batch is the run of
+ * The log (watchlog.c) is read in order and cut into batches: a batch is the run of
  * consecutive events with the same time, which for a `run --record` log is one
- * transaction of the informers (recorder.c). For each batch, as the daemon does for each
+ * transaction of the informers (watchrecord.c). For each batch, as the daemon does for each
  * committed turn of its informers:
  *
  * 1. the events are written to the cache with store_upsert_object / store_delete_object,
@@ -38,7 +38,7 @@
 
 #include "consistency.h"
 #include "controller.h"
-#include "eventlog.h"
+#include "watchlog.h"
 #include "exitstatus.h"
 #include "expectations.h"
 #include "log.h"
@@ -83,7 +83,7 @@ const char replay_usage[] =
 struct replay_key {
 	char *key;
 	unsigned long line;
-	char time[EVENTLOG_TIME_SIZE];
+	char time[WATCHLOG_TIME_SIZE];
 	double due;			/* delayed keys: the log time to sync at */
 	unsigned long seq;		/* delayed keys: the order they were added in */
 };
@@ -109,7 +109,7 @@ struct replay_controller {
 
 /* One event of the current batch. */
 struct replay_event {
-	struct eventlog_event ev;
+	struct watchlog_event ev;
 	enum informer_event_type change;
 	int changed;			/* the cache changed: handlers run */
 	char *old_body;
@@ -331,7 +331,7 @@ replay_apply(struct replay *rp, struct replay_event *e, char **error)
 	char *why = NULL;
 	int rc;
 
-	if (e->ev.type == EVENTLOG_DELETED) {
+	if (e->ev.type == WATCHLOG_DELETED) {
 		uid = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
 		    e->ev.object, "metadata"), "uid");
 		cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(
@@ -397,7 +397,7 @@ static void
 replay_batch_clear(struct replay *rp)
 {
 	for (size_t i = 0; i < rp->nbatch; i++) {
-		eventlog_event_clear(&rp->batch[i].ev);
+		watchlog_event_clear(&rp->batch[i].ev);
 		free(rp->batch[i].old_body);
 	}
 	rp->nbatch = 0;
@@ -472,7 +472,7 @@ replay_batch(struct replay *rp, char **error)
 
 /* Adds ev (taken) to the batch. */
 static void
-replay_batch_add(struct replay *rp, struct eventlog_event *ev)
+replay_batch_add(struct replay *rp, struct watchlog_event *ev)
 {
 	struct replay_event *e;
 
@@ -510,8 +510,8 @@ int
 replay_run(FILE *in, const char *name, const struct replay_options *options, FILE *out,
     FILE *err, struct replay_stats *stats, char **error)
 {
-	struct eventlog *log = NULL;
-	struct eventlog_event ev;
+	struct watchlog *log = NULL;
+	struct watchlog_event ev;
 	struct replay rp;
 	char *why = NULL;
 	int rc = -1, r;
@@ -543,9 +543,9 @@ replay_run(FILE *in, const char *name, const struct replay_options *options, FIL
 		c->adapter.arg = c;
 		rp.need_old_body = 1;
 	}
-	log = eventlog_new(in, name);
+	log = watchlog_new(in, name);
 	for (;;) {
-		r = eventlog_next(log, &ev, &why);
+		r = watchlog_next(log, &ev, &why);
 		if (r == 0)
 			break;
 		if (r < 0) {
@@ -562,14 +562,14 @@ replay_run(FILE *in, const char *name, const struct replay_options *options, FIL
 		}
 		if (rp.nbatch > 0 && strcmp(rp.batch[0].ev.time_text, ev.time_text) != 0 &&
 		    replay_batch(&rp, error) != 0) {
-			eventlog_event_clear(&ev);
+			watchlog_event_clear(&ev);
 			goto out;
 		}
 		replay_batch_add(&rp, &ev);
 	}
 	if (replay_batch(&rp, error) != 0)
 		goto out;
-	if (eventlog_format(log) == EVENTLOG_UNKNOWN) {
+	if (watchlog_format(log) == WATCHLOG_UNKNOWN) {
 		/* Not one record: most likely the wrong file, or a recording that never
 		 * started; a silent success would hide that. */
 		error_set(error, "%s: the log is empty: no events to replay", name);
@@ -579,7 +579,7 @@ replay_run(FILE *in, const char *name, const struct replay_options *options, FIL
 out:
 	replay_batch_clear(&rp);
 	free(rp.batch);
-	eventlog_free(log);
+	watchlog_free(log);
 	for (int i = 0; i < rp.ncontrollers; i++) {
 		queue_free(&rp.controllers[i].queue);
 		controller_free(rp.controllers[i].controller);

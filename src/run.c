@@ -38,7 +38,7 @@
 #include "client.h"
 #include "controller.h"
 #include "daemonmetrics.h"
-#include "eventrecorder.h"
+#include "kubeevents.h"
 #include "executor.h"
 #include "exitstatus.h"
 #include "httpauth.h"
@@ -50,7 +50,7 @@
 #include "log.h"
 #include "manager.h"
 #include "metrics.h"
-#include "recorder.h"
+#include "watchrecord.h"
 #include "resource.h"
 #include "run.h"
 #include "store.h"
@@ -164,7 +164,7 @@ struct run_options {
 struct daemon {
 	struct event_base *base;
 	struct informer_set *informers;
-	struct recorder *recorder;
+	struct watchrecord *watchrecord;
 	struct manager *manager;
 	struct executor *executor;
 	struct event *drain_timer;
@@ -689,9 +689,9 @@ run_reopen(evutil_socket_t sig, short what, void *arg)
 
 	(void)sig;
 	(void)what;
-	if (d->recorder == NULL)
+	if (d->watchrecord == NULL)
 		return;
-	if (recorder_reopen(d->recorder, &error) != 0) {
+	if (watchrecord_reopen(d->watchrecord, &error) != 0) {
 		log_error("%s", error);
 		free(error);
 	} else {
@@ -853,8 +853,8 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	struct client *client = NULL, *controller_client = NULL, *events_client = NULL;
 	struct client *lease_client = NULL, *auth_client = NULL;
 	struct client_gate *gate = NULL;
-	struct eventrecorder **events = xcalloc((size_t)controller_type_count, sizeof *events);
-	struct eventrecorder *lease_events = NULL;
+	struct kubeevents **events = xcalloc((size_t)controller_type_count, sizeof *events);
+	struct kubeevents *lease_events = NULL;
 	struct buf unrun;	/* --controllers names of kcm's that sqlkcm does not run */
 	struct leader_config lconfig;
 	struct leader_callbacks lcallbacks;
@@ -964,7 +964,7 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		/* Each controller records its events as its own component. */
 		for (int i = 0; i < controller_type_count; i++) {
 			if (enabled[i])
-				events[i] = eventrecorder_new(events_client,
+				events[i] = kubeevents_new(events_client,
 				    controller_types[i]->event_component);
 		}
 		d.executor = executor_new(controller_client, store, d.informers, events);
@@ -986,7 +986,7 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 				fprintf(err, "sqlkcm run: %s\n", error);
 				goto out;
 			}
-			lease_events = eventrecorder_new(events_client, "sqlkcm");
+			lease_events = kubeevents_new(events_client, "sqlkcm");
 			memset(&lconfig, 0, sizeof lconfig);
 			lconfig.lease_namespace = opts.lease_namespace;
 			lconfig.lease_name = opts.lease_name;
@@ -1011,12 +1011,12 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 			informer_set_add(d.informers, resource_all[i]);
 	}
 	if (opts.record != NULL) {
-		d.recorder = recorder_open(opts.record, &error);
-		if (d.recorder == NULL) {
+		d.watchrecord = watchrecord_open(opts.record, &error);
+		if (d.watchrecord == NULL) {
 			fprintf(err, "sqlkcm run: %s\n", error);
 			goto out;
 		}
-		handlers = recorder_handlers(d.recorder);
+		handlers = watchrecord_handlers(d.watchrecord);
 		informer_set_add_handlers(d.informers, &handlers);
 	}
 	sigterm = evsignal_new(d.base, SIGTERM, run_stop, &d);
@@ -1073,13 +1073,13 @@ out:
 	manager_free(d.manager);
 	executor_free(d.executor);
 	for (int i = 0; i < controller_type_count; i++)
-		eventrecorder_free(events[i]);
+		kubeevents_free(events[i]);
 	free(events);
 	free(opts.workers);
 	buf_free(&opts.ignored);
-	eventrecorder_free(lease_events);
+	kubeevents_free(lease_events);
 	informer_set_free(d.informers);
-	recorder_close(d.recorder);
+	watchrecord_close(d.watchrecord);
 	client_free(lease_client);
 	client_free(auth_client);
 	client_free(events_client);

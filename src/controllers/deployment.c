@@ -44,7 +44,7 @@
 #include "consistency.h"
 #include "controllerref.h"
 #include "controllers/deployment.h"
-#include "eventrecorder.h"
+#include "kubeevents.h"
 #include "json.h"
 #include "log.h"
 #include "resource.h"

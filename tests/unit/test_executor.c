@@ -32,7 +32,7 @@
 #include "action.h"
 #include "consistency.h"
 #include "controller.h"
-#include "eventrecorder.h"
+#include "kubeevents.h"
 #include "executor.h"
 #include "expectations.h"
 #include "controllers/replicaset.h"
@@ -49,8 +49,8 @@
 struct harness {
 	struct fixture *f;
 	struct fake_apiserver *fake;
-	struct eventrecorder *events;	/* the ReplicaSet controller's */
-	struct eventrecorder **recorders;	/* per controller type, as the executor takes them */
+	struct kubeevents *events;	/* the ReplicaSet controller's */
+	struct kubeevents **recorders;	/* per controller type, as the executor takes them */
 	struct executor *e;
 	int done;			/* times the done callback ran */
 	struct executor_outcome outcome;
@@ -65,7 +65,7 @@ harness_new(struct fixture *f)
 
 	h->f = f;
 	h->fake = fake_apiserver_new(f);
-	h->events = eventrecorder_new(h->fake->client,
+	h->events = kubeevents_new(h->fake->client,
 	    replicaset_controller_type.event_component);
 	h->recorders = xcalloc((size_t)controller_type_count, sizeof *h->recorders);
 	for (int i = 0; i < controller_type_count; i++) {
@@ -81,7 +81,7 @@ static void
 harness_free(struct harness *h)
 {
 	executor_free(h->e);
-	eventrecorder_free(h->events);
+	kubeevents_free(h->events);
 	free(h->recorders);
 	fake_apiserver_free(h->fake);
 	fixture_free(h->f);

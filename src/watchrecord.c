@@ -1,5 +1,5 @@
 /*
- * recorder.c - `sqlkcm run --record FILE`: every applied event as one JSON line.
+ * watchrecord.c - `sqlkcm run --record FILE`: every applied event as one JSON line.
  *
  * A record is {"time":"RFC 3339 with microseconds","resource":"pods","type":"ADDED",
  * "object":{...}} on one line, with type one of ADDED, MODIFIED, DELETED (the watch
@@ -26,10 +26,10 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "recorder.h"
+#include "watchrecord.h"
 #include "util.h"
 
-struct recorder {
+struct watchrecord {
 	char *path;
 	FILE *file;
 	int failed;	/* a write failed; logged once until a write succeeds */
@@ -39,7 +39,7 @@ struct recorder {
 
 /* Opens path for appending, creating it 0600. */
 static FILE *
-recorder_open_file(const char *path, char **error)
+watchrecord_open_file(const char *path, char **error)
 {
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	FILE *f;
@@ -58,11 +58,11 @@ recorder_open_file(const char *path, char **error)
 	return f;
 }
 
-struct recorder *
-recorder_open(const char *path, char **error)
+struct watchrecord *
+watchrecord_open(const char *path, char **error)
 {
-	FILE *f = recorder_open_file(path, error);
-	struct recorder *rec;
+	FILE *f = watchrecord_open_file(path, error);
+	struct watchrecord *rec;
 
 	if (f == NULL)
 		return NULL;
@@ -73,7 +73,7 @@ recorder_open(const char *path, char **error)
 }
 
 void
-recorder_close(struct recorder *rec)
+watchrecord_close(struct watchrecord *rec)
 {
 	if (rec == NULL)
 		return;
@@ -84,9 +84,9 @@ recorder_close(struct recorder *rec)
 }
 
 int
-recorder_reopen(struct recorder *rec, char **error)
+watchrecord_reopen(struct watchrecord *rec, char **error)
 {
-	FILE *f = recorder_open_file(rec->path, error);
+	FILE *f = watchrecord_open_file(rec->path, error);
 
 	if (f == NULL)
 		return -1;
@@ -98,7 +98,7 @@ recorder_reopen(struct recorder *rec, char **error)
 
 /* Sets the current batch's time: now, or just after the previous batch's. */
 static void
-recorder_batch_time(struct recorder *rec)
+watchrecord_batch_time(struct watchrecord *rec)
 {
 	struct timeval tv;
 	struct tm tm;
@@ -119,16 +119,16 @@ recorder_batch_time(struct recorder *rec)
 
 /* Writes one record line. */
 static void
-recorder_event(const struct informer_event *ev, void *arg)
+watchrecord_event(const struct informer_event *ev, void *arg)
 {
 	static const char *const types[] = { "ADDED", "MODIFIED", "DELETED" };
-	struct recorder *rec = arg;
+	struct watchrecord *rec = arg;
 	char *object = cJSON_PrintUnformatted(ev->object);
 
 	if (object == NULL)
 		return;
 	if (rec->when[0] == '\0')
-		recorder_batch_time(rec);
+		watchrecord_batch_time(rec);
 	/* The resource name and type are constants; the object is JSON already. */
 	if (fprintf(rec->file, "{\"time\":\"%s\",\"resource\":\"%s\",\"type\":\"%s\",\"object\":%s}\n",
 	    rec->when, ev->resource->name, types[ev->type], object) < 0 && !rec->failed) {
@@ -140,9 +140,9 @@ recorder_event(const struct informer_event *ev, void *arg)
 
 /* Flushes the batch's records. */
 static void
-recorder_batch_end(void *arg)
+watchrecord_batch_end(void *arg)
 {
-	struct recorder *rec = arg;
+	struct watchrecord *rec = arg;
 
 	rec->when[0] = '\0';
 	if (fflush(rec->file) != 0) {
@@ -156,9 +156,9 @@ recorder_batch_end(void *arg)
 }
 
 struct informer_handlers
-recorder_handlers(struct recorder *rec)
+watchrecord_handlers(struct watchrecord *rec)
 {
-	struct informer_handlers h = { recorder_event, recorder_batch_end, rec };
+	struct informer_handlers h = { watchrecord_event, watchrecord_batch_end, rec };
 
 	return h;
 }

@@ -1,5 +1,5 @@
 /*
- * test_eventlog.c - reading recorded event logs: both layouts, positions, bad records.
+ * test_watchlog.c - reading recorded event logs: both layouts, positions, bad records.
  */
 #include "config.h"
 
@@ -14,7 +14,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "eventlog.h"
+#include "watchlog.h"
 #include "json.h"
 #include "util.h"
 
@@ -28,22 +28,22 @@
  * event ("LINE TYPE RESOURCE TIME UID") or error ("error: MESSAGE"); *format gets the
  * layout. max: the record size limit, 0 for the default. */
 static char *
-read_log(const char *text, size_t len, size_t max, enum eventlog_format *format)
+read_log(const char *text, size_t len, size_t max, enum watchlog_format *format)
 {
 	static const char *const types[] = { "ADDED", "MODIFIED", "DELETED" };
 	FILE *f = fmemopen((void *)text, len, "r");
-	struct eventlog *log;
-	struct eventlog_event ev;
+	struct watchlog *log;
+	struct watchlog_event ev;
 	struct buf out;
 	char *error = NULL;
 	int r;
 
 	assert_non_null(f);
-	log = eventlog_new(f, "LOG");
+	log = watchlog_new(f, "LOG");
 	if (max > 0)
-		eventlog_set_max_record(log, max);
+		watchlog_set_max_record(log, max);
 	buf_init(&out);
-	while ((r = eventlog_next(log, &ev, &error)) != 0) {
+	while ((r = watchlog_next(log, &ev, &error)) != 0) {
 		if (r < 0) {
 			assert_non_null(error);
 			buf_printf(&out, "error: %s\n", error);
@@ -53,12 +53,12 @@ read_log(const char *text, size_t len, size_t max, enum eventlog_format *format)
 		}
 		buf_printf(&out, "%lu %s %s %s %s\n", ev.line, types[ev.type], ev.resource->name,
 		    ev.time_text, json_path(ev.object, "metadata.uid")->valuestring);
-		eventlog_event_clear(&ev);
+		watchlog_event_clear(&ev);
 	}
 	assert_null(error);
 	if (format != NULL)
-		*format = eventlog_format(log);
-	eventlog_free(log);
+		*format = watchlog_format(log);
+	watchlog_free(log);
 	fclose(f);
 	return buf_detach(&out);
 }
@@ -76,7 +76,7 @@ assert_reads(const char *text, const char *want)
 static void
 recorded_lines_give_events_with_their_line_and_recorded_time(void **state)
 {
-	enum eventlog_format format;
+	enum watchlog_format format;
 	const char *text =
 	    "{\"time\":\"2026-11-22T10:00:00.000001Z\",\"resource\":\"pods\",\"type\":\"ADDED\","
 	    "\"object\":" POD("a", "2026-01-01T00:00:00Z") "}\n"
@@ -93,7 +93,7 @@ recorded_lines_give_events_with_their_line_and_recorded_time(void **state)
 	    "1 ADDED pods 2026-11-22T10:00:00.000001Z a\n"
 	    "3 MODIFIED pods 2026-11-22T10:00:01.5Z a\n"
 	    "4 DELETED replicasets 2026-11-22T10:00:02Z r\n");
-	assert_int_equal(format, EVENTLOG_LINES);
+	assert_int_equal(format, WATCHLOG_LINES);
 	free(got);
 }
 
@@ -103,18 +103,18 @@ recorded_time_with_fraction_parses_to_fractional_seconds(void **state)
 	double t;
 
 	(void)state;
-	assert_int_equal(eventlog_parse_time("1970-01-01T00:00:01.25Z", &t), 0);
+	assert_int_equal(watchlog_parse_time("1970-01-01T00:00:01.25Z", &t), 0);
 	assert_true(t > 1.249 && t < 1.251);
-	assert_int_equal(eventlog_parse_time("1970-01-01T00:01:00Z", &t), 0);
+	assert_int_equal(watchlog_parse_time("1970-01-01T00:01:00Z", &t), 0);
 	assert_true(t == 60);
-	assert_int_equal(eventlog_parse_time("yesterday", &t), -1);
+	assert_int_equal(watchlog_parse_time("yesterday", &t), -1);
 }
 
 static void
 pretty_watch_events_start_on_their_first_line_and_take_their_kind_and_time_from_the_object(
     void **state)
 {
-	enum eventlog_format format;
+	enum watchlog_format format;
 	const char *text =
 	    "{\n"
 	    "    \"type\": \"ADDED\",\n"
@@ -141,7 +141,7 @@ pretty_watch_events_start_on_their_first_line_and_take_their_kind_and_time_from_
 	assert_string_equal(got,
 	    "1 ADDED replicasets 2026-11-22T10:00:05Z r\n"
 	    "11 MODIFIED pods 2026-11-22T10:00:09Z p\n");
-	assert_int_equal(format, EVENTLOG_PRETTY);
+	assert_int_equal(format, WATCHLOG_PRETTY);
 	free(got);
 }
 
@@ -365,13 +365,13 @@ a_pretty_record_over_the_limit_is_skipped_to_the_next(void **state)
 static void
 an_empty_or_blank_log_has_no_events(void **state)
 {
-	enum eventlog_format format;
+	enum watchlog_format format;
 	char *got;
 
 	(void)state;
 	got = read_log("", 0, 0, &format);
 	assert_string_equal(got, "");
-	assert_int_equal(format, EVENTLOG_UNKNOWN);
+	assert_int_equal(format, WATCHLOG_UNKNOWN);
 	free(got);
 	assert_reads("\n  \n\t\n", "");
 }

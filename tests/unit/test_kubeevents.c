@@ -1,5 +1,5 @@
 /*
- * test_eventrecorder.c - Events as kube-controller-manager records them: names, bodies, and
+ * test_kubeevents.c - Events as kube-controller-manager records them: names, bodies, and
  * the correlator's decisions (count, combine, spam filter), with time passed in.
  *
  * The correlator scenarios are client-go's TestEventCorrelator cases, as data: a series
@@ -18,7 +18,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "eventrecorder.h"
+#include "kubeevents.h"
 #include "resource.h"
 #include "util.h"
 
@@ -573,23 +573,23 @@ fixed_clock(void *arg)
 static void
 recorder_without_a_client_takes_events_and_drops_bad_ones(void **state)
 {
-	struct eventrecorder *rec = eventrecorder_new(NULL, "replicaset-controller");
+	struct kubeevents *rec = kubeevents_new(NULL, "replicaset-controller");
 	cJSON *rs = cJSON_Parse("{\"metadata\":{\"name\":\"web\",\"namespace\":\"shop\"}}");
 	struct event_object_ref nameless = { "ReplicaSet", "apps/v1", "shop", NULL, NULL, NULL,
 	    NULL };
 	int64_t now = T0;
 
 	(void)state;
-	eventrecorder_set_clock(rec, fixed_clock, &now);
+	kubeevents_set_clock(rec, fixed_clock, &now);
 	for (int i = 0; i < 30; i++)
-		eventrecorder_event(rec, &replicaset_event.object, EVENT_TYPE_NORMAL,
+		kubeevents_event(rec, &replicaset_event.object, EVENT_TYPE_NORMAL,
 		    "SuccessfulCreate", "Created pod: web-%d", i);
-	eventrecorder_event_object(rec, resource_find("replicasets"), rs, EVENT_TYPE_WARNING,
+	kubeevents_event_object(rec, resource_find("replicasets"), rs, EVENT_TYPE_WARNING,
 	    "FailedCreate", "Error creating: %s", "quota");
-	eventrecorder_event(rec, &replicaset_event.object, "Bad", "Reason", "unknown type");
-	eventrecorder_event(rec, &nameless, EVENT_TYPE_NORMAL, "Reason", "no name");
+	kubeevents_event(rec, &replicaset_event.object, "Bad", "Reason", "unknown type");
+	kubeevents_event(rec, &nameless, EVENT_TYPE_NORMAL, "Reason", "no name");
 	cJSON_Delete(rs);
-	eventrecorder_free(rec);
+	kubeevents_free(rec);
 }
 
 int

@@ -1,5 +1,5 @@
 /*
- * fuzz_eventlog.c - the event log reader under arbitrary input.
+ * fuzz_watchlog.c - the event log reader under arbitrary input.
  *
  * Input: byte 0 chooses the limit on a record's size (small limits reach the over-long
  * paths); the rest is the log. Invariants checked:
@@ -18,7 +18,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "eventlog.h"
+#include "watchlog.h"
 #include "json.h"
 
 /* The libFuzzer entry point. */
@@ -27,8 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct eventlog *log;
-	struct eventlog_event ev;
+	struct watchlog *log;
+	struct watchlog_event ev;
 	FILE *f;
 	char *error = NULL;
 	unsigned long lines = 1, last_line = 0, line;
@@ -44,10 +44,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	for (size_t i = 1; i < size; i++)
 		lines += data[i] == '\n';
-	log = eventlog_new(f, "LOG");
+	log = watchlog_new(f, "LOG");
 	if (data[0] & 0x80)
-		eventlog_set_max_record(log, (size_t)(data[0] & 0x7f) * 8 + 1);
-	while ((r = eventlog_next(log, &ev, &error)) != 0) {
+		watchlog_set_max_record(log, (size_t)(data[0] & 0x7f) * 8 + 1);
+	while ((r = watchlog_next(log, &ev, &error)) != 0) {
 		if (++calls > size + 2)
 			abort();	/* a call that consumed nothing */
 		if (r < 0) {
@@ -67,11 +67,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		last_line = ev.line;
 		last_time = ev.time;
-		eventlog_event_clear(&ev);
+		watchlog_event_clear(&ev);
 	}
 	if (error != NULL)
 		abort();
-	eventlog_free(log);
+	watchlog_free(log);
 	fclose(f);
 	return 0;
 }

@@ -1,13 +1,13 @@
 /*
- * eventlog.c - read recorded event logs, one event at a time, for `sqlkcm replay`.
+ * watchlog.c - read recorded event logs, one event at a time, for `sqlkcm replay`.
  *
  * Two layouts are read, told apart by the first non-blank line:
  *
- * - Lines (EVENTLOG_LINES): every non-blank line is one record. This is what
- *   `sqlkcm run --record` writes ({"time","resource","type","object"}, recorder.c), and
+ * - Lines (WATCHLOG_LINES): every non-blank line is one record. This is what
+ *   `sqlkcm run --record` writes ({"time","resource","type","object"}, watchrecord.c), and
  *   also compact watch events, one per line ({"type","object"}, as `kubectl get --watch
  *   -o json --output-watch-events` prints them when its output is not a terminal).
- * - Pretty (EVENTLOG_PRETTY): the first non-blank line is a lone "{". Records are
+ * - Pretty (WATCHLOG_PRETTY): the first non-blank line is a lone "{". Records are
  *   pretty-printed watch events, as kubectl prints them (several captures may be
  *   concatenated). A record starts at a line whose first byte is '{' and ends at a line
  *   whose first byte is '}': a pretty printer indents everything inside the top-level
@@ -34,19 +34,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eventlog.h"
+#include "watchlog.h"
 #include "json.h"
 #include "timeutil.h"
 #include "util.h"
 
-#define EVENTLOG_READ_SIZE (64 * 1024)
-#define EVENTLOG_MAX_RECORD ((size_t)64 * 1024 * 1024)
+#define WATCHLOG_READ_SIZE (64 * 1024)
+#define WATCHLOG_MAX_RECORD ((size_t)64 * 1024 * 1024)
 
-struct eventlog {
+struct watchlog {
 	FILE *f;
 	char *name;
 	size_t max_record;
-	enum eventlog_format format;
+	enum watchlog_format format;
 
 	char *buf;			/* bytes read, not yet consumed: [start, end) */
 	size_t cap, start, end;
@@ -72,22 +72,22 @@ struct eventlog {
 /* What read_line found. */
 enum line_result { LINE_OK, LINE_END, LINE_TOO_LONG };
 
-struct eventlog *
-eventlog_new(FILE *f, const char *name)
+struct watchlog *
+watchlog_new(FILE *f, const char *name)
 {
-	struct eventlog *log = xcalloc(1, sizeof *log);
+	struct watchlog *log = xcalloc(1, sizeof *log);
 
 	log->f = f;
 	log->name = xstrdup(name);
-	log->max_record = EVENTLOG_MAX_RECORD;
-	log->cap = EVENTLOG_READ_SIZE;
+	log->max_record = WATCHLOG_MAX_RECORD;
+	log->cap = WATCHLOG_READ_SIZE;
 	log->buf = xmalloc(log->cap);
 	buf_init(&log->record);
 	return log;
 }
 
 void
-eventlog_free(struct eventlog *log)
+watchlog_free(struct watchlog *log)
 {
 	if (log == NULL)
 		return;
@@ -98,19 +98,19 @@ eventlog_free(struct eventlog *log)
 }
 
 void
-eventlog_set_max_record(struct eventlog *log, size_t max)
+watchlog_set_max_record(struct watchlog *log, size_t max)
 {
 	log->max_record = max;
 }
 
-enum eventlog_format
-eventlog_format(const struct eventlog *log)
+enum watchlog_format
+watchlog_format(const struct watchlog *log)
 {
 	return log->format;
 }
 
 void
-eventlog_event_clear(struct eventlog_event *ev)
+watchlog_event_clear(struct watchlog_event *ev)
 {
 	cJSON_Delete(ev->object);
 	memset(ev, 0, sizeof *ev);
@@ -120,7 +120,7 @@ eventlog_event_clear(struct eventlog_event *ev)
 
 /* Reads more of f into the buffer, making room first; 0 at the end of f. */
 static size_t
-eventlog_fill(struct eventlog *log)
+watchlog_fill(struct watchlog *log)
 {
 	size_t n;
 
@@ -131,8 +131,8 @@ eventlog_fill(struct eventlog *log)
 		log->end -= log->start;
 		log->start = 0;
 	}
-	if (log->cap - log->end < EVENTLOG_READ_SIZE) {
-		log->cap = log->end + EVENTLOG_READ_SIZE;
+	if (log->cap - log->end < WATCHLOG_READ_SIZE) {
+		log->cap = log->end + WATCHLOG_READ_SIZE;
 		log->buf = xrealloc(log->buf, log->cap);
 	}
 	n = fread(log->buf + log->end, 1, log->cap - log->end, log->f);
@@ -149,7 +149,7 @@ eventlog_fill(struct eventlog *log)
 
 /* Drops what is buffered and reads up to the end of the current (over-long) line. */
 static void
-eventlog_skip_rest_of_line(struct eventlog *log)
+watchlog_skip_rest_of_line(struct watchlog *log)
 {
 	for (;;) {
 		char *nl = memchr(log->buf + log->start, '\n', log->end - log->start);
@@ -159,14 +159,14 @@ eventlog_skip_rest_of_line(struct eventlog *log)
 			return;
 		}
 		log->start = log->end = 0;
-		if (eventlog_fill(log) == 0)
+		if (watchlog_fill(log) == 0)
 			return;
 	}
 }
 
 /* Makes the next line of the log the current one. */
 static enum line_result
-eventlog_read_line(struct eventlog *log)
+watchlog_read_line(struct watchlog *log)
 {
 	size_t scanned = 0, len;
 	char *nl;
@@ -183,10 +183,10 @@ eventlog_read_line(struct eventlog *log)
 		scanned = log->end - log->start;
 		if (scanned > log->max_record) {
 			log->line++;
-			eventlog_skip_rest_of_line(log);
+			watchlog_skip_rest_of_line(log);
 			return LINE_TOO_LONG;
 		}
-		if (eventlog_fill(log) == 0)
+		if (watchlog_fill(log) == 0)
 			break;
 	}
 	if (nl == NULL && log->start == log->end)
@@ -212,7 +212,7 @@ eventlog_read_line(struct eventlog *log)
 
 /* Returns 1 if the current line holds only white space. */
 static int
-line_is_blank(const struct eventlog *log)
+line_is_blank(const struct watchlog *log)
 {
 	for (size_t i = 0; i < log->line_len; i++) {
 		if (!isspace((unsigned char)log->line_text[i]))
@@ -223,7 +223,7 @@ line_is_blank(const struct eventlog *log)
 
 /* Returns the current line's length without trailing white space. */
 static size_t
-line_trimmed_len(const struct eventlog *log)
+line_trimmed_len(const struct watchlog *log)
 {
 	size_t n = log->line_len;
 
@@ -235,7 +235,7 @@ line_trimmed_len(const struct eventlog *log)
 /* --- times ----------------------------------------------------------------------------- */
 
 int
-eventlog_parse_time(const char *s, double *out)
+watchlog_parse_time(const char *s, double *out)
 {
 	const char *dot = strchr(s, '.');
 	time_t t;
@@ -259,7 +259,7 @@ time_max(const cJSON *item, double *latest)
 {
 	double t;
 
-	if (cJSON_IsString(item) && eventlog_parse_time(item->valuestring, &t) == 0 &&
+	if (cJSON_IsString(item) && watchlog_parse_time(item->valuestring, &t) == 0 &&
 	    t > *latest)
 		*latest = t;
 }
@@ -282,7 +282,7 @@ object_time(const cJSON *object)
 	/* deletionTimestamp is when the grace period ends: the request came that much
 	 * earlier. */
 	if (cJSON_IsString(deletion) &&
-	    eventlog_parse_time(deletion->valuestring, &t) == 0) {
+	    watchlog_parse_time(deletion->valuestring, &t) == 0) {
 		if (cJSON_IsNumber(grace))
 			t -= grace->valuedouble;
 		if (t > latest)
@@ -293,7 +293,7 @@ object_time(const cJSON *object)
 
 /* Writes t as RFC 3339 in UTC: whole seconds, or microseconds when it has a fraction. */
 static void
-time_text_set(double t, char out[EVENTLOG_TIME_SIZE])
+time_text_set(double t, char out[WATCHLOG_TIME_SIZE])
 {
 	time_t sec = (time_t)t;
 	long usec = (long)((t - (double)sec) * 1e6 + 0.5);
@@ -305,16 +305,16 @@ time_text_set(double t, char out[EVENTLOG_TIME_SIZE])
 	}
 	time_format_rfc3339(sec, whole);
 	if (usec == 0)
-		snprintf(out, EVENTLOG_TIME_SIZE, "%s", whole);
+		snprintf(out, WATCHLOG_TIME_SIZE, "%s", whole);
 	else
-		snprintf(out, EVENTLOG_TIME_SIZE, "%.19s.%06ldZ", whole, usec % 1000000);
+		snprintf(out, WATCHLOG_TIME_SIZE, "%.19s.%06ldZ", whole, usec % 1000000);
 }
 
 /* --- records --------------------------------------------------------------------------- */
 
 /* Sets *error to "NAME:LINE: message"; returns -1. */
 static int __attribute__((format(printf, 4, 5)))
-record_error(struct eventlog *log, unsigned long line, char **error, const char *fmt, ...)
+record_error(struct watchlog *log, unsigned long line, char **error, const char *fmt, ...)
 {
 	va_list ap;
 	char *what;
@@ -341,14 +341,14 @@ resource_of_kind(const char *api_version, const char *kind)
 
 /* Reads the type name s into *type; -1 if it is not an event type kept. */
 static int
-type_parse(const char *s, enum eventlog_type *type)
+type_parse(const char *s, enum watchlog_type *type)
 {
 	if (strcmp(s, "ADDED") == 0)
-		*type = EVENTLOG_ADDED;
+		*type = WATCHLOG_ADDED;
 	else if (strcmp(s, "MODIFIED") == 0)
-		*type = EVENTLOG_MODIFIED;
+		*type = WATCHLOG_MODIFIED;
 	else if (strcmp(s, "DELETED") == 0)
-		*type = EVENTLOG_DELETED;
+		*type = WATCHLOG_DELETED;
 	else
 		return -1;
 	return 0;
@@ -364,8 +364,8 @@ describe(const cJSON *item)
 /* Reads the record text (len bytes starting on line) into *ev. Returns 1 for an event,
  * 0 for a record to skip (a bookmark), -1 for a bad record. */
 static int
-eventlog_parse_record(struct eventlog *log, const char *text, size_t len, unsigned long line,
-    int at_end, struct eventlog_event *ev, char **error)
+watchlog_parse_record(struct watchlog *log, const char *text, size_t len, unsigned long line,
+    int at_end, struct watchlog_event *ev, char **error)
 {
 	const char *end = NULL;
 	cJSON *root, *object, *type, *time = NULL, *resource, *uid;
@@ -439,8 +439,8 @@ eventlog_parse_record(struct eventlog *log, const char *text, size_t len, unsign
 			    describe(resource));
 			goto out;
 		}
-		if (!cJSON_IsString(time) || eventlog_parse_time(time->valuestring,
-		    &ev->time) != 0 || strlen(time->valuestring) >= EVENTLOG_TIME_SIZE) {
+		if (!cJSON_IsString(time) || watchlog_parse_time(time->valuestring,
+		    &ev->time) != 0 || strlen(time->valuestring) >= WATCHLOG_TIME_SIZE) {
 			record_error(log, line, error, "\"time\" is not an RFC 3339 time: %s",
 			    time == NULL ? "missing" : describe(time));
 			goto out;
@@ -484,26 +484,26 @@ out:
 
 /* Decides the layout from the first non-blank line (the current one). */
 static void
-eventlog_detect(struct eventlog *log)
+watchlog_detect(struct watchlog *log)
 {
 	if (line_trimmed_len(log) == 1 && log->line_text[0] == '{')
-		log->format = EVENTLOG_PRETTY;
+		log->format = WATCHLOG_PRETTY;
 	else
-		log->format = EVENTLOG_LINES;
+		log->format = WATCHLOG_LINES;
 }
 
 /* The pretty record gathered so far is complete: reads it. */
 static int
-eventlog_pretty_record(struct eventlog *log, int at_end, struct eventlog_event *ev,
+watchlog_pretty_record(struct watchlog *log, int at_end, struct watchlog_event *ev,
     char **error)
 {
 	unsigned long line = log->record_line;
 	int rc;
 
 	log->record_line = 0;
-	rc = eventlog_parse_record(log, log->record.data, log->record.len, line, at_end, ev,
+	rc = watchlog_parse_record(log, log->record.data, log->record.len, line, at_end, ev,
 	    error);
-	if (log->record.cap > EVENTLOG_READ_SIZE * 4)
+	if (log->record.cap > WATCHLOG_READ_SIZE * 4)
 		buf_free(&log->record);
 	buf_reset(&log->record);
 	return rc;
@@ -511,7 +511,7 @@ eventlog_pretty_record(struct eventlog *log, int at_end, struct eventlog_event *
 
 /* Reports the text seen outside any record. */
 static int
-eventlog_garbage(struct eventlog *log, char **error)
+watchlog_garbage(struct watchlog *log, char **error)
 {
 	unsigned long first = log->garbage_first, last = log->garbage_last;
 
@@ -525,7 +525,7 @@ eventlog_garbage(struct eventlog *log, char **error)
 
 /* Drops the pretty record being gathered, and what is left of it in the log. */
 static void
-eventlog_drop_record(struct eventlog *log)
+watchlog_drop_record(struct watchlog *log)
 {
 	log->record_line = 0;
 	buf_free(&log->record);
@@ -533,7 +533,7 @@ eventlog_drop_record(struct eventlog *log)
 }
 
 int
-eventlog_next(struct eventlog *log, struct eventlog_event *ev, char **error)
+watchlog_next(struct watchlog *log, struct watchlog_event *ev, char **error)
 {
 	enum line_result lr;
 	unsigned long line;
@@ -542,15 +542,15 @@ eventlog_next(struct eventlog *log, struct eventlog_event *ev, char **error)
 
 	memset(ev, 0, sizeof *ev);
 	for (;;) {
-		lr = eventlog_read_line(log);
+		lr = watchlog_read_line(log);
 		if (lr == LINE_END) {
 			if (log->record_line != 0) {
-				if ((rc = eventlog_pretty_record(log, 1, ev, error)) != 0)
+				if ((rc = watchlog_pretty_record(log, 1, ev, error)) != 0)
 					return rc;
 				continue;
 			}
 			if (log->garbage_first != 0)
-				return eventlog_garbage(log, error);
+				return watchlog_garbage(log, error);
 			if (log->read_failed) {
 				log->read_failed = 0;
 				return record_error(log, log->line + 1, error,
@@ -559,26 +559,26 @@ eventlog_next(struct eventlog *log, struct eventlog_event *ev, char **error)
 			return 0;
 		}
 		if (lr == LINE_TOO_LONG) {
-			if (log->format == EVENTLOG_UNKNOWN)
-				log->format = EVENTLOG_LINES;
+			if (log->format == WATCHLOG_UNKNOWN)
+				log->format = WATCHLOG_LINES;
 			if (log->record_line != 0) {
 				line = log->record_line;
-				eventlog_drop_record(log);
+				watchlog_drop_record(log);
 				return record_error(log, line, error, "the record is longer than "
 				    "%zu bytes (at line %lu)", log->max_record, log->line);
 			}
 			return record_error(log, log->line, error, "a line longer than %zu bytes",
 			    log->max_record);
 		}
-		if (log->format == EVENTLOG_UNKNOWN) {
+		if (log->format == WATCHLOG_UNKNOWN) {
 			if (line_is_blank(log))
 				continue;
-			eventlog_detect(log);
+			watchlog_detect(log);
 		}
-		if (log->format == EVENTLOG_LINES) {
+		if (log->format == WATCHLOG_LINES) {
 			if (line_is_blank(log))
 				continue;
-			rc = eventlog_parse_record(log, log->line_text, log->line_len, log->line,
+			rc = watchlog_parse_record(log, log->line_text, log->line_len, log->line,
 			    !log->line_has_newline, ev, error);
 			if (rc != 0)
 				return rc;
@@ -589,7 +589,7 @@ eventlog_next(struct eventlog *log, struct eventlog_event *ev, char **error)
 		if (log->line_len > 0 && log->line_text[0] == '{') {
 			if (log->garbage_first != 0) {
 				log->repeat = 1;
-				return eventlog_garbage(log, error);
+				return watchlog_garbage(log, error);
 			}
 			if (log->record_line != 0) {
 				line = log->record_line;
@@ -606,7 +606,7 @@ eventlog_next(struct eventlog *log, struct eventlog_event *ev, char **error)
 			trimmed = line_trimmed_len(log);
 			if (trimmed > 1 && log->line_text[trimmed - 1] == '}') {
 				/* A whole record on one line. */
-				if ((rc = eventlog_pretty_record(log, !log->line_has_newline, ev,
+				if ((rc = watchlog_pretty_record(log, !log->line_has_newline, ev,
 				    error)) != 0)
 					return rc;
 			}
@@ -622,14 +622,14 @@ eventlog_next(struct eventlog *log, struct eventlog_event *ev, char **error)
 		}
 		if (log->record.len + log->line_len + 1 > log->max_record) {
 			line = log->record_line;
-			eventlog_drop_record(log);
+			watchlog_drop_record(log);
 			return record_error(log, line, error, "the record is longer than %zu "
 			    "bytes (at line %lu)", log->max_record, log->line);
 		}
 		buf_append(&log->record, log->line_text, log->line_len);
 		buf_append(&log->record, "\n", 1);
 		if (log->line_len > 0 && log->line_text[0] == '}') {
-			if ((rc = eventlog_pretty_record(log, 0, ev, error)) != 0)
+			if ((rc = watchlog_pretty_record(log, 0, ev, error)) != 0)
 				return rc;
 		}
 	}

@@ -1,5 +1,5 @@
 /*
- * eventrecorder.c - Kubernetes Events (core/v1) about the objects controllers act on.
+ * kubeevents.c - Kubernetes Events (core/v1) about the objects controllers act on.
  *
  * A controller says "SuccessfulCreate: Created pod: web-7d9f-x2x4k" about a ReplicaSet;
  * this file turns that into an Event in the object's namespace (a cluster-scoped object's
@@ -49,7 +49,7 @@
 #include <cjson/cJSON.h>
 
 #include "apistatus.h"
-#include "eventrecorder.h"
+#include "kubeevents.h"
 #include "json.h"
 #include "log.h"
 #include "resource.h"
@@ -62,7 +62,7 @@
 #define EVENT_AGGREGATE_MAX_EVENTS 10
 #define EVENT_WINDOW_SECONDS 600
 /* Requests in flight at most; events beyond are dropped. */
-#define EVENTRECORDER_MAX_IN_FLIGHT 1000
+#define KUBEEVENTS_MAX_IN_FLIGHT 1000
 /* The longest name the apiserver takes for an Event (a DNS subdomain). */
 #define EVENT_NAME_MAX 253
 #define EVENT_COMBINED_PREFIX "(combined from similar events): "
@@ -644,7 +644,7 @@ static const struct resource event_resource = {
 
 /* A CREATE or PATCH in flight. */
 struct event_send {
-	struct eventrecorder *rec;
+	struct kubeevents *rec;
 	struct restops_request *request;
 	enum event_action action;
 	char *key;
@@ -655,12 +655,12 @@ struct event_send {
 
 TAILQ_HEAD(event_send_list, event_send);
 
-struct eventrecorder {
+struct kubeevents {
 	struct client *client;
 	char *component;
 	char *host;			/* reportingInstance */
 	struct event_correlator *correlator;
-	eventrecorder_clock now;
+	kubeevents_clock now;
 	void *now_arg;
 	struct event_send_list sending;
 	int in_flight;
@@ -668,7 +668,7 @@ struct eventrecorder {
 
 /* The real clock: wall time in nanoseconds. */
 static int64_t
-eventrecorder_realtime(void *arg)
+kubeevents_realtime(void *arg)
 {
 	struct timespec ts;
 
@@ -677,10 +677,10 @@ eventrecorder_realtime(void *arg)
 	return (int64_t)ts.tv_sec * NANOS_PER_SECOND + ts.tv_nsec;
 }
 
-struct eventrecorder *
-eventrecorder_new(struct client *client, const char *component)
+struct kubeevents *
+kubeevents_new(struct client *client, const char *component)
 {
-	struct eventrecorder *rec = xcalloc(1, sizeof *rec);
+	struct kubeevents *rec = xcalloc(1, sizeof *rec);
 	char host[256];
 
 	if (gethostname(host, sizeof host) != 0)
@@ -690,7 +690,7 @@ eventrecorder_new(struct client *client, const char *component)
 	rec->component = xstrdup(component);
 	rec->host = xstrdup(host);
 	rec->correlator = event_correlator_new(NULL);
-	rec->now = eventrecorder_realtime;
+	rec->now = kubeevents_realtime;
 	TAILQ_INIT(&rec->sending);
 	return rec;
 }
@@ -705,7 +705,7 @@ event_send_free(struct event_send *s)
 }
 
 void
-eventrecorder_free(struct eventrecorder *rec)
+kubeevents_free(struct kubeevents *rec)
 {
 	struct event_send *s;
 
@@ -723,32 +723,32 @@ eventrecorder_free(struct eventrecorder *rec)
 }
 
 void
-eventrecorder_set_clock(struct eventrecorder *rec, eventrecorder_clock now, void *arg)
+kubeevents_set_clock(struct kubeevents *rec, kubeevents_clock now, void *arg)
 {
 	rec->now = now;
 	rec->now_arg = arg;
 }
 
-static void eventrecorder_send(struct eventrecorder *rec, const struct event_decision *d);
+static void kubeevents_send(struct kubeevents *rec, const struct event_decision *d);
 
 /* Reports the outcome of a request to the correlator, and sends what must follow. */
 static void
-eventrecorder_outcome(struct eventrecorder *rec, const char *key, uint64_t serial,
+kubeevents_outcome(struct kubeevents *rec, const char *key, uint64_t serial,
     enum event_outcome outcome)
 {
 	struct event_decision next;
 
 	if (event_correlator_done(rec->correlator, key, serial, outcome, rec->now(rec->now_arg),
 	    &next))
-		eventrecorder_send(rec, &next);
+		kubeevents_send(rec, &next);
 }
 
 /* A CREATE or PATCH completed. */
 static void
-eventrecorder_sent(struct restops_result *result, void *arg)
+kubeevents_sent(struct restops_result *result, void *arg)
 {
 	struct event_send *s = arg;
-	struct eventrecorder *rec = s->rec;
+	struct kubeevents *rec = s->rec;
 	enum event_outcome outcome = EVENT_SENT;
 
 	TAILQ_REMOVE(&rec->sending, s, link);
@@ -765,25 +765,25 @@ eventrecorder_sent(struct restops_result *result, void *arg)
 			    " (namespace terminating)" : "", result->status.message);
 		}
 	}
-	eventrecorder_outcome(rec, s->key, s->serial, outcome);
+	kubeevents_outcome(rec, s->key, s->serial, outcome);
 	event_send_free(s);
 }
 
 /* Sends a decision's CREATE or PATCH. */
 static void
-eventrecorder_send(struct eventrecorder *rec, const struct event_decision *d)
+kubeevents_send(struct kubeevents *rec, const struct event_decision *d)
 {
 	struct event_send *s;
 	char *body, *error = NULL;
 
 	if (rec->client == NULL) {
-		eventrecorder_outcome(rec, d->key, d->serial, EVENT_SENT);
+		kubeevents_outcome(rec, d->key, d->serial, EVENT_SENT);
 		return;
 	}
-	if (rec->in_flight >= EVENTRECORDER_MAX_IN_FLIGHT) {
+	if (rec->in_flight >= KUBEEVENTS_MAX_IN_FLIGHT) {
 		log_v(2, "event %s/%s %s: too many events in flight (dropped)", d->ns, d->name,
 		    d->event->reason);
-		eventrecorder_outcome(rec, d->key, d->serial, EVENT_FAILED);
+		kubeevents_outcome(rec, d->key, d->serial, EVENT_FAILED);
 		return;
 	}
 	s = xcalloc(1, sizeof *s);
@@ -795,17 +795,17 @@ eventrecorder_send(struct eventrecorder *rec, const struct event_decision *d)
 	if (d->action == EVENT_PATCH) {
 		body = event_patch_body(d);
 		s->request = restops_patch(rec->client, &event_resource, d->ns, d->name,
-		    RESTOPS_PATCH_STRATEGIC, body, eventrecorder_sent, s, &error);
+		    RESTOPS_PATCH_STRATEGIC, body, kubeevents_sent, s, &error);
 	} else {
 		body = event_create_body(d, rec->host);
 		s->request = restops_create(rec->client, &event_resource, d->ns, body,
-		    eventrecorder_sent, s, &error);
+		    kubeevents_sent, s, &error);
 	}
 	free(body);
 	if (s->request == NULL) {
 		log_v(2, "event %s: cannot send (dropped): %s", s->what, error);
 		free(error);
-		eventrecorder_outcome(rec, s->key, s->serial, EVENT_FAILED);
+		kubeevents_outcome(rec, s->key, s->serial, EVENT_FAILED);
 		event_send_free(s);
 		return;
 	}
@@ -815,7 +815,7 @@ eventrecorder_send(struct eventrecorder *rec, const struct event_decision *d)
 
 /* Records an event with its message formatted already. */
 static void
-eventrecorder_record(struct eventrecorder *rec, const struct event_object_ref *object,
+kubeevents_record(struct kubeevents *rec, const struct event_object_ref *object,
     const char *type, const char *reason, const char *message)
 {
 	struct event_info ev;
@@ -842,7 +842,7 @@ eventrecorder_record(struct eventrecorder *rec, const struct event_object_ref *o
 	switch (d.action) {
 	case EVENT_CREATE:
 	case EVENT_PATCH:
-		eventrecorder_send(rec, &d);
+		kubeevents_send(rec, &d);
 		break;
 	case EVENT_FOLDED:
 		break;
@@ -854,7 +854,7 @@ eventrecorder_record(struct eventrecorder *rec, const struct event_object_ref *o
 }
 
 void
-eventrecorder_event(struct eventrecorder *rec, const struct event_object_ref *object,
+kubeevents_event(struct kubeevents *rec, const struct event_object_ref *object,
     const char *type, const char *reason, const char *fmt, ...)
 {
 	va_list ap;
@@ -863,7 +863,7 @@ eventrecorder_event(struct eventrecorder *rec, const struct event_object_ref *ob
 	va_start(ap, fmt);
 	message = xvasprintf(fmt, ap);
 	va_end(ap);
-	eventrecorder_record(rec, object, type, reason, message);
+	kubeevents_record(rec, object, type, reason, message);
 	free(message);
 }
 
@@ -892,7 +892,7 @@ event_object_ref_from_object(const cJSON *object, const struct resource *resourc
 }
 
 void
-eventrecorder_event_object(struct eventrecorder *rec, const struct resource *resource,
+kubeevents_event_object(struct kubeevents *rec, const struct resource *resource,
     const cJSON *object, const char *type, const char *reason, const char *fmt, ...)
 {
 	struct event_object_ref ref;
@@ -906,6 +906,6 @@ eventrecorder_event_object(struct eventrecorder *rec, const struct resource *res
 	va_start(ap, fmt);
 	message = xvasprintf(fmt, ap);
 	va_end(ap);
-	eventrecorder_record(rec, &ref, type, reason, message);
+	kubeevents_record(rec, &ref, type, reason, message);
 	free(message);
 }

@@ -1,9 +1,9 @@
 /*
- * eventrecorder.h - Kubernetes Events (core/v1) about the objects controllers act on, as
+ * kubeevents.h - Kubernetes Events (core/v1) about the objects controllers act on, as
  * kube-controller-manager records them: correlated, rate limited, best-effort.
  */
-#ifndef SQLKCM_EVENTRECORDER_H
-#define SQLKCM_EVENTRECORDER_H
+#ifndef SQLKCM_KUBEEVENTS_H
+#define SQLKCM_KUBEEVENTS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -12,7 +12,7 @@
 
 struct client;
 struct resource;
-struct eventrecorder;
+struct kubeevents;
 struct event_correlator;
 
 /* The two event types Kubernetes knows. */
@@ -32,7 +32,7 @@ struct event_object_ref {
 };
 
 /* Returns the wall-clock time in nanoseconds since the epoch; arg is the clock's own. */
-typedef int64_t (*eventrecorder_clock)(void *arg);
+typedef int64_t (*kubeevents_clock)(void *arg);
 
 /*
  * Creates a recorder whose events name component as their source ("replicaset-controller")
@@ -40,12 +40,12 @@ typedef int64_t (*eventrecorder_clock)(void *arg);
  * it must outlive the recorder); with client NULL they are only logged (at -v 4), as in
  * plan and replay.
  */
-struct eventrecorder *eventrecorder_new(struct client *client, const char *component);
+struct kubeevents *kubeevents_new(struct client *client, const char *component);
 /* Frees the recorder, abandoning the events still being sent. */
-void eventrecorder_free(struct eventrecorder *rec);
+void kubeevents_free(struct kubeevents *rec);
 
 /* Replaces the clock (the real one: CLOCK_REALTIME), for tests. */
-void eventrecorder_set_clock(struct eventrecorder *rec, eventrecorder_clock now, void *arg);
+void kubeevents_set_clock(struct kubeevents *rec, kubeevents_clock now, void *arg);
 
 /*
  * Records an event of type (EVENT_TYPE_NORMAL or EVENT_TYPE_WARNING) about object, with
@@ -53,13 +53,13 @@ void eventrecorder_set_clock(struct eventrecorder *rec, eventrecorder_clock now,
  * fails: the event is sent, folded into an earlier identical one, or dropped (by the spam
  * filter, or when the apiserver refuses it; a drop is logged at -v 2).
  */
-void eventrecorder_event(struct eventrecorder *rec, const struct event_object_ref *object,
+void kubeevents_event(struct kubeevents *rec, const struct event_object_ref *object,
     const char *type, const char *reason, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
 /* Records an event about an object given as JSON (such as a cached body); its kind and
  * apiVersion, which list items lack, default to resource's (resource may be NULL). */
-void eventrecorder_event_object(struct eventrecorder *rec, const struct resource *resource,
+void kubeevents_event_object(struct kubeevents *rec, const struct resource *resource,
     const cJSON *object, const char *type, const char *reason, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
