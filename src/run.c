@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -320,14 +321,6 @@ run_usage_controllers(FILE *out)
 	}
 }
 
-/* The flags' getopt values (the controllers' workers flags start at OPT_WORKERS). */
-enum { OPT_KUBECONFIG = 256, OPT_CONTEXT, OPT_MASTER, OPT_DB, OPT_DB_CACHE, OPT_RECORD,
-	OPT_CONTROLLERS, OPT_QPS, OPT_BURST, OPT_LEADER_ELECT,
-	OPT_LEASE_DURATION, OPT_RENEW_DEADLINE, OPT_RETRY_PERIOD, OPT_LOCK,
-	OPT_LOCK_NAMESPACE, OPT_LOCK_NAME, OPT_WATCH_LIST, OPT_REBUILD_CACHE };
-enum { OPT_BIND_ADDRESS = 512, OPT_SECURE_PORT, OPT_PORT, OPT_TLS_CERT, OPT_TLS_KEY,
-	OPT_ALWAYS_ALLOW };
-
 /* Returns 1 if name is among the first n options. */
 static int
 run_longopts_have(const struct option *o, size_t n, const char *name)
@@ -371,6 +364,167 @@ run_longopts_new(const struct option *fixed)
 }
 
 /* Parses argv into opts; returns -1 (message written) on a bad command line, 1 for --help. */
+/* --- the flags, as a table ------------------------------------------------------------- */
+
+/* What a flag's value is, and where it goes in struct run_options. */
+enum run_flag_kind {
+	FLAG_STRING,		/* const char *, as given */
+	FLAG_FILE,		/* const char *, not empty */
+	FLAG_LONG,		/* long, from min to max */
+	FLAG_DURATION,		/* double seconds, a Go duration */
+	FLAG_BOOL,		/* int, a Go bool; alone (--flag) is true */
+	FLAG_SET,		/* int, set to 1; takes no value */
+	FLAG_CHECKED,		/* const char *, once check accepts it */
+	FLAG_CUSTOM,		/* parse does it all */
+};
+
+struct run_flag {
+	const char *name;
+	enum run_flag_kind kind;
+	size_t offset;		/* of the field in struct run_options; NO_FIELD: none */
+	long min, max;		/* FLAG_LONG */
+	/* FLAG_CHECKED: 0 when value is good, else -1 with a message on err. FLAG_CUSTOM:
+	 * parses value into opts, the same way. */
+	int (*check)(const char *value, FILE *err);
+	int (*parse)(const char *value, struct run_options *opts, FILE *err);
+};
+
+static int
+parse_watch_list(const char *value, struct run_options *opts, FILE *err)
+{
+	if (informer_watch_list_parse(value, &opts->watch_list) == 0)
+		return 0;
+	fprintf(err, "sqlkcm run: invalid value \"%s\" for --watch-list: want auto, true or "
+	    "false\n", value);
+	return -1;
+}
+
+static int
+parse_qps(const char *value, struct run_options *opts, FILE *err)
+{
+	char *end;
+
+	errno = 0;
+	opts->qps = strtod(value, &end);
+	if (*value == '\0' || *end != '\0' || errno != 0 || !(opts->qps > 0) || opts->qps > 1e6) {
+		fprintf(err, "sqlkcm run: invalid value \"%s\" for --kube-api-qps: want a number "
+		    "above 0\n", value);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+check_lock(const char *value, FILE *err)
+{
+	if (strcmp(value, "leases") == 0)
+		return 0;
+	fprintf(err, "sqlkcm run: invalid value \"%s\" for --leader-elect-resource-lock: only "
+	    "leases is supported\n", value);
+	return -1;
+}
+
+#define FIELD(f) offsetof(struct run_options, f)
+#define NO_FIELD ((size_t)-1)
+
+/* sqlkcm's own flags, as kube-controller-manager spells them; --v and --help are apart. */
+static const struct run_flag run_flags[] = {
+	{ "kubeconfig", FLAG_STRING, FIELD(kubeconfig), 0, 0, NULL, NULL },
+	{ "context", FLAG_STRING, FIELD(context), 0, 0, NULL, NULL },
+	{ "master", FLAG_STRING, FIELD(master), 0, 0, NULL, NULL },
+	{ "db", FLAG_FILE, FIELD(db), 0, 0, NULL, NULL },
+	{ "db-cache-mib", FLAG_LONG, FIELD(db_cache_mib), 1, 65536, NULL, NULL },
+	{ "rebuild-cache", FLAG_SET, FIELD(rebuild_cache), 0, 0, NULL, NULL },
+	{ "record", FLAG_STRING, FIELD(record), 0, 0, NULL, NULL },
+	{ "controllers", FLAG_STRING, FIELD(controllers), 0, 0, NULL, NULL },
+	{ "watch-list", FLAG_CUSTOM, NO_FIELD, 0, 0, NULL, parse_watch_list },
+	{ "kube-api-qps", FLAG_CUSTOM, NO_FIELD, 0, 0, NULL, parse_qps },
+	{ "kube-api-burst", FLAG_LONG, FIELD(burst), 1, 1000000, NULL, NULL },
+	{ "bind-address", FLAG_CHECKED, FIELD(bind_address), 0, 0, run_check_address, NULL },
+	{ "secure-port", FLAG_LONG, FIELD(secure_port), 0, 65535, NULL, NULL },
+	{ "port", FLAG_LONG, FIELD(port), 0, 65535, NULL, NULL },
+	{ "tls-cert-file", FLAG_STRING, FIELD(tls_cert_file), 0, 0, NULL, NULL },
+	{ "tls-private-key-file", FLAG_STRING, FIELD(tls_key_file), 0, 0, NULL, NULL },
+	{ "authorization-always-allow-paths", FLAG_CHECKED, FIELD(always_allow_paths), 0, 0,
+	  run_check_paths, NULL },
+	{ "leader-elect", FLAG_BOOL, FIELD(leader_elect), 0, 0, NULL, NULL },
+	{ "leader-elect-lease-duration", FLAG_DURATION, FIELD(lease_duration), 0, 0, NULL, NULL },
+	{ "leader-elect-renew-deadline", FLAG_DURATION, FIELD(renew_deadline), 0, 0, NULL, NULL },
+	{ "leader-elect-retry-period", FLAG_DURATION, FIELD(retry_period), 0, 0, NULL, NULL },
+	{ "leader-elect-resource-lock", FLAG_CHECKED, NO_FIELD, 0, 0, check_lock, NULL },
+	{ "leader-elect-resource-namespace", FLAG_STRING, FIELD(lease_namespace), 0, 0, NULL,
+	  NULL },
+	{ "leader-elect-resource-name", FLAG_STRING, FIELD(lease_name), 0, 0, NULL, NULL },
+};
+#define RUN_FLAG_COUNT (sizeof run_flags / sizeof run_flags[0])
+
+/* The getopt values: sqlkcm's flags from OPT_OWN (their index in run_flags), the
+ * controllers' workers flags from OPT_WORKERS, kube-controller-manager's others from
+ * OPT_KCM. */
+#define OPT_OWN 256
+
+/* Sets flag f's value in opts; 0, or -1 with a message on err. */
+static int
+run_flag_set(const struct run_flag *f, const char *value, struct run_options *opts, FILE *err)
+{
+	char *field = f->offset != NO_FIELD ? (char *)opts + f->offset : NULL;
+	char *flag = xasprintf("--%s", f->name);
+	int rc = 0;
+
+	switch (f->kind) {
+	case FLAG_FILE:
+		if (*value == '\0') {
+			fprintf(err, "sqlkcm run: %s needs a file name\n", flag);
+			rc = -1;
+			break;
+		}
+		/* FALLTHROUGH */
+	case FLAG_STRING:
+		*(const char **)(void *)field = value;
+		break;
+	case FLAG_LONG:
+		rc = parse_long(flag, value, f->min, f->max, (long *)(void *)field, err);
+		break;
+	case FLAG_DURATION:
+		rc = parse_duration(flag, value, (double *)(void *)field, err);
+		break;
+	case FLAG_BOOL:
+		if (value == NULL)
+			*(int *)(void *)field = 1;
+		else
+			rc = parse_bool(flag, value, (int *)(void *)field, err);
+		break;
+	case FLAG_SET:
+		*(int *)(void *)field = 1;
+		break;
+	case FLAG_CHECKED:
+		rc = f->check(value, err);
+		if (rc == 0 && f->offset != NO_FIELD)
+			*(const char **)(void *)field = value;
+		break;
+	case FLAG_CUSTOM:
+		rc = f->parse(value, opts, err);
+		break;
+	}
+	free(flag);
+	return rc;
+}
+
+/* A flag of kube-controller-manager that sqlkcm ignores: noted, once its value is checked
+ * (a bool's value must still be one, as pflag wants). */
+static int
+run_kcm_flag(const struct kcm_flag *f, const char *value, struct run_options *opts, FILE *err)
+{
+	char *flag = xasprintf("--%s", f->name);
+	int ignored, rc = !f->takes_value && value != NULL ?
+	    parse_bool(flag, value, &ignored, err) : 0;
+
+	if (rc == 0)
+		buf_printf(&opts->ignored, "%s%s", opts->ignored.len > 0 ? ", " : "", flag);
+	free(flag);
+	return rc;
+}
+
 static int
 run_parse_options(int argc, char **argv, struct run_options *opts,
     const struct option *longopts, FILE *out, FILE *err);
@@ -378,44 +532,26 @@ run_parse_options(int argc, char **argv, struct run_options *opts,
 static int
 run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 {
-	static const struct option longopts[] = {
-		{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
-		{ "context", required_argument, NULL, OPT_CONTEXT },
-		{ "master", required_argument, NULL, OPT_MASTER },
-		{ "db", required_argument, NULL, OPT_DB },
-		{ "db-cache-mib", required_argument, NULL, OPT_DB_CACHE },
-		{ "rebuild-cache", no_argument, NULL, OPT_REBUILD_CACHE },
-		{ "record", required_argument, NULL, OPT_RECORD },
-		{ "controllers", required_argument, NULL, OPT_CONTROLLERS },
-		{ "watch-list", required_argument, NULL, OPT_WATCH_LIST },
-		{ "kube-api-qps", required_argument, NULL, OPT_QPS },
-		{ "kube-api-burst", required_argument, NULL, OPT_BURST },
-		{ "bind-address", required_argument, NULL, OPT_BIND_ADDRESS },
-		{ "secure-port", required_argument, NULL, OPT_SECURE_PORT },
-		{ "port", required_argument, NULL, OPT_PORT },
-		{ "tls-cert-file", required_argument, NULL, OPT_TLS_CERT },
-		{ "tls-private-key-file", required_argument, NULL, OPT_TLS_KEY },
-		{ "authorization-always-allow-paths", required_argument, NULL, OPT_ALWAYS_ALLOW },
-		{ "leader-elect", optional_argument, NULL, OPT_LEADER_ELECT },
-		{ "leader-elect-lease-duration", required_argument, NULL, OPT_LEASE_DURATION },
-		{ "leader-elect-renew-deadline", required_argument, NULL, OPT_RENEW_DEADLINE },
-		{ "leader-elect-retry-period", required_argument, NULL, OPT_RETRY_PERIOD },
-		{ "leader-elect-resource-lock", required_argument, NULL, OPT_LOCK },
-		{ "leader-elect-resource-namespace", required_argument, NULL, OPT_LOCK_NAMESPACE },
-		{ "leader-elect-resource-name", required_argument, NULL, OPT_LOCK_NAME },
-		{ "v", required_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct option *all = run_longopts_new(longopts);
+	struct option *own = xcalloc(RUN_FLAG_COUNT + 3, sizeof *own), *all;
+	size_t n = 0;
 	int rc;
 
+	for (size_t i = 0; i < RUN_FLAG_COUNT; i++) {
+		own[n].name = run_flags[i].name;
+		own[n].has_arg = run_flags[i].kind == FLAG_SET ? no_argument :
+		    run_flags[i].kind == FLAG_BOOL ? optional_argument : required_argument;
+		own[n++].val = OPT_OWN + (int)i;
+	}
+	own[n++] = (struct option){ "v", required_argument, NULL, 'v' };
+	own[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+	all = run_longopts_new(own);
 	opts->workers = xcalloc((size_t)controller_type_count, sizeof *opts->workers);
 	buf_init(&opts->ignored);
 	for (int i = 0; i < controller_type_count; i++)
 		opts->workers[i] = controller_types[i]->default_workers;
 	rc = run_parse_options(argc, argv, opts, all, out, err);
 	free(all);
+	free(own);
 	return rc;
 }
 
@@ -441,141 +577,33 @@ run_parse_options(int argc, char **argv, struct run_options *opts,
 	opts->lease_name = "sqlkcm";
 	opterr = 0;
 	optind = 0;	/* GNU: start over, whoever parsed before */
-	while ((c = getopt_long(argc, argv, "+v:h", longopts, NULL)) != -1) {
-		char *end;
+	while ((c = getopt_long(argc, argv, "+:v:h", longopts, NULL)) != -1) {
+		int rc = 0;
 
-		switch (c) {
-		case OPT_KUBECONFIG: opts->kubeconfig = optarg; break;
-		case OPT_CONTEXT: opts->context = optarg; break;
-		case OPT_MASTER: opts->master = optarg; break;
-		case OPT_DB:
-			if (*optarg == '\0') {
-				fprintf(err, "sqlkcm run: --db needs a file name\n");
-				return -1;
-			}
-			opts->db = optarg;
-			break;
-		case OPT_DB_CACHE:
-			if (parse_long("--db-cache-mib", optarg, 1, 65536, &opts->db_cache_mib, err) != 0)
-				return -1;
-			break;
-		case OPT_REBUILD_CACHE: opts->rebuild_cache = 1; break;
-		case OPT_RECORD: opts->record = optarg; break;
-		case OPT_CONTROLLERS: opts->controllers = optarg; break;
-		case OPT_WATCH_LIST:
-			if (informer_watch_list_parse(optarg, &opts->watch_list) != 0) {
-				fprintf(err, "sqlkcm run: invalid value \"%s\" for --watch-list: want "
-				    "auto, true or false\n", optarg);
-				return -1;
-			}
-			break;
-		case OPT_QPS:
-			errno = 0;
-			opts->qps = strtod(optarg, &end);
-			if (*optarg == '\0' || *end != '\0' || errno != 0 || !(opts->qps > 0) ||
-			    opts->qps > 1e6) {
-				fprintf(err, "sqlkcm run: invalid value \"%s\" for --kube-api-qps: want a "
-				    "number above 0\n", optarg);
-				return -1;
-			}
-			break;
-		case OPT_BURST:
-			if (parse_long("--kube-api-burst", optarg, 1, 1000000, &opts->burst, err) != 0)
-				return -1;
-			break;
-		case OPT_LEADER_ELECT:
-			if (optarg == NULL)
-				opts->leader_elect = 1;
-			else if (parse_bool("--leader-elect", optarg, &opts->leader_elect, err) != 0)
-				return -1;
-			break;
-		case OPT_LEASE_DURATION:
-			if (parse_duration("--leader-elect-lease-duration", optarg,
-			    &opts->lease_duration, err) != 0)
-				return -1;
-			break;
-		case OPT_RENEW_DEADLINE:
-			if (parse_duration("--leader-elect-renew-deadline", optarg,
-			    &opts->renew_deadline, err) != 0)
-				return -1;
-			break;
-		case OPT_RETRY_PERIOD:
-			if (parse_duration("--leader-elect-retry-period", optarg,
-			    &opts->retry_period, err) != 0)
-				return -1;
-			break;
-		case OPT_LOCK:
-			if (strcmp(optarg, "leases") != 0) {
-				fprintf(err, "sqlkcm run: invalid value \"%s\" for "
-				    "--leader-elect-resource-lock: only leases is supported\n", optarg);
-				return -1;
-			}
-			break;
-		case OPT_LOCK_NAMESPACE: opts->lease_namespace = optarg; break;
-		case OPT_LOCK_NAME: opts->lease_name = optarg; break;
-		case 'v':
-			if (parse_long("--v", optarg, 0, 10, &opts->verbosity, err) != 0)
-				return -1;
-			break;
-		case OPT_BIND_ADDRESS:
-			if (run_check_address(optarg, err) != 0)
-				return -1;
-			opts->bind_address = optarg;
-			break;
-		case OPT_SECURE_PORT:
-			if (parse_long("--secure-port", optarg, 0, 65535, &opts->secure_port, err) != 0)
-				return -1;
-			break;
-		case OPT_PORT:
-			if (parse_long("--port", optarg, 0, 65535, &opts->port, err) != 0)
-				return -1;
-			break;
-		case OPT_TLS_CERT: opts->tls_cert_file = optarg; break;
-		case OPT_TLS_KEY: opts->tls_key_file = optarg; break;
-		case OPT_ALWAYS_ALLOW:
-			if (run_check_paths(optarg, err) != 0)
-				return -1;
-			opts->always_allow_paths = optarg;
-			break;
-		case 'h':
+		if (c == 'h') {
 			fputs(run_usage, out);
 			run_usage_controllers(out);
 			return 1;
-		case ':':
+		} else if (c == ':') {
 			fprintf(err, "sqlkcm run: %s needs a value\n", argv[optind - 1]);
 			return -1;
-		default:
-			if (c >= OPT_KCM && c < OPT_KCM + (int)kcm_flag_count) {
-				const struct kcm_flag *f = &kcm_flags[c - OPT_KCM];
-				char *flag = xasprintf("--%s", f->name);
-				int value;
-
-				/* A bool's value must still be one, as pflag wants. */
-				c = !f->takes_value && optarg != NULL ?
-				    parse_bool(flag, optarg, &value, err) : 0;
-				if (c == 0)
-					buf_printf(&opts->ignored, "%s%s", opts->ignored.len > 0 ?
-					    ", " : "", flag);
-				free(flag);
-				if (c != 0)
-					return -1;
-				break;
-			}
-			if (c >= OPT_WORKERS && c < OPT_WORKERS + controller_type_count) {
-				char *flag = xasprintf("--%s",
-				    controller_types[c - OPT_WORKERS]->workers_flag);
-
-				c = parse_long(flag, optarg, 1, 10000,
-				    &opts->workers[c - OPT_WORKERS], err);
-				free(flag);
-				if (c != 0)
-					return -1;
-				break;
-			}
+		} else if (c == 'v') {
+			rc = parse_long("--v", optarg, 0, 10, &opts->verbosity, err);
+		} else if (c >= OPT_OWN && c < OPT_OWN + (int)RUN_FLAG_COUNT) {
+			rc = run_flag_set(&run_flags[c - OPT_OWN], optarg, opts, err);
+		} else if (c >= OPT_WORKERS && c < OPT_WORKERS + controller_type_count) {
+			char *flag = xasprintf("--%s", controller_types[c - OPT_WORKERS]->workers_flag);
+			rc = parse_long(flag, optarg, 1, 10000, &opts->workers[c - OPT_WORKERS], err);
+			free(flag);
+		} else if (c >= OPT_KCM && c < OPT_KCM + (int)kcm_flag_count) {
+			rc = run_kcm_flag(&kcm_flags[c - OPT_KCM], optarg, opts, err);
+		} else {
 			fprintf(err, "sqlkcm run: unknown flag %s (see sqlkcm run --help)\n",
 			    argv[optind - 1]);
 			return -1;
 		}
+		if (rc != 0)
+			return -1;
 	}
 	if (optind < argc) {
 		fprintf(err, "sqlkcm run: unexpected argument \"%s\"\n", argv[optind]);

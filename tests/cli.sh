@@ -118,6 +118,14 @@ check "kube-controller-manager's controllers sqlkcm does not run are named as ig
 	-- run "--controllers=*,bootstrapsigner,tokencleaner" --kubeconfig "$tmp/no-such-kubeconfig"
 check "a controller by kube-controller-manager's name" 1 "" "no-such-kubeconfig" \
 	-- run --controllers=replicaset-controller --kubeconfig "$tmp/no-such-kubeconfig"
+check "a flag of kube-controller-manager's without its value says so" 2 "" \
+	'--horizontal-pod-autoscaler-sync-period needs a value' \
+	-- run --horizontal-pod-autoscaler-sync-period
+check "--concurrent-deployment-syncs is checked" 2 "" \
+	'invalid value "0" for --concurrent-deployment-syncs: want a whole number from 1 to 10000' \
+	-- run --concurrent-deployment-syncs=0
+check "run --help lists the Deployment controller's workers flag" 0 \
+	"^      --concurrent-deployment-syncs N" "" -- run --help
 check "an ignored bool flag still wants a bool" 2 "" \
 	'invalid value "maybe" for --allocate-node-cidrs: want true or false' \
 	-- run --allocate-node-cidrs=maybe
