@@ -99,10 +99,13 @@ static const char *const deployment_sql[STMT_COUNT] = {
 	[STMT_RS_CONTROLLER] = "SELECT c.kind, c.name, c.owner_uid FROM cache_replicasets r"
 	    " JOIN object_owners c ON c.object_id = r.id AND c.controller = 1"
 	    " WHERE r.namespace = ?1 AND r.name = ?2 AND r.uid = ?3",
-	/* kube's oldPodsRunning, for one ReplicaSet: its pods not Succeeded or Failed,
+	/* kube's oldPodsRunning, for one ReplicaSet: its pods (kube's FilterPodsByOwner: the
+	 * controller reference names it by kind, name and uid) not Succeeded or Failed,
 	 * terminating ones included. */
-	[STMT_PODS_RUNNING] = "SELECT count(*) FROM cache_pods WHERE namespace = ?1"
-	    " AND controller_uid = ?2 AND coalesce(phase, '') NOT IN ('Succeeded', 'Failed')",
+	[STMT_PODS_RUNNING] = "SELECT count(*) FROM cache_pods p WHERE p.namespace = ?1"
+	    " AND p.controller_uid = ?2 AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')"
+	    " AND EXISTS (SELECT 1 FROM object_owners c WHERE c.object_id = p.id"
+	    "              AND c.controller = 1 AND c.kind = 'ReplicaSet' AND c.name = ?3)",
 	/* The pods of every ReplicaSet the Deployment ?1 controls. */
 	[STMT_PODS_OF_DEPLOYMENT] = "SELECT count(*) FROM object_owners c"
 	    " JOIN cache_replicasets r ON r.id = c.object_id"
@@ -1153,6 +1156,7 @@ old_pods_running(struct dsync *s, int *running, char **error)
 		sqlite3_bind_text(stmt, 1, s->namespace, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_text(stmt, 2, json_string(old[i]->obj, "metadata.uid"), -1,
 		    SQLITE_TRANSIENT);
+		sqlite3_bind_text(stmt, 3, rs_name(old[i]), -1, SQLITE_TRANSIENT);
 		if ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 			*running = sqlite3_column_int(stmt, 0) > 0;
 			rc = SQLITE_DONE;

@@ -529,8 +529,10 @@ column_strdup(sqlite3_stmt *stmt, int i)
 
 /*
  * Lists the namespace's live pods (not Succeeded or Failed; those being deleted flagged
- * terminating) that the ReplicaSet controls or that have no controller
- * (kube's FilterPodsByOwner with orphans), with what claiming, counting and ranking need.
+ * terminating) that the ReplicaSet controls or that have no controller (kube's
+ * FilterPodsByOwner with orphans: a pod is the ReplicaSet's when its controller reference
+ * names it by kind, name and uid, not by the uid alone), with what claiming, counting and
+ * ranking need.
  * on_same_node counts, per node, the active pods controlled by any ReplicaSet with the same
  * controller owner as this one (a Deployment's ReplicaSets share the spread); a ReplicaSet
  * without a controller owner has no related pods, so every rank is 0, as in kube. (kube
@@ -566,8 +568,8 @@ listing_stmt(struct replicaset_state *st, struct buf *sql, char **error)
 }
 
 static int
-candidates_load(struct replicaset_state *st, const char *namespace, const char *rs_uid,
-    const struct selector *sel, const char *template_labels, int min_ready, double now,
+candidates_load(struct replicaset_state *st, const char *namespace, const char *rs_name,
+    const char *rs_uid, const struct selector *sel, const char *template_labels, int min_ready, double now,
     struct candidates *out, char **error)
 {
 	struct buf *sql = &st->listing_sql;
@@ -583,6 +585,8 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 	    "         p.controller_uid"
 	    "    FROM cache_pods p"
 	    "   WHERE p.namespace = ?1 AND p.controller_uid = ?2"
+	    "     AND EXISTS (SELECT 1 FROM object_owners c WHERE c.object_id = p.id"
+	    "                  AND c.controller = 1 AND c.kind = 'ReplicaSet' AND c.name = ?4)"
 	    "     AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')"
 	    "  UNION ALL"
 	    "  SELECT p.id, p.uid, p.name, p.phase, p.node_name, p.ready, p.ready_since,"
@@ -626,7 +630,9 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 2, rs_uid, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 3, template_labels, -1, SQLITE_TRANSIENT);
-	first = 4;
+	sqlite3_bind_text(stmt, 4, rs_name, -1, SQLITE_TRANSIENT);
+	/* The selector's parameters come after ?4, the highest numbered one before them. */
+	first = 5;
 	if (selector_bind(sel, stmt, first, error) < 0) {
 		sqlite3_clear_bindings(stmt);
 		return -1;
@@ -907,7 +913,7 @@ replicaset_sync(struct controller *c, const char *key, double now, struct sync_r
 		goto out;
 	labels = json_path(rs, "spec.template.metadata.labels");
 	labels_text = cJSON_IsObject(labels) ? cJSON_PrintUnformatted(labels) : xstrdup("{}");
-	if (candidates_load(st, namespace, uid, sel, labels_text, (int)min_ready, now, &cs,
+	if (candidates_load(st, namespace, name, uid, sel, labels_text, (int)min_ready, now, &cs,
 	    error) != 0)
 		goto out;
 	if (diff_read(st, uid, &desired, &actual, error) != 0)

@@ -1125,6 +1125,10 @@ claim_patches_are_kubes_bytes(void **state)
 #define R_UID "uid-foobar"
 #define REF(uid, controller) "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\"," \
 	"\"name\":\"x\",\"uid\":\"" uid "\"" controller "}"
+/* A reference to the ReplicaSet itself names it as kube's index finds it: kind, name and
+ * uid (FilterPodsByOwner). */
+#define REF_R(controller) "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\"," \
+	"\"name\":\"foobar\",\"uid\":\"" R_UID "\"" controller "}"
 #define CTRL_TRUE ",\"controller\":true"
 #define CTRL_FALSE ",\"controller\":false"
 #define CTRL_UNSET ""
@@ -1132,34 +1136,35 @@ static const struct {
 	const char *name, *labels, *owners;
 	int claimed;
 } claimed_filtering_pods[] = {
-	{ "claimed-1", "{\"foo\":\"bar\"}", "[" REF(R_UID, CTRL_TRUE) "]", 1 },
-	{ "wrong-selector-1", "{\"foo\":\"baz\"}", "[" REF(R_UID, CTRL_TRUE) "]", 0 },
-	{ "non-controller-1", "{\"foo\":\"bar\"}", "[" REF(R_UID, CTRL_UNSET) "]", 0 },
+	{ "claimed-1", "{\"foo\":\"bar\"}", "[" REF_R(CTRL_TRUE) "]", 1 },
+	{ "wrong-selector-1", "{\"foo\":\"baz\"}", "[" REF_R(CTRL_TRUE) "]", 0 },
+	{ "non-controller-1", "{\"foo\":\"bar\"}", "[" REF_R(CTRL_UNSET) "]", 0 },
 	{ "other-controller-1", "{\"foo\":\"bar\"}", "[" REF("X", CTRL_TRUE) "]", 0 },
 	{ "other-workload-1", "{\"foo\":\"bee\"}", "[" REF("X", CTRL_TRUE) "]", 0 },
 	{ "standalone-pod-1", "{\"foo\":\"beetle\"}", "[]", 0 },
-	{ "claimed-2", "{\"foo\":\"bar\"}", "[" REF("X", CTRL_FALSE) "," REF(R_UID, CTRL_TRUE)
+	{ "claimed-2", "{\"foo\":\"bar\"}", "[" REF("X", CTRL_FALSE) "," REF_R(CTRL_TRUE)
 	  "]", 1 },
 	{ "wrong-selector-2", "{\"foo\":\"baz\"}", "[" REF("X", CTRL_FALSE) ","
-	  REF(R_UID, CTRL_TRUE) "]", 0 },
+	  REF_R(CTRL_TRUE) "]", 0 },
 	{ "non-controller-2", "{\"foo\":\"bar\"}", "[" REF("X", CTRL_FALSE) ","
-	  REF(R_UID, CTRL_FALSE) "]", 0 },
+	  REF_R(CTRL_FALSE) "]", 0 },
 	{ "other-controller-2", "{\"foo\":\"bar\"}", "[" REF("X", CTRL_FALSE) ","
 	  REF("X2", CTRL_TRUE) "]", 0 },
 	{ "other-workload-2", "{\"foo\":\"bee\"}", "[" REF("X", CTRL_FALSE) ","
 	  REF("X2", CTRL_TRUE) "]", 0 },
 	{ "standalone-pod-2", "{\"foo\":\"beetle\"}", "[" REF("X", CTRL_FALSE) "]", 0 },
-	{ "claimed-3", "{\"foo\":\"bar\"}", "[" REF("X", CTRL_UNSET) "," REF(R_UID, CTRL_TRUE)
+	{ "claimed-3", "{\"foo\":\"bar\"}", "[" REF("X", CTRL_UNSET) "," REF_R(CTRL_TRUE)
 	  "]", 1 },
-	{ "wrong-selector-3", "{}", "[" REF("X", CTRL_UNSET) "," REF(R_UID, CTRL_TRUE) "]", 0 },
+	{ "wrong-selector-3", "{}", "[" REF("X", CTRL_UNSET) "," REF_R(CTRL_TRUE) "]", 0 },
 	{ "non-controller-3", "{\"foo\":\"bar\"}", "[" REF("X", CTRL_UNSET) ","
-	  REF(R_UID, CTRL_UNSET) "]", 0 },
+	  REF_R(CTRL_UNSET) "]", 0 },
 	{ "other-controller-3", "{\"foo\":\"bar\"}", "[" REF("X", CTRL_UNSET) ","
 	  REF("X2", CTRL_TRUE) "]", 0 },
 	{ "other-workload-3", "{\"foo\":\"bee\"}", "[" REF("X", CTRL_UNSET) "]", 0 },
 	{ "standalone-pod-3", "{\"foo\":\"beetle\"}", "[" REF("X", CTRL_UNSET) "]", 0 },
 };
 #undef REF
+#undef REF_R
 #undef CTRL_TRUE
 #undef CTRL_FALSE
 #undef CTRL_UNSET
@@ -1187,6 +1192,36 @@ claimed_pods_are_controlled_and_matched(void **state)
 	assert_int_equal(r.nclaims, 0);
 	assert_status("claimed filtering", &r, 0, 0, 0, 0, want);
 	sync_result_clear(&r);
+}
+
+/* kube's FilterPodsByOwner finds a ReplicaSet's pods by the kind, name and uid of their
+ * controller reference: a pod whose reference has the uid but another name, or another
+ * kind, is neither the ReplicaSet's nor an orphan. It is not counted, kept or released. */
+static void
+pods_are_found_by_the_controller_references_kind_name_and_uid(void **state)
+{
+	static const char *const refs[] = {
+		"[{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"name\":\"other\","
+		"\"uid\":\"uid-foobar\",\"controller\":true}]",
+		"[{\"apiVersion\":\"apps/v1\",\"kind\":\"StatefulSet\",\"name\":\"foobar\","
+		"\"uid\":\"uid-foobar\",\"controller\":true}]",
+	};
+
+	for (size_t i = 0; i < NELEM(refs); i++) {
+		struct fixture *f = fixture_new();
+		struct sync_result r;
+
+		add_rs(f, &(struct rs){ .replicas = 1 });
+		add_pod(f, &(struct pod){ .name = "impostor", .owners = refs[i],
+		    .phase = "Running" });
+		sync_key(f, KEY, NOW, &r);
+		assert_int_equal(r.nclaims, 0);
+		assert_int_equal(r.nmanage, 1);
+		assert_true(r.creating);
+		sync_result_clear(&r);
+		fixture_free(f);
+	}
+	(void)state;
 }
 
 /* The same pods alive: the claimed ones are kept, the controlled ones the selector no
@@ -2018,6 +2053,7 @@ main(void)
 		cmocka_unit_test(claim_adopts_matching_orphans_and_releases_mismatched_pods),
 		cmocka_unit_test(claim_patches_are_kubes_bytes),
 		T(claimed_pods_are_controlled_and_matched),
+		T(pods_are_found_by_the_controller_references_kind_name_and_uid),
 		T(claim_of_the_filtering_table_adopts_and_releases),
 		/* 13.16 availability */
 		cmocka_unit_test(next_availability_check_of_one_pod),
