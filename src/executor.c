@@ -106,6 +106,7 @@ struct executor {
 	struct store *store;
 	struct informer_set *informers;
 	struct kubeevents *const *events;	/* per controller type, or NULL */
+	struct client **clients;	/* per controller type, or NULL: client */
 	TAILQ_HEAD(, execution) executions;
 	int count;
 	int stopping;			/* send no further creation batch */
@@ -237,13 +238,24 @@ owner_event(struct execution *x, const char *type, const char *reason, const cha
 
 static void request_done(struct restops_result *res, void *arg);
 
+/* The client x's controller sends through. */
+static struct client *
+execution_client(const struct execution *x)
+{
+	for (int i = 0; x->e->clients != NULL && i < controller_type_count; i++) {
+		if (controller_types[i] == x->c->type && x->e->clients[i] != NULL)
+			return x->e->clients[i];
+	}
+	return x->e->client;
+}
+
 /* Sends a request of kind for x: action a with body (which may differ from a->body), or
  * a GET of the owner; 0 if sent. */
 static int
 request_send(struct execution *x, int kind, struct action *a, const cJSON *body)
 {
 	struct request *rq = xcalloc(1, sizeof *rq);
-	struct client *client = x->e->client;
+	struct client *client = execution_client(x);
 	struct restops_request *req = NULL;
 	char *text = body != NULL ? cJSON_PrintUnformatted(body) : NULL;
 	char *error = NULL, *namespace = NULL;
@@ -757,6 +769,18 @@ executor_new(struct client *client, struct store *store, struct informer_set *in
 }
 
 void
+executor_use_client(struct executor *e, const struct controller_type *type,
+    struct client *client)
+{
+	if (e->clients == NULL)
+		e->clients = xcalloc((size_t)controller_type_count, sizeof *e->clients);
+	for (int i = 0; i < controller_type_count; i++) {
+		if (controller_types[i] == type)
+			e->clients[i] = client;
+	}
+}
+
+void
 executor_free(struct executor *e)
 {
 	struct execution *x;
@@ -767,6 +791,7 @@ executor_free(struct executor *e)
 		TAILQ_REMOVE(&e->executions, x, link);
 		execution_free(x);
 	}
+	free(e->clients);
 	free(e);
 }
 

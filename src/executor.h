@@ -33,6 +33,12 @@ struct executor *executor_new(struct client *client, struct store *store,
     struct informer_set *informers, struct kubeevents *const *events);
 void executor_free(struct executor *e);
 
+/* Sends the requests of controller type's syncs through client (borrowed) instead of the
+ * executor's: each controller has its own client, with its own rate limit, as in
+ * kube-controller-manager. */
+void executor_use_client(struct executor *e, const struct controller_type *type,
+    struct client *client);
+
 /* Carries out r (taken: the executor frees it) for controller c; calls done once, never
  * from inside this call. Returns -1 with *error set if r could not be started (done is
  * not called then). */

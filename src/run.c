@@ -879,6 +879,7 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	struct kube_config *kc = NULL;
 	struct store *store = NULL;
 	struct client *client = NULL, *controller_client = NULL, *events_client = NULL;
+	struct client **controller_clients = NULL;
 	struct client *lease_client = NULL, *auth_client = NULL;
 	struct client_gate *gate = NULL;
 	struct kubeevents **events = xcalloc((size_t)controller_type_count, sizeof *events);
@@ -996,6 +997,24 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 				    controller_types[i]->event_component);
 		}
 		d.executor = executor_new(controller_client, store, d.informers, events);
+		/* The first enabled controller writes through controller_client, each other
+		 * through a client of its own. */
+		controller_clients = xcalloc((size_t)controller_type_count,
+		    sizeof *controller_clients);
+		for (int i = 0, first = 1; i < controller_type_count; i++) {
+			if (!enabled[i])
+				continue;
+			if (!first) {
+				controller_clients[i] = client_new(d.base, kc, &copts, &error);
+				if (controller_clients[i] == NULL) {
+					fprintf(err, "sqlkcm run: %s\n", error);
+					goto out;
+				}
+				executor_use_client(d.executor, controller_types[i],
+				    controller_clients[i]);
+			}
+			first = 0;
+		}
 		manager_add_informers(enabled, d.informers);
 		mopts.enabled = enabled;
 		mopts.workers = workers;
@@ -1111,6 +1130,9 @@ out:
 	client_free(lease_client);
 	client_free(auth_client);
 	client_free(events_client);
+	for (int i = 0; controller_clients != NULL && i < controller_type_count; i++)
+		client_free(controller_clients[i]);
+	free(controller_clients);
 	client_free(controller_client);
 	client_free(client);
 	client_gate_free(gate);

@@ -578,9 +578,10 @@ status_write(struct dsync *s, cJSON *status, int rollout)
 {
 	const cJSON *cached = cJSON_GetObjectItemCaseSensitive(s->d, "status");
 	cJSON *empty = cJSON_CreateObject();
+	const cJSON *had = json_path(s->d, "metadata.annotations");
+	const cJSON *has = json_path(s->work, "metadata.annotations");
 	int changed = !cJSON_Compare(cached != NULL ? cached : empty, status, 1) ||
-	    !cJSON_Compare(json_path(s->d, "metadata.annotations"),
-	    json_path(s->work, "metadata.annotations"), 1);
+	    !cJSON_Compare(had != NULL ? had : empty, has != NULL ? has : empty, 1);
 	const cJSON *cond;
 	struct action *a;
 	double after;

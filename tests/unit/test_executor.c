@@ -30,6 +30,7 @@
 #include <sqlite3.h>
 
 #include "action.h"
+#include "client.h"
 #include "consistency.h"
 #include "controller.h"
 #include "kubeevents.h"
@@ -405,6 +406,42 @@ creation_posts_the_template_with_the_controller_reference(void **state)
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(ref, "controller")));
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(ref, "blockOwnerDeletion")));
 	assert_outcome(h, 0, 0);
+}
+
+/* A second apiserver for executor_use_client: counts what it is asked, answers 201 with
+ * the body (a creation) or 200 with an empty object. */
+static void
+count_responder(const char *method, const char *path, const char *content_type,
+    const char *body, size_t len, struct client_reply *reply, void *arg)
+{
+	int *count = arg;
+
+	(void)path;
+	(void)content_type;
+	(void)len;
+	(*count)++;
+	reply->http_code = strcmp(method, "POST") == 0 ? 201 : 200;
+	reply->body = xstrdup(body != NULL ? body : "{}");
+}
+
+/* Each controller writes through its own client (and rate limit), as in
+ * kube-controller-manager: the ReplicaSet controller's requests go to the client given for
+ * its type, none to the executor's. */
+static void
+a_controller_writes_through_the_client_given_for_its_type(void **state)
+{
+	struct harness *h = *state;
+	int count = 0;
+	struct client *own = client_new_responder(h->fake->base, count_responder, &count);
+
+	executor_use_client(h->e, &replicaset_controller_type, own);
+	add_rs(h->f, &(struct rs){ .replicas = 2 });
+	carry_out(h);
+	/* Two creations and the status; the events go through the recorder's client. */
+	assert_int_equal(count, 3);
+	assert_requests(h, "");
+	assert_outcome(h, 0, 0);
+	client_free(own);
 }
 
 /* A creation refused because the namespace is being deleted counts as made
@@ -1846,6 +1883,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		/* creations */
 		cmocka_unit_test(creations_go_out_in_slow_start_batches),
+		T(a_controller_writes_through_the_client_given_for_its_type),
 		T(creation_posts_the_template_with_the_controller_reference),
 		T(creation_refused_by_a_terminating_namespace_is_no_failure),
 		T(creation_forbidden_otherwise_is_a_failure),
