@@ -13,6 +13,7 @@
 #include "controllers/replicaset.h"
 #include "expectations.h"
 #include "kcmflags.h"
+#include "selector.h"
 #include "util.h"
 
 const struct controller_type *const controller_types[] = {
@@ -168,4 +169,74 @@ controller_free(struct controller *c)
 	expectations_free(c->expectations);
 	consistency_free(c->writes);
 	free(c);
+}
+
+/* --- what controllers share ---------------------------------------------------------- */
+
+int
+controller_key_split(const char *key, char **namespace, const char **name)
+{
+	const char *slash = strchr(key, '/');
+
+	if (slash == NULL || slash == key || slash[1] == '\0')
+		return -1;
+	*namespace = xstrndup(key, (size_t)(slash - key));
+	*name = slash + 1;
+	return 0;
+}
+
+sqlite3_stmt *
+controller_stmt(sqlite3_stmt *stmt)
+{
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+	return stmt;
+}
+
+void
+controller_enqueue_matching(sqlite3_stmt *stmt, const char *namespace, const cJSON *labels,
+    const struct controller_queue *q)
+{
+	/* An object without labels has no owner to find, whatever the selectors say (kube's
+	 * GetPodReplicaSets and GetDeploymentsForReplicaSet). */
+	if (!cJSON_IsObject(labels) || labels->child == NULL)
+		return;
+	controller_stmt(stmt);
+	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(stmt) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(stmt, 1);
+		cJSON *json = text != NULL ? cJSON_Parse(text) : NULL;
+		struct selector *sel = selector_from_json(json, NULL);
+
+		/* An empty selector would match everything: kube skips those here. */
+		if (sel != NULL && !selector_matches_everything(sel) &&
+		    selector_matches(sel, labels)) {
+			char *key = xasprintf("%s/%s", namespace, sqlite3_column_text(stmt, 0));
+			q->add(key, q->arg);
+			free(key);
+		}
+		selector_free(sel);
+		cJSON_Delete(json);
+	}
+	sqlite3_reset(stmt);
+}
+
+int
+controller_list_keys_of(sqlite3_stmt *stmt, const char *what,
+    void (*cb)(const char *key, void *arg), void *arg, char **error)
+{
+	int rc;
+
+	controller_stmt(stmt);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		char *key = xasprintf("%s/%s", sqlite3_column_text(stmt, 0),
+		    sqlite3_column_text(stmt, 1));
+		cb(key, arg);
+		free(key);
+	}
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_DONE)
+		return error_set(error, "%s: listing: %s", what,
+		    sqlite3_errmsg(sqlite3_db_handle(stmt)));
+	return 0;
 }

@@ -104,6 +104,26 @@ int controller_parse_list(const char *list, int *enabled, struct buf *ignored, c
 int controller_record_result(struct controller *c, const struct sync_result *r, double now,
     char **error);
 
+/* --- what controllers share ---------------------------------------------------------- */
+
+/* Splits a namespace/name key: *namespace (malloc'd) and *name (into key); -1 when key is
+ * not one. */
+int controller_key_split(const char *key, char **namespace, const char **name);
+
+/* Resets a prepared statement and its bindings for a new use; returns it. */
+sqlite3_stmt *controller_stmt(sqlite3_stmt *stmt);
+
+/* Adds to q every owner of namespace that stmt lists (rows of name and selector JSON, for
+ * namespace bound as ?1) whose selector is not empty and matches labels: kube's lookup of
+ * the owners that could adopt an orphan. An orphan without labels has none. */
+void controller_enqueue_matching(sqlite3_stmt *stmt, const char *namespace,
+    const cJSON *labels, const struct controller_queue *q);
+
+/* Calls cb with "namespace/name" for each row (namespace, name) of stmt, for list_keys;
+ * what names the controller in an error. */
+int controller_list_keys_of(sqlite3_stmt *stmt, const char *what,
+    void (*cb)(const char *key, void *arg), void *arg, char **error);
+
 /* Creates a controller of type over store; NULL with *error set on failure. */
 struct controller *controller_new(const struct controller_type *type, struct store *store,
     char **error);

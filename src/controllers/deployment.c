@@ -133,23 +133,7 @@ replicasets_resource(void)
 static sqlite3_stmt *
 state_stmt(struct deployment_state *st, int i)
 {
-	sqlite3_stmt *stmt = st->stmt[i];
-
-	sqlite3_reset(stmt);
-	sqlite3_clear_bindings(stmt);
-	return stmt;
-}
-
-static int
-key_split(const char *key, char **namespace, const char **name)
-{
-	const char *slash = strchr(key, '/');
-
-	if (slash == NULL || slash == key || slash[1] == '\0')
-		return -1;
-	*namespace = xstrndup(key, (size_t)(slash - key));
-	*name = slash + 1;
-	return 0;
+	return controller_stmt(st->stmt[i]);
 }
 
 /* The annotation key of object o, or "". */
@@ -1489,7 +1473,7 @@ deployment_sync(struct controller *c, const char *key, double now, struct sync_r
 	out->controller = c->type->name;
 	out->key = xstrdup(key);
 	out->owner_resource = deployments_resource();
-	if (key_split(key, &s.namespace, &s.name) != 0)
+	if (controller_key_split(key, &s.namespace, &s.name) != 0)
 		return error_set(error, "deployment: %s is not a namespace/name key", key);
 	if (deployment_read(st, s.namespace, s.name, &s.uid, &d, error) != 0)
 		goto out;
@@ -1636,27 +1620,7 @@ static void
 enqueue_matching(struct deployment_state *st, const char *namespace, const cJSON *labels,
     const struct controller_queue *q)
 {
-	sqlite3_stmt *stmt;
-
-	if (!cJSON_IsObject(labels) || labels->child == NULL)
-		return;
-	stmt = state_stmt(st, STMT_IN_NAMESPACE);
-	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
-	while (sqlite3_step(stmt) == SQLITE_ROW) {
-		const char *text = (const char *)sqlite3_column_text(stmt, 1);
-		cJSON *json = text != NULL ? cJSON_Parse(text) : NULL;
-		struct selector *sel = selector_from_json(json, NULL);
-
-		if (sel != NULL && !selector_matches_everything(sel) &&
-		    selector_matches(sel, labels)) {
-			char *key = xasprintf("%s/%s", namespace, sqlite3_column_text(stmt, 0));
-			q->add(key, q->arg);
-			free(key);
-		}
-		selector_free(sel);
-		cJSON_Delete(json);
-	}
-	sqlite3_reset(stmt);
+	controller_enqueue_matching(st->stmt[STMT_IN_NAMESPACE], namespace, labels, q);
 }
 
 static void
@@ -1723,7 +1687,7 @@ pod_deleted(struct deployment_state *st, const cJSON *pod, const struct controll
 	    strcmp((const char *)sqlite3_column_text(stmt, 0), DEPLOYMENT_KIND) == 0)
 		key = xasprintf("%s/%s", namespace, sqlite3_column_text(stmt, 1));
 	sqlite3_reset(stmt);
-	if (key == NULL || key_split(key, &dns, &name) != 0 ||
+	if (key == NULL || controller_key_split(key, &dns, &name) != 0 ||
 	    deployment_read(st, dns, name, &uid, &d, NULL) != 0 || d == NULL)
 		goto out;
 	if (strcmp(json_string(d, "spec.strategy.type"), "Recreate") != 0)
@@ -1773,19 +1737,8 @@ deployment_list_keys(struct controller *c, void (*cb)(const char *key, void *arg
     char **error)
 {
 	struct deployment_state *st = c->state;
-	sqlite3_stmt *stmt = state_stmt(st, STMT_KEYS);
-	int rc;
 
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		char *key = xasprintf("%s/%s", sqlite3_column_text(stmt, 0),
-		    sqlite3_column_text(stmt, 1));
-		cb(key, arg);
-		free(key);
-	}
-	sqlite3_reset(stmt);
-	if (rc != SQLITE_DONE)
-		return error_set(error, "deployment: listing: %s", sqlite3_errmsg(st->db));
-	return 0;
+	return controller_list_keys_of(st->stmt[STMT_KEYS], "deployment", cb, arg, error);
 }
 
 static int

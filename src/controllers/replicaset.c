@@ -426,11 +426,7 @@ status_on_failure(const struct action *a, const char *message)
 static sqlite3_stmt *
 state_stmt(struct replicaset_state *st, int i)
 {
-	sqlite3_stmt *stmt = st->stmt[i];
-
-	sqlite3_reset(stmt);
-	sqlite3_clear_bindings(stmt);
-	return stmt;
+	return controller_stmt(st->stmt[i]);
 }
 
 static int
@@ -459,19 +455,6 @@ replicaset_fini(struct controller *c)
 	buf_free(&st->listing_sql);
 	free(st);
 	c->state = NULL;
-}
-
-/* Splits key "namespace/name"; returns -1 if it is not one. */
-static int
-key_split(const char *key, char **namespace, const char **name)
-{
-	const char *slash = strchr(key, '/');
-
-	if (slash == NULL || slash == key || slash[1] == '\0')
-		return -1;
-	*namespace = xstrndup(key, (size_t)(slash - key));
-	*name = slash + 1;
-	return 0;
 }
 
 /* --- sync ------------------------------------------------------------------------------ */
@@ -875,7 +858,7 @@ replicaset_sync(struct controller *c, const char *key, double now, struct sync_r
 	out->controller = c->type->name;
 	out->key = xstrdup(key);
 	out->owner_resource = replicasets_resource();
-	if (key_split(key, &namespace, &name) != 0)
+	if (controller_key_split(key, &namespace, &name) != 0)
 		return error_set(error, "replicaset: %s is not a namespace/name key", key);
 	if (replicaset_read(st, namespace, name, &uid, &rs, error) != 0)
 		goto out;
@@ -1024,25 +1007,7 @@ static void
 enqueue_matching(struct replicaset_state *st, const char *namespace, const cJSON *labels,
     const struct controller_queue *q)
 {
-	sqlite3_stmt *stmt = state_stmt(st, STMT_RS_IN_NAMESPACE);
-
-	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
-	while (sqlite3_step(stmt) == SQLITE_ROW) {
-		const char *text = (const char *)sqlite3_column_text(stmt, 1);
-		cJSON *json = text != NULL ? cJSON_Parse(text) : NULL;
-		struct selector *sel = selector_from_json(json, NULL);
-
-		/* An empty selector would match every pod: kube skips those here. */
-		if (sel != NULL && !selector_matches_everything(sel) &&
-		    selector_matches(sel, labels)) {
-			char *key = xasprintf("%s/%s", namespace, sqlite3_column_text(stmt, 0));
-			q->add(key, q->arg);
-			free(key);
-		}
-		selector_free(sel);
-		cJSON_Delete(json);
-	}
-	sqlite3_reset(stmt);
+	controller_enqueue_matching(st->stmt[STMT_RS_IN_NAMESPACE], namespace, labels, q);
 }
 
 /* Returns the minReadySeconds of the ReplicaSet key, 0 when unknown. */
@@ -1054,7 +1019,7 @@ min_ready_seconds(struct replicaset_state *st, const char *key)
 	long long v = 0;
 	sqlite3_stmt *stmt;
 
-	if (key_split(key, &namespace, &name) != 0)
+	if (controller_key_split(key, &namespace, &name) != 0)
 		return 0;
 	stmt = state_stmt(st, STMT_RS_MIN_READY);
 	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
@@ -1244,19 +1209,8 @@ replicaset_list_keys(struct controller *c, void (*cb)(const char *key, void *arg
     char **error)
 {
 	struct replicaset_state *st = c->state;
-	sqlite3_stmt *stmt = state_stmt(st, STMT_RS_KEYS);
-	int rc;
 
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		char *key = xasprintf("%s/%s", sqlite3_column_text(stmt, 0),
-		    sqlite3_column_text(stmt, 1));
-		cb(key, arg);
-		free(key);
-	}
-	sqlite3_reset(stmt);
-	if (rc != SQLITE_DONE)
-		return error_set(error, "replicaset: listing: %s", sqlite3_errmsg(st->db));
-	return 0;
+	return controller_list_keys_of(st->stmt[STMT_RS_KEYS], "replicaset", cb, arg, error);
 }
 
 static const char *const replicaset_resources[] = { "pods", "replicasets", NULL };

@@ -1992,6 +1992,24 @@ pod_delete_queues_its_controller_only(void **state)
 	    .phase = "Running" }, NULL, "");
 }
 
+/* kube's GetPodReplicaSets: an orphan without labels has no ReplicaSet to look at it,
+ * even one whose selector (foo DoesNotExist) would match it; with a label, it has. */
+static void
+orphan_without_labels_queues_no_replicaset(void **state)
+{
+	struct fixture *f = *state;
+	cJSON *rs = rs_new(&(struct rs){ .replicas = 1 });
+
+	cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(rs, "spec"),
+	    "selector", fixture_parse("{\"matchExpressions\":[{\"key\":\"foo\","
+	    "\"operator\":\"DoesNotExist\"}]}"));
+	fixture_upsert(f, f->replicasets, rs);
+	assert_pod_event_queues(f, INFORMER_ADDED, &(struct pod){ .name = "bare",
+	    .labels = "{}", .phase = "Running" }, NULL, "");
+	assert_pod_event_queues(f, INFORMER_ADDED, &(struct pod){ .name = "labelled",
+	    .labels = "{\"x\":\"y\"}", .phase = "Running" }, NULL, KEY);
+}
+
 /* TestDeleteControllerAndExpectations / deleteRS: a deleted ReplicaSet's expectations
  * and write records are dropped, and its key queued (its sync then finds it gone). */
 static void
@@ -2078,6 +2096,7 @@ main(void)
 		T(pod_add_queues_matching_replicasets_for_orphans_and_the_controller_otherwise),
 		T(pod_with_deletion_timestamp_is_a_deletion_observed_once),
 		T(pod_delete_queues_its_controller_only),
+		T(orphan_without_labels_queues_no_replicaset),
 		T(replicaset_delete_drops_its_expectations_and_write_records),
 	};
 #undef T
