@@ -991,15 +991,15 @@ cleanup(struct dsync *s)
 		qsort(old, (size_t)n, sizeof *old, by_revision);
 	for (long long i = 0; i < diff; i++) {
 		struct drs *r = old[i];
-		struct action *a;
+
+		/* Only one with no replicas, wanted or reported, and synced. */
 		if (rs_status(r, "replicas") != 0 || r->cached_replicas != 0 ||
 		    json_int(r->obj, "metadata.generation", 0) > rs_status(r, "observedGeneration"))
 			continue;
-		a = write_new(s, ACTION_DELETE, "delete", rs_name(r),
+		write_new(s, ACTION_DELETE, "delete", rs_name(r),
 		    json_string(r->obj, "metadata.uid"), NULL,
 		    xasprintf("revision %lld is beyond the history limit of %lld",
 		    deployment_revision(r->obj), json_int(s->d, "spec.revisionHistoryLimit", 0)));
-		(void)a;
 	}
 	free(old);
 }
