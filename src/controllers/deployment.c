@@ -95,10 +95,14 @@ static const char *const deployment_sql[STMT_COUNT] = {
 	[STMT_IN_NAMESPACE] = "SELECT name, selector FROM cache_deployments"
 	    " WHERE namespace = ?1 ORDER BY name",
 	[STMT_KEYS] = "SELECT namespace, name FROM cache_deployments ORDER BY namespace, name",
-	/* The controller of the ReplicaSet namespace/name with uid ?3. */
-	[STMT_RS_CONTROLLER] = "SELECT c.kind, c.name, c.owner_uid FROM cache_replicasets r"
+	/* The Recreate Deployment (by kind, name and uid) controlling the ReplicaSet
+	 * namespace/name with uid ?3. */
+	[STMT_RS_CONTROLLER] = "SELECT d.name, d.uid FROM cache_replicasets r"
 	    " JOIN object_owners c ON c.object_id = r.id AND c.controller = 1"
-	    " WHERE r.namespace = ?1 AND r.name = ?2 AND r.uid = ?3",
+	    " JOIN cache_deployments d ON d.namespace = r.namespace AND d.name = c.name"
+	    "  AND d.uid = c.owner_uid"
+	    " WHERE r.namespace = ?1 AND r.name = ?2 AND r.uid = ?3 AND c.kind = 'Deployment'"
+	    "   AND json_extract(d.body, '$.spec.strategy.type') = 'Recreate'",
 	/* kube's oldPodsRunning, for one ReplicaSet: its pods (kube's FilterPodsByOwner: the
 	 * controller reference names it by kind, name and uid) not Succeeded or Failed,
 	 * terminating ones included. */
@@ -1672,9 +1676,7 @@ pod_deleted(struct deployment_state *st, const cJSON *pod, const struct controll
 	const char *namespace = json_string(pod, "metadata.namespace");
 	const cJSON *ref = controllerref_of(pod);
 	sqlite3_stmt *stmt;
-	char *key = NULL, *d_uid = NULL, *dns = NULL, *uid = NULL;
-	const char *name;
-	cJSON *d = NULL;
+	char *key = NULL, *uid = NULL;
 	int pods = -1;
 
 	if (ref == NULL || strcmp(json_string(ref, "kind"), REPLICASET_KIND) != 0)
@@ -1683,27 +1685,21 @@ pod_deleted(struct deployment_state *st, const cJSON *pod, const struct controll
 	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 2, json_string(ref, "name"), -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 3, json_string(ref, "uid"), -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(stmt) == SQLITE_ROW &&
-	    strcmp((const char *)sqlite3_column_text(stmt, 0), DEPLOYMENT_KIND) == 0)
-		key = xasprintf("%s/%s", namespace, sqlite3_column_text(stmt, 1));
+	if (sqlite3_step(stmt) == SQLITE_ROW) {
+		key = xasprintf("%s/%s", namespace, sqlite3_column_text(stmt, 0));
+		uid = xstrdup((const char *)sqlite3_column_text(stmt, 1));
+	}
 	sqlite3_reset(stmt);
-	if (key == NULL || controller_key_split(key, &dns, &name) != 0 ||
-	    deployment_read(st, dns, name, &uid, &d, NULL) != 0 || d == NULL)
-		goto out;
-	if (strcmp(json_string(d, "spec.strategy.type"), "Recreate") != 0)
-		goto out;
-	d_uid = uid;
+	if (key == NULL)
+		return;
 	stmt = state_stmt(st, STMT_PODS_OF_DEPLOYMENT);
-	sqlite3_bind_text(stmt, 1, d_uid, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(stmt) == SQLITE_ROW)
 		pods = sqlite3_column_int(stmt, 0);
 	sqlite3_reset(stmt);
 	if (pods == 0)
 		q->add(key, q->arg);
-out:
-	cJSON_Delete(d);
 	free(uid);
-	free(dns);
 	free(key);
 }
 
