@@ -134,6 +134,7 @@ struct client_request {
 	char *body;
 	size_t body_len;
 	char *content_type;
+	char *accept;		/* the Accept header's value; NULL: application/json */
 	struct buf response;
 	char *retry_after;
 	client_data_cb on_data;
@@ -610,6 +611,7 @@ client_request_free(struct client_request *r)
 	free(r->url);
 	free(r->body);
 	free(r->content_type);
+	free(r->accept);
 	free(r->retry_after);
 	buf_free(&r->response);
 	free(r);
@@ -687,7 +689,13 @@ client_prepare(struct client *c, struct client_request *r, char **error)
 	if (kc->proxy_url != NULL)
 		curl_easy_setopt(e, CURLOPT_PROXY, kc->proxy_url);
 
-	r->headers = curl_slist_append(r->headers, "Accept: application/json");
+	if (r->accept != NULL) {
+		char *accept = xasprintf("Accept: %s", r->accept);
+		r->headers = curl_slist_append(r->headers, accept);
+		free(accept);
+	} else {
+		r->headers = curl_slist_append(r->headers, "Accept: application/json");
+	}
 	if (creds.token != NULL) {
 		char *auth = xasprintf("Authorization: Bearer %s", creds.token);
 		r->headers = curl_slist_append(r->headers, auth);
@@ -836,6 +844,17 @@ client_stream(struct client *c, const char *path, client_data_cb on_data,
     client_done_cb on_done, void *arg)
 {
 	return client_enqueue(c, "GET", path, NULL, NULL, 0, 1, on_data, on_done, arg);
+}
+
+struct client_request *
+client_get_as(struct client *c, const char *path, const char *accept, client_data_cb on_data,
+    client_done_cb on_done, void *arg)
+{
+	struct client_request *r = client_enqueue(c, "GET", path, NULL, NULL, 0,
+	    on_data != NULL, on_data, on_done, arg);
+
+	r->accept = accept != NULL ? xstrdup(accept) : NULL;
+	return r;
 }
 
 /* A transfer ended: tell the owner (unless cancelled) and free it. */

@@ -62,6 +62,12 @@ struct client_request *client_send(struct client *c, const char *method, const c
 struct client_request *client_stream(struct client *c, const char *path,
     client_data_cb on_data, client_done_cb on_done, void *arg);
 
+/* GET path with the Accept header accept (NULL: application/json), e.g. the metadata-only
+ * or aggregated discovery forms; with on_data a stream, as client_stream, else as
+ * client_send. The request is queued, not started: setting the header here is safe. */
+struct client_request *client_get_as(struct client *c, const char *path, const char *accept,
+    client_data_cb on_data, client_done_cb on_done, void *arg);
+
 /* Abandons a request: no callback will be called for it. Safe from inside its on_data. */
 void client_cancel(struct client_request *r);
 

@@ -161,7 +161,7 @@ struct informer_set {
 	struct event_base *base;
 	struct client *client;
 	struct store *store;
-	TAILQ_HEAD(, informer) informers;
+	TAILQ_HEAD(informer_queue, informer) informers;
 	TAILQ_HEAD(, handler) handlers;
 	TAILQ_HEAD(, pending) pending;
 	struct event *flush_event;
@@ -169,6 +169,7 @@ struct informer_set {
 	int write_failed;		/* a write of this turn failed: the turn is lost */
 	unsigned long batch_events;	/* watch events in the open transaction */
 	int stopping;
+	int started;			/* informer_set_start ran: added informers start */
 	enum informer_watch_list watch_list;
 	int confirm_warm_start;		/* a stored cache is synced again before it counts */
 	struct informer_stats stats;
@@ -178,6 +179,8 @@ struct informer_set {
 };
 
 static void informer_list(struct informer *inf);
+static struct informer *informer_find(const struct informer_set *set,
+    const struct resource *r);
 static void informer_sync(struct informer *inf);
 static void informer_watch_list(struct informer *inf);
 static void informer_watch(struct informer *inf);
@@ -204,7 +207,12 @@ informer_send(struct informer *inf, const char *path, int streaming)
 		inf->offline_path = xstrdup(path);
 		return;
 	}
-	if (streaming)
+	if (inf->resource->metadata_only)
+		inf->request = client_get_as(set->client, path, streaming ?
+		    RESOURCE_ACCEPT_METADATA : RESOURCE_ACCEPT_METADATA_LIST,
+		    streaming ? informer_watch_data : NULL,
+		    streaming ? informer_watch_done : informer_list_done, inf);
+	else if (streaming)
 		inf->request = client_stream(set->client, path, informer_watch_data,
 		    informer_watch_done, inf);
 	else
@@ -394,8 +402,10 @@ informer_check_kind(struct informer *inf, const cJSON *object)
 		    inf->resource->name);
 		return -1;
 	}
+	/* Metadata-only objects are all of kind PartialObjectMetadata. */
 	if (kind != NULL && (!cJSON_IsString(kind) ||
-	    strcmp(kind->valuestring, inf->resource->kind) != 0)) {
+	    strcmp(kind->valuestring, inf->resource->metadata_only ? "PartialObjectMetadata" :
+	    inf->resource->kind) != 0)) {
 		char *key = object_key(object);
 		log_error("informer resource=%s: skipping %s of unexpected kind %s",
 		    inf->resource->name, key, cJSON_IsString(kind) ? kind->valuestring : "(not a string)");
@@ -1334,12 +1344,13 @@ informer_set_add_handlers(struct informer_set *set, const struct informer_handle
 	TAILQ_INSERT_TAIL(&set->handlers, entry, link);
 }
 
-int
-informer_set_start(struct informer_set *set, char **error)
+/* Starts one informer: from its stored state when it has one. */
+static int
+informer_start(struct informer *inf, char **error)
 {
-	struct informer *inf;
+	struct informer_set *set = inf->set;
 
-	TAILQ_FOREACH(inf, &set->informers, link) {
+	{
 		struct store_informer_state st;
 
 		if (store_get_informer(set->store, inf->resource, &st, error) != 0)
@@ -1371,6 +1382,68 @@ informer_set_start(struct informer_set *set, char **error)
 		store_informer_state_clear(&st);
 	}
 	return 0;
+}
+
+int
+informer_set_start(struct informer_set *set, char **error)
+{
+	struct informer *inf;
+
+	TAILQ_FOREACH(inf, &set->informers, link) {
+		if (informer_start(inf, error) != 0)
+			return -1;
+	}
+	set->started = 1;
+	return 0;
+}
+
+int
+informer_set_add_started(struct informer_set *set, const struct resource *r, char **error)
+{
+	struct informer *inf;
+
+	if (informer_find(set, r) != NULL)
+		return 0;
+	informer_set_add(set, r);
+	inf = TAILQ_LAST(&set->informers, informer_queue);
+	if (!set->started || set->stopping)
+		return 0;
+	return informer_start(inf, error);
+}
+
+int
+informer_set_has(const struct informer_set *set, const struct resource *r)
+{
+	return informer_find(set, r) != NULL;
+}
+
+/* Frees an informer taken off its set's list. */
+static void
+informer_free(struct informer *inf)
+{
+	informer_unregister_metrics(inf);
+	informer_cancel(inf);
+	event_free(inf->retry_timer);
+	event_free(inf->watchdog);
+	event_free(inf->prune_event);
+	json_stream_free(inf->stream);
+	free(inf->resource_version);
+	free(inf->continue_token);
+	free(inf->list_rv);
+	free(inf);
+}
+
+void
+informer_set_remove(struct informer_set *set, const struct resource *r)
+{
+	struct informer *inf = informer_find(set, r);
+
+	if (inf == NULL)
+		return;
+	/* What it applied this turn is committed first; its handlers hear of it. */
+	informer_set_commit(set);
+	TAILQ_REMOVE(&set->informers, inf, link);
+	informer_free(inf);
 }
 
 void
@@ -1463,16 +1536,7 @@ informer_set_free(struct informer_set *set)
 		store_rollback(set->store);
 	while ((inf = TAILQ_FIRST(&set->informers)) != NULL) {
 		TAILQ_REMOVE(&set->informers, inf, link);
-		informer_unregister_metrics(inf);
-		informer_cancel(inf);
-		event_free(inf->retry_timer);
-		event_free(inf->watchdog);
-		event_free(inf->prune_event);
-		json_stream_free(inf->stream);
-		free(inf->resource_version);
-		free(inf->continue_token);
-		free(inf->list_rv);
-		free(inf);
+		informer_free(inf);
 	}
 	while ((h = TAILQ_FIRST(&set->handlers)) != NULL) {
 		TAILQ_REMOVE(&set->handlers, h, link);

@@ -76,6 +76,17 @@ int informer_watch_list_parse(const char *text, enum informer_watch_list *mode);
 /* Adds an informer for r (before informer_set_start). */
 void informer_set_add(struct informer_set *set, const struct resource *r);
 
+/* Adds an informer for r to a set that may be running: once started, it starts at once
+ * (from its stored state, as informer_set_start would). Nothing when r has one already. */
+int informer_set_add_started(struct informer_set *set, const struct resource *r,
+    char **error);
+
+/* True when the set has an informer for r. */
+int informer_set_has(const struct informer_set *set, const struct resource *r);
+
+/* Stops r's informer and removes it from the set (its rows stay in the store). */
+void informer_set_remove(struct informer_set *set, const struct resource *r);
+
 /* Adds handlers every informer's events go to (before informer_set_start). */
 void informer_set_add_handlers(struct informer_set *set, const struct informer_handlers *h);
 

@@ -17,6 +17,7 @@
 
 #include "json.h"
 #include "resource.h"
+#include "util.h"
 
 /* Binds a JSON string, or NULL when the value is absent or not a string. */
 static int
@@ -229,15 +230,15 @@ static const struct resource_column deployment_columns[] = {
 };
 
 static const struct resource resource_pods = {
-	"pods", "Pod", "v1", "/api/v1/pods", "cache_pods", pod_columns, 0,
+	"pods", "Pod", "v1", "/api/v1/pods", "cache_pods", pod_columns, 0, 0, 1,
 };
 static const struct resource resource_replicasets = {
 	"replicasets", "ReplicaSet", "apps/v1", "/apis/apps/v1/replicasets",
-	"cache_replicasets", replicaset_columns, 1,
+	"cache_replicasets", replicaset_columns, 1, 0, 1,
 };
 static const struct resource resource_deployments = {
 	"deployments", "Deployment", "apps/v1", "/apis/apps/v1/deployments",
-	"cache_deployments", deployment_columns, 2,
+	"cache_deployments", deployment_columns, 2, 0, 1,
 };
 
 const struct resource *const resource_all[] = {
@@ -253,4 +254,130 @@ resource_find(const char *name)
 			return resource_all[i];
 	}
 	return NULL;
+}
+
+/* --- metadata resources --------------------------------------------------------------- */
+
+static const struct resource_column no_columns[] = {
+	{ NULL, 0, NULL, 0, NULL },
+};
+
+/* The metadata resources registered so far, by index - resource_count. */
+static struct resource **metadata_resources;
+static int metadata_count;
+
+/* Returns the length of an apiVersion's group ("apps/v1": 4; "v1", the core group: 0). */
+static size_t
+group_length(const char *api_version)
+{
+	const char *slash = strchr(api_version, '/');
+
+	return slash != NULL ? (size_t)(slash - api_version) : 0;
+}
+
+/* True when r's group is the n bytes at group. */
+static int
+same_group(const struct resource *r, const char *group, size_t n)
+{
+	return group_length(r->api_version) == n && strncmp(r->api_version, group, n) == 0;
+}
+
+const struct resource *
+resource_metadata(const char *group, const char *version, const char *plural,
+    const char *kind, int namespaced)
+{
+	struct resource *r;
+	char *name, *api_version;
+
+	for (int i = 0; i < resource_count; i++) {
+		if (strcmp(resource_all[i]->name, plural) == 0 &&
+		    same_group(resource_all[i], group, strlen(group)))
+			return resource_all[i];
+	}
+	name = *group == '\0' ? xstrdup(plural) : xasprintf("%s.%s", plural, group);
+	api_version = *group == '\0' ? xstrdup(version) : xasprintf("%s/%s", group, version);
+	for (int i = 0; i < metadata_count; i++) {
+		r = metadata_resources[i];
+		if (strcmp(r->name, name) == 0 && strcmp(r->kind, kind) == 0 &&
+		    r->namespaced == namespaced && strcmp(r->api_version, api_version) == 0) {
+			free(name);
+			free(api_version);
+			return r;
+		}
+	}
+	r = xcalloc(1, sizeof *r);
+	r->name = name;
+	r->kind = xstrdup(kind);
+	r->api_version = api_version;
+	r->path = *group == '\0' ? xasprintf("/api/%s/%s", version, plural) :
+	    xasprintf("/apis/%s/%s/%s", group, version, plural);
+	r->table = "cache_objects";
+	r->columns = no_columns;
+	r->index = resource_count + metadata_count;
+	r->metadata_only = 1;
+	r->namespaced = namespaced;
+	metadata_resources = xrealloc(metadata_resources,
+	    ((size_t)metadata_count + 1) * sizeof *metadata_resources);
+	metadata_resources[metadata_count++] = r;
+	return r;
+}
+
+const struct resource *
+resource_find_any(const char *name)
+{
+	const struct resource *r = resource_find(name);
+
+	/* The newest registration of a name wins (a CRD served at another version). */
+	for (int i = metadata_count - 1; r == NULL && i >= 0; i--) {
+		if (strcmp(metadata_resources[i]->name, name) == 0)
+			r = metadata_resources[i];
+	}
+	return r;
+}
+
+const struct resource *
+resource_find_kind(const char *api_version, const char *kind)
+{
+	const struct resource *other = NULL;
+	size_t n = group_length(api_version);
+
+	for (int i = 0; i < resource_count; i++) {
+		if (strcmp(resource_all[i]->kind, kind) == 0 &&
+		    same_group(resource_all[i], api_version, n))
+			return resource_all[i];
+	}
+	for (int i = metadata_count - 1; i >= 0; i--) {
+		const struct resource *r = metadata_resources[i];
+
+		if (strcmp(r->kind, kind) != 0 || !same_group(r, api_version, n))
+			continue;
+		if (strcmp(r->api_version, api_version) == 0)
+			return r;
+		if (other == NULL)
+			other = r;
+	}
+	return other;
+}
+
+int
+resource_index_count(void)
+{
+	return resource_count + metadata_count;
+}
+
+void
+resource_metadata_free_all(void)
+{
+	for (int i = 0; i < metadata_count; i++) {
+		struct resource *r = metadata_resources[i];
+
+		free((char *)r->name);
+		free((char *)r->kind);
+		free((char *)r->api_version);
+		free((char *)r->path);
+		free(r);
+	}
+	free(metadata_resources);
+	metadata_resources = NULL;
+	metadata_count = 0;
 }

@@ -30,8 +30,20 @@ struct resource {
 	const char *path;	/* the collection's path: "/api/v1/pods" */
 	const char *table;	/* the cache table: "cache_pods" */
 	const struct resource_column *columns;	/* typed columns, ended by a NULL name */
-	int index;		/* position in resource_all, for per-resource state */
+	int index;		/* position in resource_all (a metadata resource: after them),
+				 * for per-resource state */
+	int metadata_only;	/* listed and watched as PartialObjectMetadata into
+				 * cache_objects (one table for every such resource) */
+	int namespaced;
 };
+
+/* The Accept headers of metadata-only requests: a LIST answers a PartialObjectMetadataList,
+ * a WATCH streams events of PartialObjectMetadata. */
+#define RESOURCE_ACCEPT_METADATA_LIST \
+	"application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+#define RESOURCE_ACCEPT_METADATA \
+	"application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+
 
 /* Every resource sqlkcm can cache; resource_count of them. */
 extern const struct resource *const resource_all[];
@@ -39,6 +51,31 @@ extern const int resource_count;
 
 /* Returns the resource with plural name, or NULL. */
 const struct resource *resource_find(const char *name);
+
+/*
+ * The resources discovery finds (every one the garbage collector watches) are cached by
+ * their metadata only. Returns the resource of group/version/plural, registered on first
+ * use (its name is plural for the core group, "plural.group" otherwise, as kubectl
+ * spells it); a resource is never freed before resource_metadata_free_all, so informers
+ * and queued work may keep pointers to it. A typed resource of resource_all with the same
+ * group and plural is returned instead: it is already cached whole.
+ */
+const struct resource *resource_metadata(const char *group, const char *version,
+    const char *plural, const char *kind, int namespaced);
+
+/* Returns the resource (typed or metadata) named name, or NULL. */
+const struct resource *resource_find_any(const char *name);
+
+/* Returns the resource of an apiVersion and kind among those known (typed ones first,
+ * then metadata ones: the exact version, or else another version of the same group), or
+ * NULL: kube's REST mapping of an owner reference. */
+const struct resource *resource_find_kind(const char *api_version, const char *kind);
+
+/* How many resources have an index (resource_all's and the metadata ones). */
+int resource_index_count(void);
+
+/* Frees every metadata resource (at exit). */
+void resource_metadata_free_all(void);
 
 /* Binds one typed column's value for object. */
 int resource_column_bind(const struct resource_column *c, sqlite3_stmt *stmt, int index,

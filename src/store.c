@@ -78,6 +78,7 @@ struct store {
 	sqlite3 *db;
 	int lock_fd;			/* FILE-lock, flock()ed while open; -1: none */
 	struct store_table *tables;	/* one per resource, by resource->index */
+	int ntables;			/* grows as metadata resources appear */
 	sqlite3_int64 last_id;		/* the largest object id given out */
 	sqlite3_stmt *labels_delete;
 	sqlite3_stmt *labels_insert;
@@ -426,11 +427,28 @@ store_move_aside(const char *path, const char *resolved, char **error)
 	return 0;
 }
 
+/* The parameter of a cache_objects statement that names the resource, bound at each use
+ * (store_bind_resource). A numbered one, so that it never shifts the positional ones. */
+#define STORE_RESOURCE_PARAM "?20"
+
+/* Binds r's name to a statement of cache_objects (the other tables have no such
+ * parameter). */
+static void
+store_bind_resource(sqlite3_stmt *stmt, const struct resource *r)
+{
+	int idx = sqlite3_bind_parameter_index(stmt, STORE_RESOURCE_PARAM);
+
+	if (idx > 0)
+		sqlite3_bind_text(stmt, idx, r->name, -1, SQLITE_STATIC);
+}
+
 /* Builds and prepares the statements of one resource's table. */
 static int
 store_prepare_table(struct store *s, const struct resource *r, char **error)
 {
 	struct store_table *t = &s->tables[r->index];
+	/* The rows of a metadata resource share cache_objects with every other one. */
+	const char *mine = r->metadata_only ? " AND resource = " STORE_RESOURCE_PARAM : "";
 	struct buf cols, params, updates;
 	char *sql;
 	int rc = 0, n = 0;
@@ -452,6 +470,10 @@ store_prepare_table(struct store *s, const struct resource *r, char **error)
 		buf_append_str(&params, ", ?");
 		buf_printf(&updates, ", %s = excluded.%s", c->name, c->name);
 	}
+	if (r->metadata_only) {
+		buf_append_str(&cols, ", resource");
+		buf_append_str(&params, ", " STORE_RESOURCE_PARAM);
+	}
 	sql = xasprintf("INSERT INTO %s (%s) VALUES (%s) ON CONFLICT (uid) DO UPDATE SET %s",
 	    r->table, cols.data, params.data, updates.data);
 	rc = store_prepare(s, sql, &t->upsert, error);
@@ -462,24 +484,42 @@ store_prepare_table(struct store *s, const struct resource *r, char **error)
 	if (rc != 0)
 		return -1;
 
-	/* Each format names the table as %1$s. */
+	/* Each format names the table as %1$s and ends its conditions with %2$s. */
 #define PREPARE(field, fmt) do {					\
-	sql = xasprintf(fmt, r->table);					\
+	sql = xasprintf(fmt, r->table, mine);				\
 	rc = store_prepare(s, sql, &t->field, error);			\
 	free(sql);							\
 	if (rc != 0)							\
 		return -1;						\
 } while (0)
 	PREPARE(select_row, "SELECT resource_version, index_hash, body, id FROM %1$s "
-	    "WHERE uid = ?");
-	PREPARE(touch_epoch, "UPDATE %1$s SET list_epoch = ? WHERE uid = ?");
-	PREPARE(delete_renamed, "DELETE FROM %1$s WHERE namespace = ? AND name = ? AND uid <> ?");
-	PREPARE(delete_row, "DELETE FROM %1$s WHERE uid = ? RETURNING body");
+	    "WHERE uid = ?%2$s");
+	PREPARE(touch_epoch, "UPDATE %1$s SET list_epoch = ? WHERE uid = ?%2$s");
+	PREPARE(delete_renamed, "DELETE FROM %1$s WHERE namespace = ? AND name = ? "
+	    "AND uid <> ?%2$s");
+	PREPARE(delete_row, "DELETE FROM %1$s WHERE uid = ?%2$s RETURNING body");
 	PREPARE(delete_unlisted, "DELETE FROM %1$s WHERE uid IN "
-	    "(SELECT uid FROM %1$s WHERE list_epoch < ? LIMIT ?) RETURNING uid, body");
-	PREPARE(count, "SELECT count(*) FROM %1$s");
+	    "(SELECT uid FROM %1$s WHERE list_epoch < ?1%2$s LIMIT ?2) RETURNING uid, body");
+	PREPARE(count, "SELECT count(*) FROM %1$s WHERE 1%2$s");
 #undef PREPARE
 	return 0;
+}
+
+/* Returns r's statements, preparing them on first use (a metadata resource registered
+ * after the store opened); NULL with *error set when they cannot be prepared. */
+static struct store_table *
+store_table_of(struct store *s, const struct resource *r, char **error)
+{
+	if (r->index >= s->ntables) {
+		int n = resource_index_count();
+
+		s->tables = xrealloc(s->tables, (size_t)n * sizeof *s->tables);
+		memset(s->tables + s->ntables, 0, (size_t)(n - s->ntables) * sizeof *s->tables);
+		s->ntables = n;
+	}
+	if (s->tables[r->index].upsert == NULL && store_prepare_table(s, r, error) != 0)
+		return NULL;
+	return &s->tables[r->index];
 }
 
 /* Prepares the statements every resource shares. */
@@ -524,9 +564,8 @@ store_read_last_id(struct store *s, char **error)
 	buf_init(&sql);
 	buf_append_str(&sql, "SELECT coalesce(max(m), 0) FROM (");
 	for (int i = 0; i < resource_count; i++)
-		buf_printf(&sql, "%sSELECT max(id) AS m FROM %s", i > 0 ? " UNION ALL " : "",
-		    resource_all[i]->table);
-	buf_append_str(&sql, ")");
+		buf_printf(&sql, "SELECT max(id) AS m FROM %s UNION ALL ", resource_all[i]->table);
+	buf_append_str(&sql, "SELECT max(id) FROM cache_objects)");
 	rc = store_pragma_int(s, sql.data, &last, error);
 	buf_free(&sql);
 	s->last_id = last;
@@ -550,7 +589,8 @@ store_connect(const char *path, const char *resolved, const struct store_options
 	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	s = xcalloc(1, sizeof *s);
 	s->lock_fd = -1;
-	s->tables = xcalloc((size_t)resource_count, sizeof *s->tables);
+	s->ntables = resource_count;
+	s->tables = xcalloc((size_t)s->ntables, sizeof *s->tables);
 	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		error_set(error, "cannot open database %s: %s", path,
 		    s->db != NULL ? sqlite3_errmsg(s->db) : "out of memory");
@@ -837,7 +877,7 @@ int
 store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
     long long epoch, enum store_change *change, char **old_body, char **error)
 {
-	struct store_table *t = &s->tables[r->index];
+	struct store_table *t = store_table_of(s, r, error);
 	cJSON *metadata = cJSON_GetObjectItemCaseSensitive(object, "metadata");
 	const char *uid = meta_string(metadata, "uid");
 	const char *name = meta_string(metadata, "name");
@@ -854,6 +894,8 @@ store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
 		*change = STORE_UNCHANGED;
 	if (old_body != NULL)
 		*old_body = NULL;
+	if (t == NULL)
+		return -1;
 	if (!cJSON_IsObject(metadata)) {
 		error_set(error, "%s object has no metadata", r->kind);
 		return STORE_INVALID;
@@ -866,6 +908,7 @@ store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
 	}
 
 	sqlite3_bind_text(t->select_row, 1, uid, -1, SQLITE_STATIC);
+	store_bind_resource(t->select_row, r);
 	rc = sqlite3_step(t->select_row);
 	exists = rc == SQLITE_ROW;
 	if (exists) {
@@ -885,12 +928,14 @@ store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
 		 * epoch moves, so the relist does not take it for gone. */
 		sqlite3_bind_int64(t->touch_epoch, 1, epoch);
 		sqlite3_bind_text(t->touch_epoch, 2, uid, -1, SQLITE_STATIC);
+		store_bind_resource(t->touch_epoch, r);
 		return store_step_done(s, t->touch_epoch, error, "marking an object listed");
 	}
 	if (!exists) {
 		sqlite3_bind_text(t->delete_renamed, 1, ns != NULL ? ns : "", -1, SQLITE_STATIC);
 		sqlite3_bind_text(t->delete_renamed, 2, name, -1, SQLITE_STATIC);
 		sqlite3_bind_text(t->delete_renamed, 3, uid, -1, SQLITE_STATIC);
+		store_bind_resource(t->delete_renamed, r);
 		if (store_step_done(s, t->delete_renamed, error, "replacing a re-created object") != 0)
 			return -1;
 	}
@@ -919,6 +964,7 @@ store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
 	if (!exists)
 		id = ++s->last_id;
 	sqlite3_bind_int64(t->upsert, 11, id);
+	store_bind_resource(t->upsert, r);
 	idx = 12;
 	for (const struct resource_column *c = r->columns; c->name != NULL; c++, idx++) {
 		if (resource_column_bind(c, t->upsert, idx, object) != SQLITE_OK) {
@@ -944,14 +990,17 @@ int
 store_delete_object(struct store *s, const struct resource *r, const char *uid,
     enum store_change *change, char **old_body, char **error)
 {
-	struct store_table *t = &s->tables[r->index];
+	struct store_table *t = store_table_of(s, r, error);
 	int rc;
 
 	if (change != NULL)
 		*change = STORE_UNCHANGED;
 	if (old_body != NULL)
 		*old_body = NULL;
+	if (t == NULL)
+		return -1;
 	sqlite3_bind_text(t->delete_row, 1, uid, -1, SQLITE_STATIC);
+	store_bind_resource(t->delete_row, r);
 	rc = sqlite3_step(t->delete_row);
 	if (rc == SQLITE_ROW) {
 		if (old_body != NULL)
@@ -1032,12 +1081,15 @@ int
 store_delete_unlisted(struct store *s, const struct resource *r, long long epoch, int limit,
     store_removed_cb removed, void *arg, int *deleted, char **error)
 {
-	struct store_table *t = &s->tables[r->index];
+	struct store_table *t = store_table_of(s, r, error);
 	int rc;
 
 	*deleted = 0;
+	if (t == NULL)
+		return -1;
 	sqlite3_bind_int64(t->delete_unlisted, 1, epoch);
 	sqlite3_bind_int(t->delete_unlisted, 2, limit);
+	store_bind_resource(t->delete_unlisted, r);
 	while ((rc = sqlite3_step(t->delete_unlisted)) == SQLITE_ROW) {
 		(*deleted)++;
 		if (removed != NULL)
@@ -1050,16 +1102,73 @@ store_delete_unlisted(struct store *s, const struct resource *r, long long epoch
 	return 0;
 }
 
+int
+store_note_api_resource(struct store *s, const struct resource *r, int served, char **error)
+{
+	static const char sql[] = "INSERT INTO api_resources (resource, api_version, kind, "
+	    "namespaced, served, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, "
+	    "strftime('%Y-%m-%dT%H:%M:%SZ', 'now')) ON CONFLICT (resource) DO UPDATE SET "
+	    "api_version = ?2, kind = ?3, namespaced = ?4, served = ?5, "
+	    "updated_at = excluded.updated_at";
+	sqlite3_stmt *stmt;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &stmt, NULL) != SQLITE_OK)
+		return store_error(s, error, "preparing to record a resource");
+	sqlite3_bind_text(stmt, 1, r->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, r->api_version, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, r->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_int(stmt, 4, r->namespaced);
+	sqlite3_bind_int(stmt, 5, served);
+	if (sqlite3_step(stmt) != SQLITE_DONE) {
+		sqlite3_finalize(stmt);
+		return store_error(s, error, "recording a resource");
+	}
+	sqlite3_finalize(stmt);
+	return 0;
+}
+
+int
+store_forget_resource(struct store *s, const struct resource *r, char **error)
+{
+	static const char *const sql[] = {
+		"DELETE FROM cache_objects WHERE resource = ?1",
+		"DELETE FROM informers WHERE resource = ?1",
+		"UPDATE api_resources SET served = 0 WHERE resource = ?1",
+	};
+	sqlite3_stmt *stmt;
+
+	if (!r->metadata_only)
+		return error_set(error, "store: %s is not cached by its metadata", r->name);
+	for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
+		if (sqlite3_prepare_v2(s->db, sql[i], -1, &stmt, NULL) != SQLITE_OK)
+			return store_error(s, error, "preparing to forget a resource");
+		sqlite3_bind_text(stmt, 1, r->name, -1, SQLITE_STATIC);
+		if (sqlite3_step(stmt) != SQLITE_DONE) {
+			sqlite3_finalize(stmt);
+			return store_error(s, error, "forgetting a resource");
+		}
+		sqlite3_finalize(stmt);
+	}
+	return 0;
+}
+
 long long
 store_count(struct store *s, const struct resource *r)
 {
-	struct store_table *t = &s->tables[r->index];
+	struct store_table *t;
 	long long n = -1;
+	char *error = NULL;
 
-	if (t->count != NULL && sqlite3_step(t->count) == SQLITE_ROW)
+	if ((t = store_table_of(s, r, &error)) == NULL) {
+		free(error);
+		return -1;
+	}
+	if (t->count == NULL)
+		return -1;
+	store_bind_resource(t->count, r);
+	if (sqlite3_step(t->count) == SQLITE_ROW)
 		n = sqlite3_column_int64(t->count, 0);
-	if (t->count != NULL)
-		sqlite3_reset(t->count);
+	sqlite3_reset(t->count);
 	return n;
 }
 

@@ -113,6 +113,15 @@ typedef void (*store_removed_cb)(const char *uid, const char *body, void *arg);
 int store_delete_unlisted(struct store *s, const struct resource *r, long long epoch,
     int limit, store_removed_cb removed, void *arg, int *deleted, char **error);
 
+/* Records metadata resource r in api_resources (served: discovery lists it), so that the
+ * objects view knows its kind; in the caller's transaction or its own. */
+int store_note_api_resource(struct store *s, const struct resource *r, int served,
+    char **error);
+
+/* Deletes every row of metadata resource r and its informer state (discovery no longer
+ * lists it: a CustomResourceDefinition was deleted), and marks it not served. */
+int store_forget_resource(struct store *s, const struct resource *r, char **error);
+
 /* Counts r's rows (for tests, metrics and messages). */
 long long store_count(struct store *s, const struct resource *r);
 

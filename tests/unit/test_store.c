@@ -1055,6 +1055,99 @@ setup(void **state)
 	return pods == NULL || replicasets == NULL;
 }
 
+/* A PartialObjectMetadata of a metadata resource, as a metadata LIST or WATCH sends it. */
+static cJSON *
+make_meta(const char *uid, const char *ns, const char *name, const char *rv,
+    const char *meta)
+{
+	char *text = xasprintf("{\"apiVersion\":\"meta.k8s.io/v1\",\"kind\":"
+	    "\"PartialObjectMetadata\",\"metadata\":{\"uid\":\"%s\",%s%s%s\"name\":\"%s\","
+	    "\"resourceVersion\":\"%s\"%s%s}}", uid, *ns ? "\"namespace\":\"" : "", ns,
+	    *ns ? "\"," : "", name, rv, *meta ? "," : "", meta);
+	cJSON *obj = cJSON_Parse(text);
+
+	assert_non_null(obj);
+	free(text);
+	return obj;
+}
+
+static void
+metadata_resources_share_one_table_and_each_keeps_its_rows(void **state)
+{
+	struct store *s = open_memory();
+	const struct resource *cms = resource_metadata("", "v1", "configmaps", "ConfigMap", 1);
+	const struct resource *secrets = resource_metadata("", "v1", "secrets", "Secret", 1);
+	const struct resource *crs = resource_metadata("rbac.authorization.k8s.io", "v1",
+	    "clusterroles", "ClusterRole", 0);
+	long long epoch;
+	int deleted;
+	char *error = NULL;
+
+	(void)state;
+	assert_true(cms->metadata_only);
+	assert_string_equal(crs->name, "clusterroles.rbac.authorization.k8s.io");
+	assert_string_equal(crs->path, "/apis/rbac.authorization.k8s.io/v1/clusterroles");
+	assert_ptr_equal(resource_metadata("", "v1", "configmaps", "ConfigMap", 1), cms);
+	/* A typed resource is not registered twice. */
+	assert_ptr_equal(resource_metadata("apps", "v1", "replicasets", "ReplicaSet", 1),
+	    replicasets);
+	assert_ptr_equal(resource_find_kind("v1", "Secret"), secrets);
+	assert_ptr_equal(resource_find_kind("apps/v1beta2", "ReplicaSet"), replicasets);
+	assert_null(resource_find_kind("example.com/v1", "Secret"));
+	assert_int_equal(store_note_api_resource(s, cms, 1, &error), 0);
+	assert_int_equal(store_note_api_resource(s, secrets, 1, &error), 0);
+	assert_int_equal(store_note_api_resource(s, crs, 1, &error), 0);
+
+	/* The same namespace and name in two resources are two objects. */
+	assert_int_equal(upsert(s, cms, make_meta("u-cm", "ns", "same", "1",
+	    "\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"Secret\","
+	    "\"name\":\"same\",\"uid\":\"u-secret\",\"blockOwnerDeletion\":true}]"), 1),
+	    STORE_ADDED);
+	assert_int_equal(upsert(s, secrets, make_meta("u-secret", "ns", "same", "2", ""), 1),
+	    STORE_ADDED);
+	assert_int_equal(upsert(s, crs, make_meta("u-cr", "", "admin", "3",
+	    "\"labels\":{\"a\":\"b\"}"), 1), STORE_ADDED);
+	assert_int_equal(store_count(s, cms), 1);
+	assert_int_equal(store_count(s, secrets), 1);
+	assert_int_equal(store_count(s, crs), 1);
+	assert_int_equal(query_int(s, "SELECT count(*) FROM objects WHERE kind = 'ConfigMap' "
+	    "AND api_version = 'v1' AND name = 'same'", NULL), 1);
+	assert_int_equal(query_int(s, "SELECT count(*) FROM objects WHERE kind = 'ClusterRole' "
+	    "AND namespace = '' AND NOT namespaced", NULL), 1);
+	/* The owner graph spans resources: the ConfigMap's owner is the cached Secret. */
+	assert_int_equal(query_int(s, "SELECT count(*) FROM dependents WHERE owner_uid = "
+	    "'u-secret' AND dependent_uid = 'u-cm' AND block_owner_deletion", NULL), 1);
+	assert_int_equal(query_int(s, "SELECT count(*) FROM dangling_owner_refs", NULL), 0);
+	assert_int_equal(query_int(s, "SELECT count(*) FROM labels WHERE key = 'a'", NULL), 0);
+	assert_int_equal(query_int(s, "SELECT count(*) FROM object_labels WHERE key = 'a'", NULL), 1);
+
+	/* A relist of the Secrets (the first list had epoch 1) removes only Secrets. */
+	assert_int_equal(store_begin_list(s, secrets, &epoch, &error), 0);
+	assert_int_equal(store_begin_list(s, secrets, &epoch, &error), 0);
+	assert_int_equal(epoch, 2);
+	assert_int_equal(store_delete_unlisted(s, secrets, epoch, 100, NULL, NULL, &deleted,
+	    &error), 0);
+	assert_int_equal(deleted, 1);
+	assert_int_equal(store_count(s, secrets), 0);
+	assert_int_equal(store_count(s, cms), 1);
+	/* Its owner gone, the ConfigMap's reference dangles. */
+	assert_int_equal(query_int(s, "SELECT count(*) FROM dangling_owner_refs WHERE "
+	    "dependent_uid = 'u-cm' AND owner_kind = 'Secret'", NULL), 1);
+
+	/* A resource discovery no longer serves is forgotten whole. */
+	assert_int_equal(store_forget_resource(s, crs, &error), 0);
+	assert_int_equal(store_count(s, crs), 0);
+	assert_int_equal(query_int(s, "SELECT count(*) FROM object_labels", NULL), 0);
+	assert_int_equal(query_int(s, "SELECT served FROM api_resources WHERE resource = "
+	    "'clusterroles.rbac.authorization.k8s.io'", NULL), 0);
+	assert_int_equal(store_count(s, cms), 1);
+	assert_int_not_equal(store_forget_resource(s, pods, &error), 0);
+	assert_non_null(strstr(error, "not cached by its metadata"));
+	free(error);
+	store_close(s);
+	resource_metadata_free_all();
+}
+
 int
 main(void)
 {
@@ -1088,6 +1181,7 @@ main(void)
 		cmocka_unit_test(object_ids_are_unique_across_tables_and_kept_by_updates),
 		cmocka_unit_test(version_2_cache_keeps_its_labels_and_owners),
 		cmocka_unit_test(migration_gives_back_the_old_tables_pages),
+		cmocka_unit_test(metadata_resources_share_one_table_and_each_keeps_its_rows),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, NULL);
 }
