@@ -27,6 +27,7 @@ action_clear(struct action *a)
 	free(a->name);
 	free(a->uid);
 	free(a->reason);
+	free(a->precondition_rv);
 	if (!a->body_borrowed)
 		cJSON_Delete(a->body);
 	cJSON_Delete(a->failure_context);
@@ -57,6 +58,9 @@ sync_result_clear(struct sync_result *r)
 		action_clear(&r->manage[i]);
 	for (int i = 0; i < r->nwrites; i++)
 		action_clear(&r->writes[i]);
+	for (int i = 0; i < r->nconfirm_absent; i++)
+		action_clear(&r->confirm_absent[i]);
+	free(r->confirm_absent);
 	for (int i = 0; i < r->nevents; i++)
 		free(r->events[i].message);
 	free(r->writes);
@@ -126,6 +130,8 @@ action_print(const struct sync_result *r, const struct action *a, const cJSON *e
 	add_string_or_null(line, "name", a->name);
 	add_string_or_null(line, "uid", a->uid);
 	add_string_or_null(line, "reason", a->reason);
+	if (a->propagation != NULL)
+		cJSON_AddStringToObject(line, "propagationPolicy", a->propagation);
 	if (a->type == ACTION_UPDATE_STATUS) {
 		/* The status is what changes; the rest of the object is the cached one. */
 		cJSON_AddItemToObject(line, "status", cJSON_Duplicate(
@@ -173,6 +179,8 @@ sync_result_print(const struct sync_result *r, const cJSON *extra, struct buf *o
 	}
 	for (int i = 0; i < r->nevents; i++)
 		event_print(r, &r->events[i], extra, out);
+	for (int i = 0; i < r->nconfirm_absent; i++)
+		action_print(r, &r->confirm_absent[i], extra, out);
 	for (int i = 0; i < r->nclaims; i++)
 		action_print(r, &r->claims[i], extra, out);
 	for (int i = 0; i < r->nwrites; i++)

@@ -18,6 +18,7 @@ enum action_type {
 	ACTION_PATCH,		/* PATCH namespace/name with body (strategic merge) */
 	ACTION_UPDATE_STATUS,	/* PUT body to namespace/name/status */
 	ACTION_UPDATE,		/* PUT body (the whole object) to namespace/name */
+	ACTION_GET,		/* GET namespace/name (a confirmation: see sync_result) */
 };
 
 /* One request a sync wants sent. */
@@ -33,6 +34,10 @@ struct action {
 	int body_borrowed;		/* body is an earlier action's of the same result (the
 					   creations of a sync share one pod) */
 	char *reason;			/* why, for people: "diff=-3", "rank 2 of 10", ... */
+	int merge_patch;		/* ACTION_PATCH: body is a JSON merge patch (RFC 7386),
+					   which every resource takes, custom ones included */
+	char *precondition_rv;		/* ACTION_DELETE: also require this resourceVersion */
+	const char *propagation;	/* ACTION_DELETE: a RESTOPS_PROPAGATE_* policy, or NULL */
 	/* ACTION_UPDATE_STATUS: the object to send instead when the sync's creations or
 	 * deletions failed with message (malloc'd result), or NULL to send body anyway. */
 	cJSON *(*body_on_failure)(const struct action *a, const char *message);
@@ -83,6 +88,13 @@ struct sync_result {
 	int recheck_owner;
 	struct action *claims;
 	int nclaims;
+
+	/* Live reads that must find their object absent (NotFound, or another uid than the
+	 * action's) before anything else is sent: the cache says it is gone, and it may lag.
+	 * One that finds it ends the execution with an error (the key is synced again with
+	 * backoff, by when the cache has caught up). Sent all at once, before the claims. */
+	struct action *confirm_absent;
+	int nconfirm_absent;
 
 	/* Events recorded as the execution starts. */
 	struct sync_event *events;

@@ -10,6 +10,7 @@
 #include "consistency.h"
 #include "controller.h"
 #include "controllers/deployment.h"
+#include "controllers/garbagecollector.h"
 #include "controllers/replicaset.h"
 #include "expectations.h"
 #include "kcmflags.h"
@@ -19,6 +20,7 @@
 const struct controller_type *const controller_types[] = {
 	&replicaset_controller_type,
 	&deployment_controller_type,
+	&garbagecollector_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 

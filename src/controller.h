@@ -52,6 +52,9 @@ struct controller_recovery {
 struct controller_type {
 	const char *name;			/* "replicaset": the --controllers name */
 	const char *const *resources;		/* the resources it watches, NULL-ended */
+	/* It also watches every resource discovery finds, cached by its metadata
+	 * (metadatacache.c): the garbage collector. */
+	int watches_metadata;
 	int default_workers;			/* syncs in flight at most */
 	/* The flag that sets the workers, as kube-controller-manager spells it
 	 * ("concurrent-replicaset-syncs"), and what it counts, for --help. */

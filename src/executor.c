@@ -3,9 +3,13 @@
  *
  * A sync decides; the executor acts, asynchronously, on the one loop. For one result:
  *
- *   recheck ─▶ claims ─▶ writes ─▶ expectations ─▶ creations (slow start) ─▶ status ─▶ done
- *   (GET owner) (patches) (in order) (committed)   or deletions (at once)    (PUT)
+ *   confirm ─▶ recheck ─▶ claims ─▶ writes ─▶ expectations ─▶ creations (slow start) ─▶ status
+ *   (GETs)     (GET owner) (patches) (in order) (committed)   or deletions (at once)    (PUT)
  *
+ * - Objects the sync takes for gone because the cache does not have them (the garbage
+ *   collector's absent owners) are read live first, all at once: NotFound, or an object
+ *   of another uid under that name, confirms it; finding it ends the execution with an
+ *   error, so the key comes back with backoff, when the cache has caught up.
  * - Before the first adoption, a live GET of the owner must show the same uid and no
  *   deletionTimestamp: the cache may not know yet that the owner is going, and adopting
  *   pods then would keep them from the garbage collector. Claims go out together. Any
@@ -86,6 +90,7 @@ struct execution {
 	int created;			/* creations that succeeded (or need not be made) */
 	int status_tries;
 	int skip_status;		/* the namespace is going: no status to write */
+	int recheck_sent;		/* the owner's live read is out or done */
 	struct event *finish_event;
 	TAILQ_HEAD(, request) requests;	/* in flight */
 	TAILQ_ENTRY(execution) link;
@@ -94,7 +99,7 @@ struct execution {
 /* One request of an execution. */
 struct request {
 	struct execution *x;
-	enum { REQUEST_ACTION, REQUEST_RECHECK, REQUEST_REREAD } kind;
+	enum { REQUEST_ACTION, REQUEST_RECHECK, REQUEST_REREAD, REQUEST_CONFIRM } kind;
 	struct action *action;
 	struct restops_request *req;
 	TAILQ_ENTRY(request) link;	/* in x->requests */
@@ -264,7 +269,10 @@ request_send(struct execution *x, int kind, struct action *a, const cJSON *body)
 	rq->x = x;
 	rq->kind = kind;
 	rq->action = a;
-	if (kind != REQUEST_ACTION) {
+	if (kind == REQUEST_CONFIRM) {
+		req = restops_get(client, a->resource, a->namespace, a->name, request_done, rq,
+		    &error);
+	} else if (kind != REQUEST_ACTION) {
 		/* The owner, by its key. */
 		slash = strchr(x->r.key, '/');
 		namespace = slash != NULL ? xstrndup(x->r.key, (size_t)(slash - x->r.key)) : NULL;
@@ -279,11 +287,16 @@ request_send(struct execution *x, int kind, struct action *a, const cJSON *body)
 			break;
 		case ACTION_DELETE:
 			req = restops_delete(client, a->resource, a->namespace, a->name, a->uid,
-			    NULL, NULL, request_done, rq, &error);
+			    a->precondition_rv, a->propagation, request_done, rq, &error);
 			break;
 		case ACTION_PATCH:
 			req = restops_patch(client, a->resource, a->namespace, a->name,
-			    RESTOPS_PATCH_STRATEGIC, text, request_done, rq, &error);
+			    a->merge_patch ? RESTOPS_PATCH_MERGE : RESTOPS_PATCH_STRATEGIC, text,
+			    request_done, rq, &error);
+			break;
+		case ACTION_GET:
+			req = restops_get(client, a->resource, a->namespace, a->name, request_done,
+			    rq, &error);
 			break;
 		case ACTION_UPDATE_STATUS:
 			req = restops_update_status(client, a->resource, a->namespace, a->name,
@@ -308,6 +321,31 @@ request_send(struct execution *x, int kind, struct action *a, const cJSON *body)
 	TAILQ_INSERT_TAIL(&x->requests, rq, link);
 	x->pending++;
 	return 0;
+}
+
+/* A live read that must find its object absent. */
+static void
+confirm_done(struct execution *x, const struct action *a, struct restops_result *res)
+{
+	const cJSON *uid = json_path(res->object, "metadata.uid");
+
+	if (res->status.reason == API_NOT_FOUND)
+		return;
+	if (res->status.reason != API_OK) {
+		log_warning("%s %s: cannot confirm that %s %s%s%s is gone: %s", x->r.controller,
+		    x->r.key, a->resource->kind, a->namespace != NULL ? a->namespace : "",
+		    a->namespace != NULL && *a->namespace != '\0' ? "/" : "", a->name,
+		    res->status.message);
+		x->failed = 1;
+	} else if (cJSON_IsString(uid) && a->uid != NULL && strcmp(uid->valuestring,
+	    a->uid) == 0) {
+		log_v(2, "%s %s: %s %s%s%s exists: the cache lags; not acting on its absence",
+		    x->r.controller, x->r.key, a->resource->kind,
+		    a->namespace != NULL ? a->namespace : "",
+		    a->namespace != NULL && *a->namespace != '\0' ? "/" : "", a->name);
+		x->failed = 1;
+	}
+	/* Another uid under that name: the object referred to is gone all the same. */
 }
 
 /* The live owner read before adopting: it must be the same owner, not being deleted. */
@@ -570,6 +608,10 @@ request_done(struct restops_result *res, void *arg)
 		status_reread_done(x, res);
 		goto next;
 	}
+	if (rq->kind == REQUEST_CONFIRM) {
+		confirm_done(x, rq->action, res);
+		goto next;
+	}
 	switch (x->phase) {
 	case PHASE_RECHECK:
 		break;
@@ -695,6 +737,15 @@ execution_step(struct execution *x)
 	case PHASE_RECHECK:
 		if (x->failed)
 			break;
+		if (x->r.nclaims > 0 && x->r.recheck_owner && !x->recheck_sent) {
+			/* The owner, read live: same uid, not being deleted? */
+			x->recheck_sent = 1;
+			if (request_send(x, REQUEST_RECHECK, NULL, NULL) != 0) {
+				x->failed = 1;
+				break;
+			}
+			return;
+		}
 		x->phase = PHASE_CLAIMS;
 		for (int i = 0; i < x->r.nclaims; i++) {
 			if (request_send(x, REQUEST_ACTION, &x->r.claims[i],
@@ -851,14 +902,11 @@ executor_run(struct executor *e, struct controller *c, struct sync_result *r,
 		owner_event(x, x->r.events[i].type, x->r.events[i].reason,
 		    x->r.events[i].message);
 	x->phase = PHASE_RECHECK;
-	if (x->r.nclaims > 0 && x->r.recheck_owner) {
-		/* The owner, read live: same uid, not being deleted? */
-		if (request_send(x, REQUEST_RECHECK, NULL, NULL) != 0) {
+	for (int i = 0; i < x->r.nconfirm_absent; i++) {
+		if (request_send(x, REQUEST_CONFIRM, &x->r.confirm_absent[i], NULL) != 0)
 			x->failed = 1;
-			execution_finish(x);
-		}
-		return 0;
 	}
-	execution_step(x);
+	if (x->pending == 0)
+		execution_step(x);
 	return 0;
 }

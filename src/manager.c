@@ -99,6 +99,8 @@ queue_add_after(const char *key, double seconds, void *arg)
 static int
 watches(const struct controller_type *t, const struct resource *resource)
 {
+	if (resource->metadata_only)
+		return t->watches_metadata;
 	for (const char *const *name = t->resources; *name != NULL; name++) {
 		if (strcmp(*name, resource->name) == 0)
 			return 1;

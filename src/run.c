@@ -38,6 +38,7 @@
 
 #include "client.h"
 #include "controller.h"
+#include "controllers/garbagecollector.h"
 #include "daemonmetrics.h"
 #include "kubeevents.h"
 #include "executor.h"
@@ -50,6 +51,7 @@
 #include "leaderelection.h"
 #include "log.h"
 #include "manager.h"
+#include "metadatacache.h"
 #include "metrics.h"
 #include "watchrecord.h"
 #include "resource.h"
@@ -149,12 +151,16 @@ struct run_options {
 	const char *tls_key_file;
 	const char *always_allow_paths;
 	int leader_elect;
+	int enable_gc;		/* --enable-garbage-collector */
 	double lease_duration;
 	double renew_deadline;
 	double retry_period;
 	const char *lease_namespace;
 	const char *lease_name;
 };
+
+/* How long the first read of discovery may hold the informers' start back. */
+#define RUN_DISCOVERY_WAIT_SECONDS 30.0
 
 /* How long a stopping daemon waits for requests in flight. */
 #define RUN_DRAIN_SECONDS 10
@@ -165,6 +171,7 @@ struct run_options {
 struct daemon {
 	struct event_base *base;
 	struct informer_set *informers;
+	struct metadatacache *metadata;	/* every resource's metadata; NULL: not needed */
 	struct watchrecord *watchrecord;
 	struct manager *manager;
 	struct executor *executor;
@@ -448,6 +455,7 @@ static const struct run_flag run_flags[] = {
 	{ "authorization-always-allow-paths", FLAG_CHECKED, FIELD(always_allow_paths), 0, 0,
 	  run_check_paths, NULL },
 	{ "leader-elect", FLAG_BOOL, FIELD(leader_elect), 0, 0, NULL, NULL },
+	{ "enable-garbage-collector", FLAG_BOOL, FIELD(enable_gc), 0, 0, NULL, NULL },
 	{ "leader-elect-lease-duration", FLAG_DURATION, FIELD(lease_duration), 0, 0, NULL, NULL },
 	{ "leader-elect-renew-deadline", FLAG_DURATION, FIELD(renew_deadline), 0, 0, NULL, NULL },
 	{ "leader-elect-retry-period", FLAG_DURATION, FIELD(retry_period), 0, 0, NULL, NULL },
@@ -570,6 +578,7 @@ run_parse_options(int argc, char **argv, struct run_options *opts,
 	opts->secure_port = 10257;
 	opts->always_allow_paths = HTTPAUTH_ALWAYS_ALLOW_PATHS;
 	opts->leader_elect = 1;
+	opts->enable_gc = 1;
 	opts->lease_duration = 15;
 	opts->renew_deadline = 10;
 	opts->retry_period = 2;
@@ -908,6 +917,12 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	}
 	buf_init(&unrun);
 	controller_parse_list(opts.controllers, enabled, &unrun, NULL);
+	/* As kube-controller-manager: --enable-garbage-collector=false wins over
+	 * --controllers. */
+	for (int i = 0; !opts.enable_gc && i < controller_type_count; i++) {
+		if (controller_types[i] == &garbagecollector_controller_type)
+			enabled[i] = 0;
+	}
 	for (int i = 0; i < controller_type_count; i++) {
 		any |= enabled[i];
 		workers[i] = (int)opts.workers[i];
@@ -1016,6 +1031,10 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 			first = 0;
 		}
 		manager_add_informers(enabled, d.informers);
+		for (int i = 0; i < controller_type_count && d.metadata == NULL; i++) {
+			if (enabled[i] && controller_types[i]->watches_metadata)
+				d.metadata = metadatacache_new(d.base, client, store, d.informers);
+		}
 		mopts.enabled = enabled;
 		mopts.workers = workers;
 		mopts.metrics = d.metrics;
@@ -1080,6 +1099,8 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		fprintf(err, "sqlkcm run: %s\n", error);
 		goto out;
 	}
+	if (d.metadata != NULL)
+		metadatacache_start(d.metadata, RUN_DISCOVERY_WAIT_SECONDS, METADATACACHE_PERIOD);
 	if (informer_set_start(d.informers, &error) != 0) {
 		fprintf(err, "sqlkcm run: %s\n", error);
 		goto out;
@@ -1126,6 +1147,8 @@ out:
 	buf_free(&opts.ignored);
 	kubeevents_free(lease_events);
 	informer_set_free(d.informers);
+	metadatacache_free(d.metadata);
+	resource_metadata_free_all();
 	watchrecord_close(d.watchrecord);
 	client_free(lease_client);
 	client_free(auth_client);

@@ -1,0 +1,265 @@
+/*
+ * metadatacache.c - an informer for the metadata of every resource the apiserver serves
+ * with list, watch and delete, kept in step with discovery.
+ *
+ * The garbage collector needs the owner references of every object in the cluster, of
+ * kinds nobody knows in advance (custom resources come and go). Discovery (discovery.c)
+ * says which resources exist; for each that has the verbs list, watch and delete (kube's
+ * GetDeletableResources, less its ignored events), a metadata-only informer mirrors its
+ * objects into cache_objects (resource.c registers the resource, store.c gives it its
+ * statements). The resources cached whole by their own tables (pods, ReplicaSets,
+ * Deployments) are not cached twice.
+ *
+ * Discovery is read before the informers start, then every 30 s as kube's garbage
+ * collector does, and a few seconds after any change to a CustomResourceDefinition, so
+ * that a custom resource created while sqlkcm runs is watched at once and one removed stops
+ * being watched. A resource discovery no longer lists loses its informer and its rows,
+ * unless its group-version failed to be read (then nothing is concluded about it).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "discovery.h"
+#include "informer.h"
+#include "log.h"
+#include "metadatacache.h"
+#include "resource.h"
+#include "store.h"
+#include "timeutil.h"
+#include "util.h"
+
+/* The resource whose changes make discovery be read again soon. */
+#define CRD_RESOURCE "customresourcedefinitions.apiextensions.k8s.io"
+/* How soon after a CustomResourceDefinition changes. */
+#define CRD_REFRESH_SECONDS 2
+
+struct metadatacache {
+	struct event_base *base;
+	struct client *client;
+	struct store *store;
+	struct informer_set *informers;
+	const struct resource **current;	/* the resources with an informer of ours */
+	int ncurrent;
+	struct discovery_fetch *fetch;		/* the read in flight, or NULL */
+	struct event *timer;			/* the next read */
+	double period;
+};
+
+static void metadatacache_read(evutil_socket_t fd, short what, void *arg);
+
+/* Schedules the next read of discovery in seconds (an earlier one stands). */
+static void
+metadatacache_schedule(struct metadatacache *mc, double seconds)
+{
+	struct timeval tv = { (time_t)seconds, (suseconds_t)((seconds - (double)(time_t)seconds) *
+	    1e6) };
+	struct timeval left;
+
+	if (evtimer_pending(mc->timer, &left)) {
+		struct timeval now, when;
+
+		event_base_gettimeofday_cached(mc->base, &now);
+		timeradd(&now, &tv, &when);
+		if (timercmp(&left, &when, <=))
+			return;
+	}
+	evtimer_add(mc->timer, &tv);
+}
+
+/* True when group-version gv ("apps/v1", "v1") is in the comma-separated list. */
+static int
+listed(const char *list, const char *gv)
+{
+	size_t n = strlen(gv);
+
+	for (const char *p = list; p != NULL && *p != '\0';) {
+		const char *end = strchr(p, ',');
+		size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+
+		while (len > 0 && *p == ' ') {
+			p++;
+			len--;
+		}
+		if (len == n && strncmp(p, gv, n) == 0)
+			return 1;
+		p = end != NULL ? end + 1 : NULL;
+	}
+	return 0;
+}
+
+void
+metadatacache_apply(struct metadatacache *mc, struct discovery *d)
+{
+	const struct resource **next = xcalloc(d->count + (size_t)mc->ncurrent + 1,
+	    sizeof *next);
+	int nnext = 0;
+	char *error = NULL;
+
+	discovery_keep_deletable(d);
+	for (size_t i = 0; i < d->count; i++) {
+		const struct api_resource *a = &d->items[i];
+		const struct resource *r = resource_metadata(a->group, a->version, a->resource,
+		    a->kind, a->namespaced);
+
+		if (!r->metadata_only)
+			continue;	/* cached whole, by its own informer */
+		next[nnext++] = r;
+		if (informer_set_has(mc->informers, r))
+			continue;
+		if (store_note_api_resource(mc->store, r, 1, &error) != 0 ||
+		    informer_set_add_started(mc->informers, r, &error) != 0) {
+			log_error("metadata cache: %s: %s", r->name, error);
+			free(error);
+			error = NULL;
+			nnext--;
+			continue;
+		}
+		log_v(1, "metadata cache: watching %s (%s %s)", r->name, r->api_version, r->kind);
+	}
+	/* The resources no longer listed, unless their group-version could not be read. */
+	for (int i = 0; i < mc->ncurrent; i++) {
+		const struct resource *r = mc->current[i];
+		int kept = 0;
+
+		for (int j = 0; j < nnext && !kept; j++)
+			kept = next[j] == r;
+		if (kept)
+			continue;
+		if (listed(d->failed, r->api_version)) {
+			next[nnext++] = r;
+			continue;
+		}
+		log_info("metadata cache: %s (%s %s) is no longer served: forgetting it",
+		    r->name, r->api_version, r->kind);
+		informer_set_remove(mc->informers, r);
+		/* Another version of the same resource may have taken its rows over. */
+		for (int j = 0; j < nnext; j++) {
+			if (strcmp(next[j]->name, r->name) == 0)
+				goto next;
+		}
+		if (store_forget_resource(mc->store, r, &error) != 0) {
+			log_error("metadata cache: %s", error);
+			free(error);
+			error = NULL;
+		}
+	next:
+		;
+	}
+	free(mc->current);
+	mc->current = next;
+	mc->ncurrent = nnext;
+}
+
+/* A read of discovery is back. */
+static void
+metadatacache_fetched(struct discovery *d, const char *error, void *arg)
+{
+	struct metadatacache *mc = arg;
+
+	mc->fetch = NULL;
+	if (error != NULL && d->failed == NULL) {
+		/* A whole document is missing: nothing can be said of what it would list. */
+		log_warning("metadata cache: discovery: %s (retrying in %.0fs)", error,
+		    mc->period);
+		discovery_clear(d);
+		metadatacache_schedule(mc, mc->period);
+		return;
+	}
+	if (error != NULL)
+		log_warning("metadata cache: discovery: %s", error);
+	metadatacache_apply(mc, d);
+	discovery_clear(d);
+	metadatacache_schedule(mc, mc->period);
+}
+
+static void
+metadatacache_read(evutil_socket_t fd, short what, void *arg)
+{
+	struct metadatacache *mc = arg;
+
+	(void)fd;
+	(void)what;
+	if (mc->fetch != NULL)
+		return;
+	mc->fetch = discovery_fetch_start(mc->client, metadatacache_fetched, mc);
+}
+
+/* A CustomResourceDefinition changed: its resource may have appeared or gone. */
+static void
+metadatacache_on_event(const struct informer_event *ev, void *arg)
+{
+	struct metadatacache *mc = arg;
+
+	if (strcmp(ev->resource->name, CRD_RESOURCE) == 0)
+		metadatacache_schedule(mc, CRD_REFRESH_SECONDS);
+}
+
+struct metadatacache *
+metadatacache_new(struct event_base *base, struct client *client, struct store *store,
+    struct informer_set *informers)
+{
+	struct metadatacache *mc = xcalloc(1, sizeof *mc);
+	struct informer_handlers h = { metadatacache_on_event, NULL, mc };
+
+	mc->base = base;
+	mc->client = client;
+	mc->store = store;
+	mc->informers = informers;
+	mc->period = METADATACACHE_PERIOD;
+	mc->timer = evtimer_new(base, metadatacache_read, mc);
+	informer_set_add_handlers(informers, &h);
+	return mc;
+}
+
+/* Only wakes the loop up. */
+static void
+metadatacache_wake(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+}
+
+void
+metadatacache_start(struct metadatacache *mc, double timeout, double period)
+{
+	double deadline = time_monotonic() + timeout;
+	struct event *wake = evtimer_new(mc->base, metadatacache_wake, NULL);
+	struct timeval tv = { 0, 100 * 1000 };
+
+	mc->period = period;
+	metadatacache_read(-1, 0, mc);
+	/* The loop turns until the first read is back (the wake-up keeps it from blocking
+	 * past the deadline). */
+	while (mc->fetch != NULL && time_monotonic() < deadline &&
+	    !event_base_got_exit(mc->base) && !event_base_got_break(mc->base)) {
+		evtimer_add(wake, &tv);
+		event_base_loop(mc->base, EVLOOP_ONCE);
+	}
+	event_free(wake);
+	if (mc->fetch != NULL)
+		log_warning("metadata cache: discovery has not answered in %.0fs; starting "
+		    "without it", timeout);
+	else
+		log_info("metadata cache: %d resources cached by their metadata", mc->ncurrent);
+}
+
+int
+metadatacache_count(const struct metadatacache *mc)
+{
+	return mc->ncurrent;
+}
+
+void
+metadatacache_free(struct metadatacache *mc)
+{
+	if (mc == NULL)
+		return;
+	if (mc->fetch != NULL)
+		discovery_fetch_cancel(mc->fetch);
+	event_free(mc->timer);
+	free(mc->current);
+	free(mc);
+}
