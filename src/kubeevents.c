@@ -639,7 +639,7 @@ event_patch_body(const struct event_decision *d)
 
 /* Events are not cached, so this resource is not among resource_all. */
 static const struct resource event_resource = {
-	"events", "Event", "v1", "/api/v1/events", NULL, NULL, -1, 0, 1,
+	"events", "Event", "v1", "/api/v1/events", NULL, NULL, -1, 0, 1, NULL,
 };
 
 /* A CREATE or PATCH in flight. */

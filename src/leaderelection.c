@@ -52,7 +52,7 @@
 
 static const struct resource lease_resource = {
 	"leases", "Lease", "coordination.k8s.io/v1",
-	"/apis/coordination.k8s.io/v1/leases", NULL, NULL, -1, 0, 1,
+	"/apis/coordination.k8s.io/v1/leases", NULL, NULL, -1, 0, 1, NULL,
 };
 
 /* --- configuration and identity -------------------------------------------------------- */

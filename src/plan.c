@@ -18,6 +18,7 @@
 #include "exitstatus.h"
 #include "log.h"
 #include "plan.h"
+#include "resource.h"
 #include "store.h"
 #include "timeutil.h"
 #include "util.h"
@@ -36,9 +37,13 @@ const char plan_usage[] =
     "  -v, --v N                 log verbosity, as klog (default: 0)\n"
     "  -h, --help                this help\n"
     "\n"
-    "Each line is an object with controller, key (the owner's namespace/name), action\n"
-    "(create, delete, adopt, release, update-status, or wait), resource, namespace, name,\n"
-    "uid, reason and body (the object or patch that would be sent).\n";
+    "Each line is an object with controller, key (the owner's namespace/name; for the\n"
+    "garbage collector, the object's uid), action (create, delete, adopt, release,\n"
+    "update-status, wait, ...), resource, namespace, name, uid, reason and body (the object\n"
+    "or patch that would be sent). The garbage collector confirms that an owner missing\n"
+    "from the cache is gone with a live read before it acts; plan reads nothing live, and\n"
+    "prints that read as an action confirm-absent: the deletions and patches after it are\n"
+    "made only if the owner is really gone.\n";
 
 /* What one plan run shares with the key callback. */
 struct plan {
@@ -126,7 +131,8 @@ plan_command(int argc, char **argv, FILE *out, FILE *err)
 		free(enabled);
 		return EXIT_USAGE;
 	}
-	if (store_open(db, &so, &store, &error) != 0) {
+	if (store_open(db, &so, &store, &error) != 0 ||
+	    store_register_api_resources(store, &error) != 0) {
 		fprintf(err, "sqlkcm plan: %s\n", error);
 		goto out;
 	}
@@ -156,5 +162,6 @@ out:
 	free(error);
 	free(enabled);
 	store_close(store);
+	resource_metadata_free_all();
 	return rc;
 }

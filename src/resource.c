@@ -230,15 +230,15 @@ static const struct resource_column deployment_columns[] = {
 };
 
 static const struct resource resource_pods = {
-	"pods", "Pod", "v1", "/api/v1/pods", "cache_pods", pod_columns, 0, 0, 1,
+	"pods", "Pod", "v1", "/api/v1/pods", "cache_pods", pod_columns, 0, 0, 1, NULL,
 };
 static const struct resource resource_replicasets = {
 	"replicasets", "ReplicaSet", "apps/v1", "/apis/apps/v1/replicasets",
-	"cache_replicasets", replicaset_columns, 1, 0, 1,
+	"cache_replicasets", replicaset_columns, 1, 0, 1, NULL,
 };
 static const struct resource resource_deployments = {
 	"deployments", "Deployment", "apps/v1", "/apis/apps/v1/deployments",
-	"cache_deployments", deployment_columns, 2, 0, 1,
+	"cache_deployments", deployment_columns, 2, 0, 1, NULL,
 };
 
 const struct resource *const resource_all[] = {
@@ -311,6 +311,7 @@ resource_metadata(const char *group, const char *version, const char *plural,
 	r->api_version = api_version;
 	r->path = *group == '\0' ? xasprintf("/api/%s/%s", version, plural) :
 	    xasprintf("/apis/%s/%s/%s", group, version, plural);
+	r->plural = xstrdup(plural);
 	r->table = "cache_objects";
 	r->columns = no_columns;
 	r->index = resource_count + metadata_count;
@@ -375,6 +376,7 @@ resource_metadata_free_all(void)
 		free((char *)r->kind);
 		free((char *)r->api_version);
 		free((char *)r->path);
+		free((char *)r->plural);
 		free(r);
 	}
 	free(metadata_resources);

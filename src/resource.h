@@ -35,6 +35,8 @@ struct resource {
 	int metadata_only;	/* listed and watched as PartialObjectMetadata into
 				 * cache_objects (one table for every such resource) */
 	int namespaced;
+	const char *plural;	/* the path's last segment, when name is not it (a metadata
+				 * resource of a group: "widgets" of "widgets.example.com") */
 };
 
 /* The Accept headers of metadata-only requests: a LIST answers a PartialObjectMetadataList,

@@ -85,7 +85,9 @@ char *
 restops_path(const struct resource *r, const char *ns, const char *name,
     const char *subresource, char **error)
 {
-	size_t plural = strlen(r->name), len = strlen(r->path);
+	/* A metadata resource is named "plural.group": its path ends in the plural alone. */
+	const char *last = r->plural != NULL ? r->plural : r->name;
+	size_t plural = strlen(last), len = strlen(r->path);
 	struct buf b;
 
 	if ((ns != NULL && *ns != '\0' && restops_check_segment("namespace", ns, error) != 0) ||
@@ -98,7 +100,7 @@ restops_path(const struct resource *r, const char *ns, const char *name,
 	}
 	/* The collection path ends in "/" and the plural; the namespace goes before them. */
 	if (len <= plural || r->path[len - plural - 1] != '/' ||
-	    strcmp(r->path + len - plural, r->name) != 0) {
+	    strcmp(r->path + len - plural, last) != 0) {
 		error_set(error, "the path %s of resource %s does not end in its name", r->path,
 		    r->name);
 		return NULL;
@@ -109,7 +111,7 @@ restops_path(const struct resource *r, const char *ns, const char *name,
 		buf_append_str(&b, "namespaces/");
 		restops_escape(&b, ns);
 		buf_append_str(&b, "/");
-		buf_append_str(&b, r->name);
+		buf_append_str(&b, last);
 	} else {
 		buf_append_str(&b, r->path);
 	}

@@ -108,6 +108,10 @@ const char run_usage[] =
     "                            the apiserver accepts (TokenReview) for a user it\n"
     "                            allows (SubjectAccessReview), as kube-controller-\n"
     "                            manager's (default: /healthz,/readyz,/livez)\n"
+    "  --enable-garbage-collector[=BOOL]\n"
+    "                            run the garbage collector when --controllers names it;\n"
+    "                            false turns it off whatever --controllers says\n"
+    "                            (default: true)\n"
     "  --leader-elect[=BOOL]     run the controllers only while holding a Lease, so that\n"
     "                            several sqlkcm can run for availability (default: true;\n"
     "                            not used with --controllers '')\n"
@@ -920,8 +924,11 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	/* As kube-controller-manager: --enable-garbage-collector=false wins over
 	 * --controllers. */
 	for (int i = 0; !opts.enable_gc && i < controller_type_count; i++) {
-		if (controller_types[i] == &garbagecollector_controller_type)
+		if (controller_types[i] == &garbagecollector_controller_type && enabled[i]) {
+			log_info("--enable-garbage-collector=false: the garbage collector does "
+			    "not run");
 			enabled[i] = 0;
+		}
 	}
 	for (int i = 0; i < controller_type_count; i++) {
 		any |= enabled[i];
@@ -949,6 +956,11 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	if (rc != 0) {
 		fprintf(err, "sqlkcm run: %s%s\n", error, rc != STORE_OPEN_NOT_A_CACHE ? "" :
 		    "; start with --rebuild-cache to move it aside and rebuild the cache from the cluster");
+		goto out;
+	}
+	/* The resources an earlier run cached by their metadata, until discovery is read. */
+	if (store_register_api_resources(store, &error) != 0) {
+		fprintf(err, "sqlkcm run: %s\n", error);
 		goto out;
 	}
 	d.base = event_base_new();

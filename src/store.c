@@ -1128,6 +1128,37 @@ store_note_api_resource(struct store *s, const struct resource *r, int served, c
 }
 
 int
+store_register_api_resources(struct store *s, char **error)
+{
+	static const char sql[] = "SELECT api_version, resource, kind, namespaced "
+	    "FROM api_resources WHERE served ORDER BY resource";
+	sqlite3_stmt *stmt;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &stmt, NULL) != SQLITE_OK)
+		return store_error(s, error, "reading the known resources");
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		const char *api_version = (const char *)sqlite3_column_text(stmt, 0);
+		const char *name = (const char *)sqlite3_column_text(stmt, 1);
+		const char *kind = (const char *)sqlite3_column_text(stmt, 2);
+		const char *slash = strchr(api_version, '/');
+		const char *dot = strchr(name, '.');
+		char *group = slash != NULL ? xstrndup(api_version,
+		    (size_t)(slash - api_version)) : xstrdup("");
+		char *plural = dot != NULL ? xstrndup(name, (size_t)(dot - name)) : xstrdup(name);
+
+		resource_metadata(group, slash != NULL ? slash + 1 : api_version, plural, kind,
+		    sqlite3_column_int(stmt, 3));
+		free(group);
+		free(plural);
+	}
+	sqlite3_finalize(stmt);
+	if (rc != SQLITE_DONE)
+		return store_error(s, error, "reading the known resources");
+	return 0;
+}
+
+int
 store_forget_resource(struct store *s, const struct resource *r, char **error)
 {
 	static const char *const sql[] = {

@@ -118,6 +118,11 @@ int store_delete_unlisted(struct store *s, const struct resource *r, long long e
 int store_note_api_resource(struct store *s, const struct resource *r, int served,
     char **error);
 
+/* Registers (resource_metadata) every resource api_resources holds as served, so that
+ * the rows of cache_objects have their resources before discovery is read again (a
+ * restart, or `plan`, which reads no discovery). */
+int store_register_api_resources(struct store *s, char **error);
+
 /* Deletes every row of metadata resource r and its informer state (discovery no longer
  * lists it: a CustomResourceDefinition was deleted), and marks it not served. */
 int store_forget_resource(struct store *s, const struct resource *r, char **error);

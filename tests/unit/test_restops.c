@@ -20,7 +20,7 @@
 
 /* A cluster-scoped resource, which sqlkcm does not cache. */
 static const struct resource nodes = {
-	"nodes", "Node", "v1", "/api/v1/nodes", NULL, NULL, -1, 0, 0,
+	"nodes", "Node", "v1", "/api/v1/nodes", NULL, NULL, -1, 0, 0, NULL,
 };
 
 struct path_case {
@@ -145,8 +145,8 @@ hostile_names_are_encoded_or_refused(void **state)
 static void
 resource_whose_path_does_not_end_in_its_name_is_refused(void **state)
 {
-	static const struct resource odd = { "pods", "Pod", "v1", "/api/v1/podz", NULL, NULL, -1, 0, 1 };
-	static const struct resource bare = { "pods", "Pod", "v1", "pods", NULL, NULL, -1, 0, 1 };
+	static const struct resource odd = { "pods", "Pod", "v1", "/api/v1/podz", NULL, NULL, -1, 0, 1, NULL };
+	static const struct resource bare = { "pods", "Pod", "v1", "pods", NULL, NULL, -1, 0, 1, NULL };
 	char *error = NULL;
 
 	(void)state;

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "resource.h"
+#include "restops.h"
 #include "schema.h"
 #include "store.h"
 #include "util.h"
@@ -1081,7 +1082,7 @@ metadata_resources_share_one_table_and_each_keeps_its_rows(void **state)
 	    "clusterroles", "ClusterRole", 0);
 	long long epoch;
 	int deleted;
-	char *error = NULL;
+	char *error = NULL, *path;
 
 	(void)state;
 	assert_true(cms->metadata_only);
@@ -1092,6 +1093,14 @@ metadata_resources_share_one_table_and_each_keeps_its_rows(void **state)
 	assert_ptr_equal(resource_metadata("apps", "v1", "replicasets", "ReplicaSet", 1),
 	    replicasets);
 	assert_ptr_equal(resource_find_kind("v1", "Secret"), secrets);
+	/* Requests address the plural, not the "plural.group" name. */
+	path = restops_path(crs, NULL, "admin", NULL, &error);
+	assert_string_equal(path, "/apis/rbac.authorization.k8s.io/v1/clusterroles/admin");
+	free(path);
+	path = restops_path(resource_metadata("example.com", "v1", "widgets", "Widget", 1), "ns",
+	    "w", NULL, &error);
+	assert_string_equal(path, "/apis/example.com/v1/namespaces/ns/widgets/w");
+	free(path);
 	assert_ptr_equal(resource_find_kind("apps/v1beta2", "ReplicaSet"), replicasets);
 	assert_null(resource_find_kind("example.com/v1", "Secret"));
 	assert_int_equal(store_note_api_resource(s, cms, 1, &error), 0);
