@@ -24,6 +24,7 @@
 #include "discovery.h"
 #include "informer.h"
 #include "log.h"
+#include "metrics.h"
 #include "metadatacache.h"
 #include "resource.h"
 #include "store.h"
@@ -45,6 +46,8 @@ struct metadatacache {
 	struct discovery_fetch *fetch;		/* the read in flight, or NULL */
 	struct event *timer;			/* the next read */
 	double period;
+	struct metrics_series *sync_errors;	/* NULL without metrics */
+	struct metrics_series *resources;
 };
 
 static void metadatacache_read(evutil_socket_t fd, short what, void *arg);
@@ -150,6 +153,7 @@ metadatacache_apply(struct metadatacache *mc, struct discovery *d)
 	free(mc->current);
 	mc->current = next;
 	mc->ncurrent = nnext;
+	metrics_gauge_set(mc->resources, nnext);
 }
 
 /* A read of discovery is back. */
@@ -159,6 +163,8 @@ metadatacache_fetched(struct discovery *d, const char *error, void *arg)
 	struct metadatacache *mc = arg;
 
 	mc->fetch = NULL;
+	if (error != NULL)
+		metrics_counter_add(mc->sync_errors, 1);
 	if (error != NULL && d->failed == NULL) {
 		/* A whole document is missing: nothing can be said of what it would list. */
 		log_warning("metadata cache: discovery: %s (retrying in %.0fs)", error,
@@ -244,6 +250,30 @@ metadatacache_start(struct metadatacache *mc, double timeout, double period)
 		    "without it", timeout);
 	else
 		log_info("metadata cache: %d resources cached by their metadata", mc->ncurrent);
+}
+
+void
+metadatacache_register_metrics(struct metadatacache *mc, struct metrics_registry *registry)
+{
+	static const struct metrics_spec errors = { METRICS_COUNTER,
+	    "garbagecollector_controller_resources_sync_error_total",
+	    "Number of garbage collector resources sync errors", NULL, NULL, 0 };
+	static const struct metrics_spec resources = { METRICS_GAUGE,
+	    "sqlkcm_metadata_cache_resources",
+	    "Resources cached by their metadata, as discovery last listed them.", NULL, NULL,
+	    0 };
+	struct metrics_family *family;
+	char *error = NULL;
+
+	if ((family = metrics_family_register(registry, &errors, &error)) != NULL)
+		mc->sync_errors = metrics_series_get(family, NULL);
+	if (family != NULL && (family = metrics_family_register(registry, &resources,
+	    &error)) != NULL)
+		mc->resources = metrics_series_get(family, NULL);
+	if (family == NULL) {
+		log_error("metadata cache: no metric: %s", error);
+		free(error);
+	}
 }
 
 int

@@ -35,6 +35,11 @@ void metadatacache_start(struct metadatacache *mc, double timeout, double period
  * their rows forgotten. Exposed for tests. */
 void metadatacache_apply(struct metadatacache *mc, struct discovery *d);
 
+/* Publishes kube's garbagecollector_controller_resources_sync_error_total (failed reads
+ * of discovery) and how many resources are cached by their metadata. */
+void metadatacache_register_metrics(struct metadatacache *mc,
+    struct metrics_registry *registry);
+
 /* How many resources are cached by their metadata now. */
 int metadatacache_count(const struct metadatacache *mc);
 

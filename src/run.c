@@ -1047,6 +1047,8 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 			if (enabled[i] && controller_types[i]->watches_metadata)
 				d.metadata = metadatacache_new(d.base, client, store, d.informers);
 		}
+		if (d.metadata != NULL)
+			metadatacache_register_metrics(d.metadata, d.metrics);
 		mopts.enabled = enabled;
 		mopts.workers = workers;
 		mopts.metrics = d.metrics;

@@ -1183,6 +1183,79 @@ writes_go_one_at_a_time_in_order_after_the_claims_and_before_the_status(void **s
 	assert_writes(h, "deployments=105;replicasets=104");
 }
 
+/* An owner the cache lacks is read live first: NotFound lets the writes go, with the
+ * delete's preconditions and propagation policy. */
+static void
+confirmed_absence_lets_the_writes_go(void **state)
+{
+	struct harness *h = *state;
+	struct sync_result r;
+	const struct recorded_request *del;
+	struct action *a;
+
+	deployment_result(&r);
+	action_add(&r.confirm_absent, &r.nconfirm_absent, ACTION_GET, "confirm-absent",
+	    "replicasets", "gone", NULL);
+	action_add(&r.confirm_absent, &r.nconfirm_absent, ACTION_GET, "confirm-absent",
+	    "replicasets", "gone-too", NULL);
+	a = rs_write(&r, ACTION_DELETE, "rs-1");
+	a->precondition_rv = xstrdup("42");
+	a->propagation = "Foreground";
+	carry_out_result(h, &r);
+
+	assert_requests(h, "GET replicasets/gone;GET replicasets/gone-too;DELETE replicasets/rs-1");
+	assert_batches(h, "GET", "replicasets/gone", "2");
+	del = nth_request(h, "DELETE", "replicasets/rs-1", 0);
+	assert_string_equal(json_string(del->json, "preconditions.uid"), "uid-rs-1");
+	assert_string_equal(json_string(del->json, "preconditions.resourceVersion"), "42");
+	assert_string_equal(json_string(del->json, "propagationPolicy"), "Foreground");
+	assert_outcome(h, 0, 0);
+}
+
+/* The owner found live with the uid the reference names: nothing is written, and the key
+ * comes back with backoff. */
+static void
+owner_found_live_stops_the_writes(void **state)
+{
+	struct harness *h = *state;
+	struct sync_result r;
+
+	deployment_result(&r);
+	action_add(&r.confirm_absent, &r.nconfirm_absent, ACTION_GET, "confirm-absent",
+	    "replicasets", "gone", NULL);
+	rs_write(&r, ACTION_DELETE, "rs-1");
+	h->fake->live_rs = fixture_parse("{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\","
+	    "\"metadata\":{\"name\":\"gone\",\"namespace\":\"default\",\"uid\":\"uid-gone\"}}");
+	carry_out_result(h, &r);
+
+	assert_requests(h, "GET replicasets/gone");
+	assert_outcome(h, 1, 0);
+}
+
+/* Another object under the owner's name (re-created, another uid) is no owner: the writes
+ * go. A merge patch goes as one. */
+static void
+another_uid_under_the_owners_name_confirms_its_absence(void **state)
+{
+	struct harness *h = *state;
+	struct sync_result r;
+	struct action *a;
+
+	deployment_result(&r);
+	action_add(&r.confirm_absent, &r.nconfirm_absent, ACTION_GET, "confirm-absent",
+	    "replicasets", "gone", NULL);
+	a = rs_write(&r, ACTION_PATCH, "rs-1");
+	a->merge_patch = 1;
+	h->fake->live_rs = fixture_parse("{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\","
+	    "\"metadata\":{\"name\":\"gone\",\"namespace\":\"default\",\"uid\":\"uid-new\"}}");
+	carry_out_result(h, &r);
+
+	assert_requests(h, "GET replicasets/gone;PATCH replicasets/rs-1");
+	assert_string_equal(nth_request(h, "PATCH", "replicasets/rs-1", 0)->content_type,
+	    "application/merge-patch+json");
+	assert_outcome(h, 0, 0);
+}
+
 /* A claim that fails stops the sync before any write. */
 static void
 failed_claim_sends_no_write(void **state)
@@ -1910,6 +1983,9 @@ main(void)
 		T(failure_drops_the_availability_requeue),
 		/* writes to other objects */
 		T(writes_go_one_at_a_time_in_order_after_the_claims_and_before_the_status),
+		T(confirmed_absence_lets_the_writes_go),
+		T(owner_found_live_stops_the_writes),
+		T(another_uid_under_the_owners_name_confirms_its_absence),
 		T(failed_claim_sends_no_write),
 		cmocka_unit_test(first_failing_write_stops_the_rest_and_the_status),
 		cmocka_unit_test(failing_write_with_an_error_prefix_sends_the_failure_status),
