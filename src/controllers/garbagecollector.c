@@ -69,6 +69,7 @@
 
 enum {
 	STMT_BY_UID,
+	STMT_OWNER,
 	STMT_DEPENDENTS,
 	STMT_KEYS_DANGLING,
 	STMT_KEYS_DELETING,
@@ -84,6 +85,20 @@ static const char *const gc_sql[STMT_COUNT] = {
 	    " UNION ALL SELECT 'deployments', " OBJECT_COLUMNS " FROM cache_deployments"
 	    " WHERE uid = ?1"
 	    " UNION ALL SELECT resource, " OBJECT_COLUMNS " FROM cache_objects WHERE uid = ?1",
+	/* What a reference needs of the object with uid ?1, without reading its body:
+	 * its resource, namespace, and whether it is deleting in the foreground. */
+	[STMT_OWNER] =
+	    "SELECT resource, namespace, deletion_timestamp IS NOT NULL AND EXISTS ("
+	    "SELECT 1 FROM json_each(body, '$.metadata.finalizers')"
+	    " WHERE value = 'foregroundDeletion') FROM ("
+	    "SELECT 'pods' AS resource, namespace, deletion_timestamp, body FROM cache_pods"
+	    " WHERE uid = ?1"
+	    " UNION ALL SELECT 'replicasets', namespace, deletion_timestamp, body"
+	    " FROM cache_replicasets WHERE uid = ?1"
+	    " UNION ALL SELECT 'deployments', namespace, deletion_timestamp, body"
+	    " FROM cache_deployments WHERE uid = ?1"
+	    " UNION ALL SELECT resource, namespace, deletion_timestamp, body FROM cache_objects"
+	    " WHERE uid = ?1)",
 	/* The dependents of owner uid ?1: uid, blockOwnerDeletion of their reference. */
 	[STMT_DEPENDENTS] =
 	    "SELECT o.uid, r.block_owner_deletion FROM object_owners r"
@@ -194,6 +209,44 @@ gc_lookup(struct controller *c, const char *uid, struct gc_object *o, char **err
 		    "JSON", uid);
 	}
 	return rc == SQLITE_ROW;
+}
+
+/* What the cache says of a reference's owner. */
+enum owner_state {
+	OWNER_SOLID,		/* cached, where the dependent may refer to it */
+	OWNER_WAITING,		/* the same, and deleting in the foreground */
+	OWNER_ELSEWHERE,	/* the uid is a namespaced object of another namespace */
+	OWNER_ABSENT,		/* no cached object has the uid */
+};
+
+/* Looks up the owner uid for a dependent in namespace: *state; -1 on error. */
+static int
+gc_owner_state(struct controller *c, const char *uid, const char *namespace,
+    enum owner_state *state, char **error)
+{
+	struct gc_state *st = c->state;
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_OWNER]);
+	int rc;
+
+	*state = OWNER_ABSENT;
+	sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_STATIC);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		const struct resource *r = resource_find_any(
+		    (const char *)sqlite3_column_text(stmt, 0));
+		const char *ns = (const char *)sqlite3_column_text(stmt, 1);
+		int namespaced = r != NULL ? r->namespaced : ns != NULL && *ns != '\0';
+
+		if (namespaced && (ns == NULL || strcmp(ns, namespace) != 0))
+			*state = OWNER_ELSEWHERE;
+		else
+			*state = sqlite3_column_int(stmt, 2) ? OWNER_WAITING : OWNER_SOLID;
+	}
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error_set(error, "garbagecollector: reading owner %s: %s", uid,
+		    sqlite3_errmsg(store_db(c->store)));
+	return 0;
 }
 
 /* True when object's metadata.finalizers holds finalizer. */
@@ -400,13 +453,10 @@ reference_string(const cJSON *ref, const char *namespace)
 	    json_string(ref, "uid") != NULL ? json_string(ref, "uid") : "");
 }
 
-/* A reference's owner, as the cache has it. */
-enum owner_state { OWNER_SOLID, OWNER_WAITING, OWNER_DANGLING };
-
-/* Classifies one reference of o (kube's isDangling on the cache): *state, and for a
- * dangling one the live read that must confirm it appended to r. -1 when the reference
- * cannot be judged (its kind maps to no known resource: retried later), 1 when o must be
- * left alone (a cluster-scoped object with a namespaced owner). */
+/* Classifies one reference of o (kube's isDangling, on the cache): *state is solid,
+ * waiting or absent; for an absent owner the live read that must confirm it is appended to
+ * r. -1 when the reference cannot be judged (its kind maps to no known resource: retried
+ * later), 1 when o must be left alone (a cluster-scoped object with a namespaced owner). */
 static int
 classify(struct controller *c, const struct gc_object *o, const cJSON *ref,
     struct sync_result *r, enum owner_state *state, char **error)
@@ -416,46 +466,33 @@ classify(struct controller *c, const struct gc_object *o, const cJSON *ref,
 	const char *kind = json_string(ref, "kind");
 	const char *name = json_string(ref, "name");
 	const struct resource *owner_resource;
-	struct gc_object owner;
 	struct action *a;
-	int found, elsewhere = 0;
 
 	if (uid == NULL || api_version == NULL || kind == NULL || name == NULL)
 		return error_set(error, "garbagecollector: %s %s: an owner reference lacks "
 		    "uid, apiVersion, kind or name", o->resource_name, o->name);
-	found = gc_lookup(c, uid, &owner, error);
-	if (found < 0)
+	if (gc_owner_state(c, uid, o->namespace, state, error) != 0)
 		return -1;
-	if (found) {
-		if (!owner.namespaced || strcmp(owner.namespace, o->namespace) == 0) {
-			*state = deleting_with(owner.body, FINALIZER_FOREGROUND) ? OWNER_WAITING :
-			    OWNER_SOLID;
-			gc_object_clear(&owner);
-			return 0;
-		}
-		/* The uid is a namespaced object of another namespace: no owner here. */
-		elsewhere = 1;
-		gc_object_clear(&owner);
-	}
+	if (*state == OWNER_SOLID || *state == OWNER_WAITING)
+		return 0;
 	owner_resource = resource_find_kind(api_version, kind);
 	if (owner_resource == NULL)
 		return error_set(error, "garbagecollector: %s %s%s%s: no resource is known for "
 		    "owner apiVersion %s kind %s (retrying until discovery knows it)",
 		    o->resource_name, o->namespace, *o->namespace != '\0' ? "/" : "", o->name,
 		    api_version, kind);
-	if (elsewhere || (!o->namespaced && owner_resource->namespaced)) {
-		if (elsewhere) {
-			char *text = reference_string(ref, o->namespace);
+	if (*state == OWNER_ELSEWHERE) {
+		/* The uid is a namespaced object of another namespace: no owner here. */
+		char *text = reference_string(ref, o->namespace);
 
-			sync_result_add_event(r, "Warning", "OwnerRefInvalidNamespace",
-			    xasprintf("ownerRef %s does not exist in namespace \"%s\"", text,
-			    o->namespace));
-			free(text);
-		}
-		if (!o->namespaced && owner_resource->namespaced)
-			return 1;
+		sync_result_add_event(r, "Warning", "OwnerRefInvalidNamespace",
+		    xasprintf("ownerRef %s does not exist in namespace \"%s\"", text,
+		    o->namespace));
+		free(text);
 	}
-	*state = OWNER_DANGLING;
+	if (!o->namespaced && owner_resource->namespaced)
+		return 1;
+	*state = OWNER_ABSENT;
 	a = action_append(&r->confirm_absent, &r->nconfirm_absent);
 	a->type = ACTION_GET;
 	a->verb = "confirm-absent";
@@ -578,7 +615,7 @@ gc_sync(struct controller *c, const char *key, double now, struct sync_result *o
 		if (state == OWNER_WAITING)
 			waiting++;
 		else
-			dangling++;
+			dangling++;	/* absent */
 		drop = xrealloc(drop, (size_t)(ndrop + 1) * sizeof *drop);
 		drop[ndrop++] = (char *)json_string(ref, "uid");
 	}
@@ -632,29 +669,23 @@ enqueue_dependent(const char *uid, int blocking, void *arg)
 	q->add(uid, q->arg);
 }
 
-/* True when the cache answers ref of object (in namespace) with an owner that is not
+/* True when the cache answers ref of an object in namespace with an owner that is not
  * being deleted in the foreground: nothing for the collector to do about it. */
 static int
 reference_settled(struct controller *c, const cJSON *ref, const char *namespace)
 {
 	const char *uid = json_string(ref, "uid");
-	struct gc_object owner;
+	enum owner_state state;
 	char *error = NULL;
-	int found, settled;
 
 	if (uid == NULL)
 		return 1;
-	found = gc_lookup(c, uid, &owner, &error);
-	if (found < 0) {
+	if (gc_owner_state(c, uid, namespace, &state, &error) != 0) {
+		log_warning("%s", error);
 		free(error);
 		return 0;
 	}
-	if (!found)
-		return 0;
-	settled = (!owner.namespaced || strcmp(owner.namespace, namespace) == 0) &&
-	    !deleting_with(owner.body, FINALIZER_FOREGROUND);
-	gc_object_clear(&owner);
-	return settled;
+	return state == OWNER_SOLID;
 }
 
 /* True when deletion with finalizer starts between old (NULL: none) and object. */
@@ -702,7 +733,15 @@ gc_handle_event(struct controller *c, const struct informer_event *ev, double no
 		}
 		cJSON_ArrayForEach(ref, json_path(ev->object, "metadata.ownerReferences")) {
 			const char *owner = json_string(ref, "uid");
-			if (owner != NULL)
+			enum owner_state state;
+
+			if (owner == NULL ||
+			    gc_owner_state(c, owner, namespace, &state, &error) != 0) {
+				free(error);
+				error = NULL;
+				continue;
+			}
+			if (state == OWNER_WAITING)
 				q->add(owner, q->arg);
 		}
 		goto out;
