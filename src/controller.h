@@ -60,6 +60,9 @@ struct controller_type {
 	 * ("concurrent-replicaset-syncs"), and what it counts, for --help. */
 	const char *workers_flag;
 	const char *workers_help;
+	/* A flag that turns it off whatever --controllers says, as kube-controller-manager
+	 * has one for its garbage collector ("enable-garbage-collector"), or NULL. */
+	const char *enable_flag;
 	/* The source component of the events it records ("replicaset-controller"). */
 	const char *event_component;
 	/* Its restart recovery, or NULL for none. */

@@ -38,7 +38,6 @@
 
 #include "client.h"
 #include "controller.h"
-#include "controllers/garbagecollector.h"
 #include "daemonmetrics.h"
 #include "kubeevents.h"
 #include "executor.h"
@@ -108,10 +107,6 @@ const char run_usage[] =
     "                            the apiserver accepts (TokenReview) for a user it\n"
     "                            allows (SubjectAccessReview), as kube-controller-\n"
     "                            manager's (default: /healthz,/readyz,/livez)\n"
-    "  --enable-garbage-collector[=BOOL]\n"
-    "                            run the garbage collector when --controllers names it;\n"
-    "                            false turns it off whatever --controllers says\n"
-    "                            (default: true)\n"
     "  --leader-elect[=BOOL]     run the controllers only while holding a Lease, so that\n"
     "                            several sqlkcm can run for availability (default: true;\n"
     "                            not used with --controllers '')\n"
@@ -155,7 +150,7 @@ struct run_options {
 	const char *tls_key_file;
 	const char *always_allow_paths;
 	int leader_elect;
-	int enable_gc;		/* --enable-garbage-collector */
+	int *disabled;		/* per controller type: its enable_flag said false */
 	double lease_duration;
 	double renew_deadline;
 	double retry_period;
@@ -329,6 +324,10 @@ run_usage_controllers(FILE *out)
 
 		fprintf(out, "  %s\n      --%s N\n                            %s (default: %d)\n",
 		    t->name, t->workers_flag, t->workers_help, t->default_workers);
+		if (t->enable_flag != NULL)
+			fprintf(out, "      --%s[=BOOL]\n                            false turns "
+			    "%s off whatever --controllers says (default: true)\n",
+			    t->enable_flag, t->name);
 	}
 }
 
@@ -344,10 +343,12 @@ run_longopts_have(const struct option *o, size_t n, const char *name)
 }
 
 /* The long options (malloc'd): the fixed ones; each controller type's workers flag, whose
- * value is OPT_WORKERS plus the type's index; and every other flag of
+ * value is OPT_WORKERS plus the type's index, and its enable flag if it has one
+ * (OPT_ENABLE plus the index); and every other flag of
  * kube-controller-manager (kcmflags.c), whose value is OPT_KCM plus its index there, so
  * that its command line is accepted as it is. */
 #define OPT_WORKERS 1024
+#define OPT_ENABLE 1536
 #define OPT_KCM 2048
 static struct option *
 run_longopts_new(const struct option *fixed)
@@ -357,12 +358,17 @@ run_longopts_new(const struct option *fixed)
 
 	while (fixed[n].name != NULL)
 		n++;
-	o = xcalloc(n + (size_t)controller_type_count + kcm_flag_count + 1, sizeof *o);
+	o = xcalloc(n + 2 * (size_t)controller_type_count + kcm_flag_count + 1, sizeof *o);
 	memcpy(o, fixed, n * sizeof *o);
 	for (int i = 0; i < controller_type_count; i++) {
 		o[n].name = controller_types[i]->workers_flag;
 		o[n].has_arg = required_argument;
 		o[n++].val = OPT_WORKERS + i;
+		if (controller_types[i]->enable_flag != NULL) {
+			o[n].name = controller_types[i]->enable_flag;
+			o[n].has_arg = optional_argument;
+			o[n++].val = OPT_ENABLE + i;
+		}
 	}
 	for (size_t i = 0; i < kcm_flag_count; i++) {
 		if (run_longopts_have(o, n, kcm_flags[i].name))
@@ -459,7 +465,6 @@ static const struct run_flag run_flags[] = {
 	{ "authorization-always-allow-paths", FLAG_CHECKED, FIELD(always_allow_paths), 0, 0,
 	  run_check_paths, NULL },
 	{ "leader-elect", FLAG_BOOL, FIELD(leader_elect), 0, 0, NULL, NULL },
-	{ "enable-garbage-collector", FLAG_BOOL, FIELD(enable_gc), 0, 0, NULL, NULL },
 	{ "leader-elect-lease-duration", FLAG_DURATION, FIELD(lease_duration), 0, 0, NULL, NULL },
 	{ "leader-elect-renew-deadline", FLAG_DURATION, FIELD(renew_deadline), 0, 0, NULL, NULL },
 	{ "leader-elect-retry-period", FLAG_DURATION, FIELD(retry_period), 0, 0, NULL, NULL },
@@ -558,6 +563,7 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 	own[n++] = (struct option){ "help", no_argument, NULL, 'h' };
 	all = run_longopts_new(own);
 	opts->workers = xcalloc((size_t)controller_type_count, sizeof *opts->workers);
+	opts->disabled = xcalloc((size_t)controller_type_count, sizeof *opts->disabled);
 	buf_init(&opts->ignored);
 	for (int i = 0; i < controller_type_count; i++)
 		opts->workers[i] = controller_types[i]->default_workers;
@@ -582,7 +588,6 @@ run_parse_options(int argc, char **argv, struct run_options *opts,
 	opts->secure_port = 10257;
 	opts->always_allow_paths = HTTPAUTH_ALWAYS_ALLOW_PATHS;
 	opts->leader_elect = 1;
-	opts->enable_gc = 1;
 	opts->lease_duration = 15;
 	opts->renew_deadline = 10;
 	opts->retry_period = 2;
@@ -607,6 +612,13 @@ run_parse_options(int argc, char **argv, struct run_options *opts,
 		} else if (c >= OPT_WORKERS && c < OPT_WORKERS + controller_type_count) {
 			char *flag = xasprintf("--%s", controller_types[c - OPT_WORKERS]->workers_flag);
 			rc = parse_long(flag, optarg, 1, 10000, &opts->workers[c - OPT_WORKERS], err);
+			free(flag);
+		} else if (c >= OPT_ENABLE && c < OPT_ENABLE + controller_type_count) {
+			char *flag = xasprintf("--%s", controller_types[c - OPT_ENABLE]->enable_flag);
+			int on = 1;
+
+			rc = optarg != NULL ? parse_bool(flag, optarg, &on, err) : 0;
+			opts->disabled[c - OPT_ENABLE] = !on;
 			free(flag);
 		} else if (c >= OPT_KCM && c < OPT_KCM + (int)kcm_flag_count) {
 			rc = run_kcm_flag(&kcm_flags[c - OPT_KCM], optarg, opts, err);
@@ -818,9 +830,13 @@ run_configz(const struct run_options *opts, const struct client *client)
 	cJSON_AddBoolToObject(flags, "rebuild-cache", opts->rebuild_cache);
 	ADD_STRING("record", opts->record);
 	ADD_STRING("controllers", opts->controllers);
-	for (int i = 0; i < controller_type_count; i++)
+	for (int i = 0; i < controller_type_count; i++) {
 		cJSON_AddNumberToObject(flags, controller_types[i]->workers_flag,
 		    (double)opts->workers[i]);
+		if (controller_types[i]->enable_flag != NULL)
+			cJSON_AddBoolToObject(flags, controller_types[i]->enable_flag,
+			    !opts->disabled[i]);
+	}
 	cJSON_AddNumberToObject(flags, "kube-api-qps", opts->qps);
 	cJSON_AddNumberToObject(flags, "kube-api-burst", (double)opts->burst);
 	ADD_STRING("bind-address", opts->bind_address);
@@ -916,6 +932,7 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		free(workers);
 		free(events);
 		free(opts.workers);
+		free(opts.disabled);
 		buf_free(&opts.ignored);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
@@ -923,10 +940,10 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	controller_parse_list(opts.controllers, enabled, &unrun, NULL);
 	/* As kube-controller-manager: --enable-garbage-collector=false wins over
 	 * --controllers. */
-	for (int i = 0; !opts.enable_gc && i < controller_type_count; i++) {
-		if (controller_types[i] == &garbagecollector_controller_type && enabled[i]) {
-			log_info("--enable-garbage-collector=false: the garbage collector does "
-			    "not run");
+	for (int i = 0; i < controller_type_count; i++) {
+		if (opts.disabled[i] && enabled[i]) {
+			log_info("--%s=false: %s does not run", controller_types[i]->enable_flag,
+			    controller_types[i]->name);
 			enabled[i] = 0;
 		}
 	}
@@ -1158,6 +1175,7 @@ out:
 		kubeevents_free(events[i]);
 	free(events);
 	free(opts.workers);
+	free(opts.disabled);
 	buf_free(&opts.ignored);
 	kubeevents_free(lease_events);
 	informer_set_free(d.informers);

@@ -96,6 +96,9 @@ check "run --help documents --leader-elect and its default" 0 "leader-elect\[=BO
 check "run --help gives the lease duration's default" 0 "(default: 15s)" "" -- run --help
 check "a bad --leader-elect value is named" 2 "" "invalid value \"maybe\" for --leader-elect:" -- \
 	run --leader-elect=maybe
+check "a bad --enable-garbage-collector value is named" 2 "" \
+	'invalid value "maybe" for --enable-garbage-collector: want true or false' -- \
+	run --enable-garbage-collector=maybe
 check "a bad duration is named with its flag" 2 "" "\"10\" for --leader-elect-retry-period" -- \
 	run --leader-elect-retry-period 10
 check "lease duration must exceed the renew deadline" 2 "" "lease-duration must be greater than --leader-elect-renew-deadline" -- \

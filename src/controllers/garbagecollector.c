@@ -872,6 +872,7 @@ const struct controller_type garbagecollector_controller_type = {
 	.default_workers = 20,
 	.workers_flag = "concurrent-gc-syncs",
 	.workers_help = "objects the garbage collector works on at once",
+	.enable_flag = "enable-garbage-collector",
 	.event_component = "garbage-collector-controller",
 	.recovery = NULL,
 	.init = gc_init,
