@@ -1481,6 +1481,19 @@ informer_set_synced(const struct informer_set *set)
 	return 1;
 }
 
+int
+informer_set_synced_for(const struct informer_set *set,
+    int (*wanted)(const struct resource *r, void *arg), void *arg)
+{
+	const struct informer *inf;
+
+	TAILQ_FOREACH(inf, &set->informers, link) {
+		if (!inf->synced && wanted(inf->resource, arg))
+			return 0;
+	}
+	return 1;
+}
+
 /* Lists the resources whose informers have not synced yet. */
 int
 informer_set_describe_unsynced(const struct informer_set *set, struct buf *out)

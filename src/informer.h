@@ -104,6 +104,11 @@ void informer_set_commit(struct informer_set *set);
 /* True once every informer's cache holds a complete list (now or from a previous run). */
 int informer_set_synced(const struct informer_set *set);
 
+/* The same for the informers of the resources wanted says it wants: a controller starts
+ * when its own informers are synced, whatever others do. */
+int informer_set_synced_for(const struct informer_set *set,
+    int (*wanted)(const struct resource *r, void *arg), void *arg);
+
 /* Appends the names of the resources whose informers have not synced, comma-separated,
  * to out; returns how many there are. */
 int informer_set_describe_unsynced(const struct informer_set *set, struct buf *out);

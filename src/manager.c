@@ -61,6 +61,8 @@ struct running {
 	struct controller_queue adapter;
 	int workers;
 	int in_flight;
+	int started;		/* its informers synced once: its workers run */
+	int paused;		/* an informer of its syncs again: no key is taken */
 };
 
 struct manager {
@@ -74,7 +76,7 @@ struct manager {
 	struct client *client;		/* for the live reads of recovery */
 	int recovering;			/* owners whose inherited expectations are checked */
 	TAILQ_HEAD(, recovery) recoveries;
-	int started;
+	int leading;		/* manager_start ran: controllers may start */
 	int stopping;
 	int in_transaction;		/* the handlers' batch transaction is open */
 };
@@ -202,21 +204,40 @@ running_sync(struct running *r, const char *key)
 	}
 }
 
-/* Takes keys while there are free workers, and none while an informer is syncing again
- * (its cache is behind: a relist after a failed write); sync_check takes over then. */
+/* True for the resources r's controller watches (for informer_set_synced_for). */
+static int
+wanted_by(const struct resource *resource, void *arg)
+{
+	const struct running *r = arg;
+
+	return watches(r->controller->type, resource);
+}
+
+/* True when every informer r's controller reads has synced. */
+static int
+running_synced(const struct running *r)
+{
+	return informer_set_synced_for(r->m->informers, wanted_by, (void *)r);
+}
+
+/* Takes keys while there are free workers, and none while one of the controller's
+ * informers is syncing again (its cache is behind: a relist after a failed write, or a
+ * resource discovery just found); sync_check takes over then. */
 static void
 running_pump(struct running *r)
 {
 	struct manager *m = r->m;
 	const char *key;
 
-	if (!m->started || m->stopping)
+	if (!m->leading || !r->started || m->stopping)
 		return;
-	if (!informer_set_synced(m->informers)) {
+	if (!running_synced(r)) {
+		if (!r->paused)
+			log_info("controller=%s: waiting for its informers to sync again before "
+			    "acting", r->controller->type->name);
+		r->paused = 1;
 		if (!evtimer_pending(m->sync_check, NULL)) {
 			struct timeval now = { 0, 0 };
-			log_info("controllers: waiting for the informers to sync again before "
-			    "acting");
 			evtimer_add(m->sync_check, &now);
 		}
 		return;
@@ -242,33 +263,41 @@ add_key(const char *key, void *arg)
 	workqueue_add(r->queue, key);
 }
 
-/* Starts the controllers once the informers are synced; until then, looks again soon. */
+/* Starts each controller once its informers are synced (one that cannot sync, say a
+ * resource it may not list, holds back no other), resumes the paused ones; until every
+ * one runs, looks again soon. */
 static void
 sync_check(evutil_socket_t fd, short what, void *arg)
 {
 	struct manager *m = arg;
 	struct timeval tv = { 0, 100 * 1000 };
 	char *error = NULL;
+	int waiting = 0;
 
 	(void)fd;
 	(void)what;
 	if (m->stopping)
 		return;
-	if (!informer_set_synced(m->informers)) {
-		evtimer_add(m->sync_check, &tv);
-		return;
-	}
+	m->leading = 1;
 	informer_set_commit(m->informers);
-	if (m->started) {
-		/* Synced again after a relist: the keys it queued are waiting. */
-		log_info("controllers: caches synced again, resuming");
-		for (int i = 0; i < m->nrunning; i++)
-			running_pump(&m->running[i]);
-		return;
-	}
-	m->started = 1;
 	for (int i = 0; i < m->nrunning; i++) {
 		struct running *r = &m->running[i];
+
+		if (!running_synced(r)) {
+			waiting = 1;
+			continue;
+		}
+		if (r->started) {
+			if (r->paused) {
+				/* Synced again: the keys queued meanwhile are waiting. */
+				log_info("controller=%s: caches synced again, resuming",
+				    r->controller->type->name);
+				r->paused = 0;
+			}
+			running_pump(r);
+			continue;
+		}
+		r->started = 1;
 		log_info("controller=%s: caches synced, starting workers=%d",
 		    r->controller->type->name, r->workers);
 		recovery_start(r);
@@ -279,6 +308,8 @@ sync_check(evutil_socket_t fd, short what, void *arg)
 		}
 		running_pump(r);
 	}
+	if (waiting)
+		evtimer_add(m->sync_check, &tv);
 }
 
 /* --- expectations inherited from an earlier run ------------------------------------------ */
