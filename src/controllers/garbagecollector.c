@@ -71,7 +71,7 @@ enum {
 	STMT_BY_UID,
 	STMT_OWNER,
 	STMT_DEPENDENTS,
-	STMT_KEYS_DANGLING,
+	STMT_KEYS_REFERENCES,
 	STMT_KEYS_DELETING,
 	STMT_COUNT
 };
@@ -88,17 +88,17 @@ static const char *const gc_sql[STMT_COUNT] = {
 	/* What a reference needs of the object with uid ?1, without reading its body:
 	 * its resource, namespace, and whether it is deleting in the foreground. */
 	[STMT_OWNER] =
-	    "SELECT resource, namespace, deletion_timestamp IS NOT NULL AND EXISTS ("
+	    "SELECT resource, namespace, name, deletion_timestamp IS NOT NULL AND EXISTS ("
 	    "SELECT 1 FROM json_each(body, '$.metadata.finalizers')"
 	    " WHERE value = 'foregroundDeletion') FROM ("
-	    "SELECT 'pods' AS resource, namespace, deletion_timestamp, body FROM cache_pods"
+	    "SELECT 'pods' AS resource, namespace, name, deletion_timestamp, body FROM cache_pods"
 	    " WHERE uid = ?1"
-	    " UNION ALL SELECT 'replicasets', namespace, deletion_timestamp, body"
+	    " UNION ALL SELECT 'replicasets', namespace, name, deletion_timestamp, body"
 	    " FROM cache_replicasets WHERE uid = ?1"
-	    " UNION ALL SELECT 'deployments', namespace, deletion_timestamp, body"
+	    " UNION ALL SELECT 'deployments', namespace, name, deletion_timestamp, body"
 	    " FROM cache_deployments WHERE uid = ?1"
-	    " UNION ALL SELECT resource, namespace, deletion_timestamp, body FROM cache_objects"
-	    " WHERE uid = ?1)",
+	    " UNION ALL SELECT resource, namespace, name, deletion_timestamp, body"
+	    " FROM cache_objects WHERE uid = ?1)",
 	/* The dependents of owner uid ?1: uid, blockOwnerDeletion of their reference. */
 	[STMT_DEPENDENTS] =
 	    "SELECT o.uid, r.block_owner_deletion FROM object_owners r"
@@ -109,18 +109,16 @@ static const char *const gc_sql[STMT_COUNT] = {
 	    " JOIN cache_deployments o ON o.id = r.object_id WHERE r.owner_uid = ?1"
 	    " UNION ALL SELECT o.uid, r.block_owner_deletion FROM object_owners r"
 	    " JOIN cache_objects o ON o.id = r.object_id WHERE r.owner_uid = ?1",
-	/* Objects with a reference that no cached object answers. */
-	[STMT_KEYS_DANGLING] =
-	    "SELECT DISTINCT coalesce("
-	    "(SELECT uid FROM cache_pods WHERE id = r.object_id),"
-	    " (SELECT uid FROM cache_replicasets WHERE id = r.object_id),"
-	    " (SELECT uid FROM cache_deployments WHERE id = r.object_id),"
-	    " (SELECT uid FROM cache_objects WHERE id = r.object_id))"
-	    " FROM object_owners r"
-	    " WHERE NOT EXISTS (SELECT 1 FROM cache_pods WHERE uid = r.owner_uid)"
-	    " AND NOT EXISTS (SELECT 1 FROM cache_replicasets WHERE uid = r.owner_uid)"
-	    " AND NOT EXISTS (SELECT 1 FROM cache_deployments WHERE uid = r.owner_uid)"
-	    " AND NOT EXISTS (SELECT 1 FROM cache_objects WHERE uid = r.owner_uid)",
+	/* Every owner reference: the dependent's uid and namespace, the reference's uid,
+	 * apiVersion, kind and name. */
+	[STMT_KEYS_REFERENCES] =
+	    "SELECT coalesce(p.uid, s.uid, d.uid, o.uid),"
+	    " coalesce(p.namespace, s.namespace, d.namespace, o.namespace),"
+	    " r.owner_uid, r.api_version, r.kind, r.name FROM object_owners r"
+	    " LEFT JOIN cache_pods p ON p.id = r.object_id"
+	    " LEFT JOIN cache_replicasets s ON s.id = r.object_id"
+	    " LEFT JOIN cache_deployments d ON d.id = r.object_id"
+	    " LEFT JOIN cache_objects o ON o.id = r.object_id",
 	/* Objects being deleted with the orphan or foregroundDeletion finalizer: uid, and
 	 * whether it is the latter. */
 	[STMT_KEYS_DELETING] =
@@ -216,31 +214,55 @@ enum owner_state {
 	OWNER_SOLID,		/* cached, where the dependent may refer to it */
 	OWNER_WAITING,		/* the same, and deleting in the foreground */
 	OWNER_ELSEWHERE,	/* the uid is a namespaced object of another namespace */
-	OWNER_ABSENT,		/* no cached object has the uid */
+	OWNER_ABSENT,		/* no cached object answers the reference */
 };
 
-/* Looks up the owner uid for a dependent in namespace: *state; -1 on error. */
+/* Returns the length of an apiVersion's group (0 for the core group's "v1"). */
+static size_t
+group_length(const char *api_version)
+{
+	const char *slash = strchr(api_version, '/');
+
+	return slash != NULL ? (size_t)(slash - api_version) : 0;
+}
+
+/* Looks up the owner ref names for a dependent in namespace: *state; -1 on error. The
+ * cached object with the uid answers only when its kind, group and name are the
+ * reference's too (kube's graph compares a reference's coordinates with the observed
+ * owner's; the version may differ: the owner is cached at the served version). */
 static int
-gc_owner_state(struct controller *c, const char *uid, const char *namespace,
+gc_owner_state(struct controller *c, const cJSON *ref, const char *namespace,
     enum owner_state *state, char **error)
 {
 	struct gc_state *st = c->state;
 	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_OWNER]);
+	const char *uid = json_string(ref, "uid");
+	const char *api_version = json_string(ref, "apiVersion");
+	const char *kind = json_string(ref, "kind");
+	const char *name = json_string(ref, "name");
 	int rc;
 
 	*state = OWNER_ABSENT;
+	if (uid == NULL || api_version == NULL || kind == NULL || name == NULL)
+		return 0;
 	sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_STATIC);
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {
 		const struct resource *r = resource_find_any(
 		    (const char *)sqlite3_column_text(stmt, 0));
 		const char *ns = (const char *)sqlite3_column_text(stmt, 1);
+		const char *cached_name = (const char *)sqlite3_column_text(stmt, 2);
 		int namespaced = r != NULL ? r->namespaced : ns != NULL && *ns != '\0';
+		size_t n = group_length(api_version);
 
 		if (namespaced && (ns == NULL || strcmp(ns, namespace) != 0))
 			*state = OWNER_ELSEWHERE;
+		else if (r == NULL || strcmp(r->kind, kind) != 0 || cached_name == NULL ||
+		    strcmp(cached_name, name) != 0 || group_length(r->api_version) != n ||
+		    strncmp(r->api_version, api_version, n) != 0)
+			*state = OWNER_ABSENT;
 		else
-			*state = sqlite3_column_int(stmt, 2) ? OWNER_WAITING : OWNER_SOLID;
+			*state = sqlite3_column_int(stmt, 3) ? OWNER_WAITING : OWNER_SOLID;
 	}
 	sqlite3_reset(stmt);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -471,16 +493,18 @@ classify(struct controller *c, const struct gc_object *o, const cJSON *ref,
 	if (uid == NULL || api_version == NULL || kind == NULL || name == NULL)
 		return error_set(error, "garbagecollector: %s %s: an owner reference lacks "
 		    "uid, apiVersion, kind or name", o->resource_name, o->name);
-	if (gc_owner_state(c, uid, o->namespace, state, error) != 0)
-		return -1;
-	if (*state == OWNER_SOLID || *state == OWNER_WAITING)
-		return 0;
+	/* As kube's isDangling: the reference must map to a resource first, whatever the
+	 * cache holds under its uid. */
 	owner_resource = resource_find_kind(api_version, kind);
 	if (owner_resource == NULL)
 		return error_set(error, "garbagecollector: %s %s%s%s: no resource is known for "
 		    "owner apiVersion %s kind %s (retrying until discovery knows it)",
 		    o->resource_name, o->namespace, *o->namespace != '\0' ? "/" : "", o->name,
 		    api_version, kind);
+	if (gc_owner_state(c, ref, o->namespace, state, error) != 0)
+		return -1;
+	if (*state == OWNER_SOLID || *state == OWNER_WAITING)
+		return 0;
 	if (*state == OWNER_ELSEWHERE) {
 		/* The uid is a namespaced object of another namespace: no owner here. */
 		char *text = reference_string(ref, o->namespace);
@@ -674,13 +698,12 @@ enqueue_dependent(const char *uid, int blocking, void *arg)
 static int
 reference_settled(struct controller *c, const cJSON *ref, const char *namespace)
 {
-	const char *uid = json_string(ref, "uid");
 	enum owner_state state;
 	char *error = NULL;
 
-	if (uid == NULL)
+	if (json_string(ref, "uid") == NULL)
 		return 1;
-	if (gc_owner_state(c, uid, namespace, &state, &error) != 0) {
+	if (gc_owner_state(c, ref, namespace, &state, &error) != 0) {
 		log_warning("%s", error);
 		free(error);
 		return 0;
@@ -736,7 +759,7 @@ gc_handle_event(struct controller *c, const struct informer_event *ev, double no
 			enum owner_state state;
 
 			if (owner == NULL ||
-			    gc_owner_state(c, owner, namespace, &state, &error) != 0) {
+			    gc_owner_state(c, ref, namespace, &state, &error) != 0) {
 				free(error);
 				error = NULL;
 				continue;
@@ -804,14 +827,30 @@ gc_list_keys(struct controller *c, void (*cb)(const char *key, void *arg), void 
 	char **foreground = NULL;
 	int n = 0, rc;
 
-	stmt = controller_stmt(st->stmt[STMT_KEYS_DANGLING]);
+	/* Every object with a reference the cache does not settle, as the handlers would
+	 * have queued it when the informers first listed it. */
+	stmt = controller_stmt(st->stmt[STMT_KEYS_REFERENCES]);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		if (sqlite3_column_type(stmt, 0) != SQLITE_NULL)
-			cb((const char *)sqlite3_column_text(stmt, 0), arg);
+		const char *uid = (const char *)sqlite3_column_text(stmt, 0);
+		const char *namespace = (const char *)sqlite3_column_text(stmt, 1);
+		cJSON *ref;
+
+		if (uid == NULL || namespace == NULL)
+			continue;
+		ref = cJSON_CreateObject();
+		for (int i = 0; i < 4; i++) {
+			static const char *const members[] = { "uid", "apiVersion", "kind", "name" };
+			const char *v = (const char *)sqlite3_column_text(stmt, 2 + i);
+
+			cJSON_AddStringToObject(ref, members[i], v != NULL ? v : "");
+		}
+		if (!reference_settled(c, ref, namespace))
+			cb(uid, arg);
+		cJSON_Delete(ref);
 	}
 	sqlite3_reset(stmt);
 	if (rc != SQLITE_DONE)
-		return error_set(error, "garbagecollector: listing dangling references: %s",
+		return error_set(error, "garbagecollector: listing owner references: %s",
 		    sqlite3_errmsg(store_db(c->store)));
 	stmt = controller_stmt(st->stmt[STMT_KEYS_DELETING]);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
