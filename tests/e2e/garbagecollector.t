@@ -25,9 +25,11 @@ sqlkcm | kcm) ;;
 esac
 echo "# controller manager: $cm; namespace $ns"
 
-# Cluster-scoped objects of this run, which the namespace's deletion does not take along.
-group=gc.sqlkcm.test
+# Cluster-scoped objects of this run, which the namespace's deletion does not take along,
+# named after it (so that one left behind by a run that died cannot trip the next).
+group=$ns.gc.sqlkcm.test
 crd=widgets.$group
+export GC_WIDGET_GROUP=$group
 role=$ns-owned-by-a-configmap
 watchers=()
 held=
@@ -52,6 +54,16 @@ cm_stop() {
 		sqlkcm_stop "$1"
 	fi
 }
+# unstick_widgets: takes the finalizers off the Widgets left in the namespace (a collector
+# that failed to honour foregroundDeletion leaves them), so that the CRD's deletion, which
+# deletes them, can end.
+unstick_widgets() {
+	local w
+	for w in $(kubectl get "$crd" -n "$ns" -o name --request-timeout=30s 2>/dev/null); do
+		timeout 60 kubectl patch -n "$ns" "$w" --type=merge \
+		    -p '{"metadata":{"finalizers":null}}' --request-timeout=30s >/dev/null 2>&1
+	done
+}
 cleanup() {
 	local p
 	for p in ${watchers[@]+"${watchers[@]}"}; do
@@ -60,6 +72,7 @@ cleanup() {
 	kcm_stop gc
 	[ -n "$held" ] && timeout 60 kubectl patch -n "$ns" pod "$held" --type=merge \
 	    -p '{"metadata":{"finalizers":null}}' --request-timeout=30s >/dev/null 2>&1
+	unstick_widgets
 	timeout 60 kubectl delete crd "$crd" --ignore-not-found --wait=false \
 	    --request-timeout=30s >/dev/null 2>&1
 	timeout 60 kubectl delete clusterrole "$role" --ignore-not-found --wait=false \
@@ -135,9 +148,10 @@ uid() {
 }
 
 # make KIND NAME [OWNER...]: creates a ConfigMap, Secret, Service (ClusterIP, one port),
-# ClusterRole or Widget NAME with an ownerReference to each OWNER (as ref prints it).
+# ClusterRole or Widget (of $crd) NAME with an ownerReference to each OWNER (as ref prints
+# it).
 cat >"$work/make.py" <<'PY'
-import json, sys
+import json, os, sys
 kind, name = sys.argv[1], sys.argv[2]
 owners = [dict(zip(("apiVersion", "kind", "name", "uid"), s.split(","))) for s in sys.argv[3:]]
 body = {
@@ -146,7 +160,7 @@ body = {
     "Service": {"apiVersion": "v1",
                 "spec": {"type": "ClusterIP", "ports": [{"name": "http", "port": 80}]}},
     "ClusterRole": {"apiVersion": "rbac.authorization.k8s.io/v1", "rules": []},
-    "Widget": {"apiVersion": "gc.sqlkcm.test/v1", "spec": {"size": 1}},
+    "Widget": {"apiVersion": os.environ.get("GC_WIDGET_GROUP", "") + "/v1", "spec": {"size": 1}},
 }[kind]
 body["kind"] = kind
 body["metadata"] = {"name": name}
@@ -357,25 +371,26 @@ spec:
         type: object
         x-kubernetes-preserve-unknown-fields: true
 EOF
-check "CRD $crd is Established" \
+check "the Widget CRD is Established" \
     kubectl wait --for=condition=Established "crd/$crd" --timeout=60s
 # kubectl's own discovery may lag a moment behind.
 check "Widget w1 is created, and ConfigMap c7 owned by it" wait_for 60 sh -c "
-	kubectl get -n $ns widget w1 -o name >/dev/null 2>&1 ||
+	kubectl get -n $ns $crd w1 -o name >/dev/null 2>&1 ||
 	python3 $work/make.py Widget w1 | kubectl create -n $ns -f - >/dev/null"
-make ConfigMap c7 "$(ref widget w1)"
+make ConfigMap c7 "$(ref "$crd" w1)"
 # The collector knows Widgets once it watches them: then, and only then, can a Widget deleted
 # in the foreground lose its foregroundDeletion finalizer (kcm re-reads discovery every 30 s).
 make Widget w0
-kubectl delete widget w0 -n "$ns" --cascade=foreground --wait=false >/dev/null
+kubectl delete "$crd" w0 -n "$ns" --cascade=foreground --wait=false >/dev/null
 check "the collector discovers Widgets: w0, deleted in the foreground, goes (within 120 s)" \
-    wait_for 120 gone widget w0
+    wait_for 120 gone "$crd" w0
 sleep 5
 check "c7 stays while its Widget w1 lives (5 s later)" present configmap c7
-kubectl delete widget w1 -n "$ns" --wait=false >/dev/null
+kubectl delete "$crd" w1 -n "$ns" --wait=false >/dev/null
 check "delete widget w1: ConfigMap c7, which it owned, is deleted" wait_for 90 gone configmap c7
+unstick_widgets # (w0, if the collector never removed its finalizer: not this check's business)
 kubectl delete crd "$crd" --wait=false >/dev/null
-check "CRD $crd deleted" wait_for 60 gone crd "$crd"
+check "the Widget CRD is deleted" wait_for 60 gone crd "$crd"
 
 # --- 8. a restart, with a deletion made while the controller manager was down ---------------
 if [ "$cm" = sqlkcm ]; then
