@@ -1020,6 +1020,57 @@ setup(void **state)
 	return pods == NULL;
 }
 
+/* A metadata-only informer (a resource discovery found): its WatchList asks for the
+ * collection, its events carry PartialObjectMetadata (any other kind is skipped), and its
+ * objects land in cache_objects under the resource's name. */
+static void
+metadata_informer_stores_partial_object_metadata(void **state)
+{
+	struct world *w = world_new();
+	const struct resource *cms = resource_metadata("", "v1", "configmaps", "ConfigMap", 1);
+	const char *path;
+	char *error = NULL;
+	static const char events[] =
+	    "{\"type\":\"ADDED\",\"object\":{\"kind\":\"PartialObjectMetadata\","
+	    "\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{\"uid\":\"cm1\",\"namespace\":"
+	    "\"ns\",\"name\":\"settings\",\"resourceVersion\":\"7\",\"ownerReferences\":"
+	    "[{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"name\":\"s\",\"uid\":\"s1\"}]}}}\n"
+	    "{\"type\":\"ADDED\",\"object\":{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\","
+	    "\"metadata\":{\"uid\":\"cm2\",\"namespace\":\"ns\",\"name\":\"whole\","
+	    "\"resourceVersion\":\"8\"},\"data\":{\"a\":\"b\"}}}\n"
+	    "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"PartialObjectMetadata\","
+	    "\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{\"resourceVersion\":\"9\","
+	    "\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}}}}\n";
+
+	(void)state;
+	assert_int_equal(store_note_api_resource(w->store, cms, 1, &error), 0);
+	w->set = informer_set_new(w->base, NULL, w->store);
+	informer_set_add(w->set, cms);
+	assert_int_equal(informer_set_start(w->set, &error), 0);
+	path = informer_set_request_path(w->set, cms);
+	assert_non_null(path);
+	assert_non_null(strstr(path, "/api/v1/configmaps?watch=1"));
+	assert_non_null(strstr(path, "sendInitialEvents=true"));
+	informer_set_receive(w->set, cms, events, strlen(events));
+	world_run(w);
+	assert_logged(w, "informer resource=configmaps: skipping ns/whole of unexpected kind "
+	    "ConfigMap");
+	assert_int_equal(query_int(w, "SELECT count(*) FROM cache_objects WHERE uid = 'cm1' "
+	    "AND resource = 'configmaps' AND name = 'settings'"), 1);
+	assert_int_equal(query_int(w, "SELECT count(*) FROM objects WHERE kind = 'ConfigMap'"),
+	    1);
+	assert_int_equal(query_int(w, "SELECT count(*) FROM dangling_owner_refs WHERE "
+	    "owner_kind = 'Secret' AND dependent = 'settings'"), 1);
+	assert_int_equal(query_int(w, "SELECT synced FROM informers WHERE resource = "
+	    "'configmaps'"), 1);
+	assert_true(informer_set_synced(w->set));
+	/* Removed from the running set: no request of its own any more. */
+	informer_set_remove(w->set, cms);
+	assert_false(informer_set_has(w->set, cms));
+	world_free(w);
+	resource_metadata_free_all();
+}
+
 int
 main(void)
 {
@@ -1048,6 +1099,7 @@ main(void)
 		cmocka_unit_test(unicode_and_quotes_in_labels_are_stored_verbatim),
 		cmocka_unit_test(megabyte_annotation_is_stored_whole),
 		cmocka_unit_test(long_streams_commit_in_bounded_batches),
+		cmocka_unit_test(metadata_informer_stores_partial_object_metadata),
 	};
 	return cmocka_run_group_tests_name("informer", tests, setup, NULL);
 }
