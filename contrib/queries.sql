@@ -97,3 +97,27 @@ SELECT revision, replicaset, is_new, desired, current, available, created
   FROM deployment_replicasets
  WHERE namespace = 'default' AND deployment = 'web'
  ORDER BY revision;
+
+-- With the garbage collector on, every object of the cluster (schema/005-objects.sql):
+-- how many of each kind, and where.
+SELECT kind, api_version, count(*) AS objects, count(DISTINCT namespace) AS namespaces
+  FROM objects
+ GROUP BY kind, api_version
+ ORDER BY objects DESC;
+
+-- An object's dependents, whatever their kinds (here: a Secret's).
+SELECT dependent_kind, dependent, controller, block_owner_deletion
+  FROM dependents
+ WHERE namespace = 'default' AND owner_kind = 'Secret' AND owner = 'web-tls';
+
+-- What the collector will look at: references to owners the cache does not have.
+SELECT dependent_kind, namespace, dependent, owner_kind, owner, owner_uid
+  FROM dangling_owner_refs
+ ORDER BY namespace, dependent;
+
+-- Deletions held by a finalizer (foreground deletions waiting for their dependents,
+-- orphan deletions, anyone's), oldest first.
+SELECT kind, namespace, name, deleting_since, finalizers
+  FROM objects
+ WHERE deleting_since IS NOT NULL
+ ORDER BY deleting_since;

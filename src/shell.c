@@ -42,7 +42,9 @@ const char shell_usage[] =
     "  -h, --help                this help\n"
     "\n"
     "The views pods, replicasets, deployments, replicaset_diff, replicaset_pods,\n"
-    "deployment_replicasets and deployment_diff are documented in the schema files;\n"
+    "deployment_replicasets, deployment_diff and, with the garbage collector on,\n"
+    "objects, object_graph, dependents and dangling_owner_refs are documented in the\n"
+    "schema files;\n"
     "`.tables` lists everything, `.schema NAME` shows one.\n";
 
 /* How long a query waits for the daemon's commit before it gives up, in ms. */
