@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "resource.h"
 #include "watchlog.h"
 #include "json.h"
 
@@ -73,5 +74,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	watchlog_free(log);
 	fclose(f);
+	/* The resources "metadataOf" records registered, each input afresh. */
+	resource_metadata_free_all();
 	return 0;
 }

@@ -24,6 +24,18 @@ const struct controller_type *const controller_types[] = {
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 
+int
+controller_watches(const struct controller_type *t, const struct resource *resource)
+{
+	if (resource->metadata_only)
+		return t->watches_metadata;
+	for (const char *const *name = t->resources; *name != NULL; name++) {
+		if (strcmp(*name, resource->name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 const struct controller_type *
 controller_type_find(const char *name)
 {

@@ -87,6 +87,9 @@ struct controller_type {
 extern const struct controller_type *const controller_types[];
 extern const int controller_type_count;
 
+/* True when controllers of type t hear of resource's events (and need its informer). */
+int controller_watches(const struct controller_type *t, const struct resource *resource);
+
 /* Returns the type called name, or NULL. */
 const struct controller_type *controller_type_find(const char *name);
 

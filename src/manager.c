@@ -97,19 +97,6 @@ queue_add_after(const char *key, double seconds, void *arg)
 	workqueue_add_after(r->queue, key, seconds);
 }
 
-/* Returns 1 if controller type t watches resource. */
-static int
-watches(const struct controller_type *t, const struct resource *resource)
-{
-	if (resource->metadata_only)
-		return t->watches_metadata;
-	for (const char *const *name = t->resources; *name != NULL; name++) {
-		if (strcmp(*name, resource->name) == 0)
-			return 1;
-	}
-	return 0;
-}
-
 /* --- informer handlers ----------------------------------------------------------------- */
 
 static void
@@ -129,7 +116,7 @@ manager_on_event(const struct informer_event *ev, void *arg)
 	}
 	for (int i = 0; i < m->nrunning; i++) {
 		struct running *r = &m->running[i];
-		if (watches(r->controller->type, ev->resource))
+		if (controller_watches(r->controller->type, ev->resource))
 			r->controller->type->handle_event(r->controller, ev, now, &r->adapter);
 	}
 }
@@ -210,7 +197,7 @@ wanted_by(const struct resource *resource, void *arg)
 {
 	const struct running *r = arg;
 
-	return watches(r->controller->type, resource);
+	return controller_watches(r->controller->type, resource);
 }
 
 /* True when every informer r's controller reads has synced. */
@@ -566,7 +553,7 @@ manager_add_informers(const int *enabled, struct informer_set *informers)
 		int needed = 0;
 
 		for (int t = 0; t < controller_type_count; t++)
-			needed |= enabled[t] && watches(controller_types[t], res);
+			needed |= enabled[t] && controller_watches(controller_types[t], res);
 		if (needed)
 			informer_set_add(informers, res);
 	}

@@ -310,17 +310,6 @@ replay_execute(struct replay *rp, struct replay_controller *rc, const struct rep
 
 /* --- batches ---------------------------------------------------------------------------- */
 
-/* Returns 1 if controller type t watches resource. */
-static int
-watches(const struct controller_type *t, const struct resource *resource)
-{
-	for (const char *const *name = t->resources; *name != NULL; name++) {
-		if (strcmp(*name, resource->name) == 0)
-			return 1;
-	}
-	return 0;
-}
-
 /* Writes one event of the batch to the cache; a failure is a bad record. */
 static int
 replay_apply(struct replay *rp, struct replay_event *e, char **error)
@@ -450,7 +439,7 @@ replay_batch(struct replay *rp, char **error)
 		rp->cause = e;
 		for (int j = 0; j < rp->ncontrollers; j++) {
 			struct replay_controller *rc = &rp->controllers[j];
-			if (watches(rc->controller->type, e->ev.resource))
+			if (controller_watches(rc->controller->type, e->ev.resource))
 				rc->controller->type->handle_event(rc->controller, &iev, now,
 				    &rc->adapter);
 		}
@@ -586,6 +575,8 @@ out:
 	}
 	free(rp.controllers);
 	store_close(rp.store);
+	/* The resources the log named by "metadataOf". */
+	resource_metadata_free_all();
 	buf_free(&rp.line);
 	fflush(out);
 	return rc;

@@ -354,6 +354,59 @@ type_parse(const char *s, enum watchlog_type *type)
 	return 0;
 }
 
+/* True when s is a non-empty run of the characters names in an API path take. */
+static int
+path_name(const char *s)
+{
+	if (*s == '\0')
+		return 0;
+	for (; *s != '\0'; s++) {
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+/* The resource a record's "metadataOf" names ({"resource","apiVersion","kind",
+ * "namespaced"}, as watchrecord.c writes it for a resource discovery found), registered
+ * on first sight; NULL with *why set when it is not one. */
+static const struct resource *
+metadata_resource(const cJSON *m, char **why)
+{
+	const char *name = json_string(m, "resource");
+	const char *api_version = json_string(m, "apiVersion");
+	const char *kind = json_string(m, "kind");
+	const cJSON *namespaced = cJSON_GetObjectItemCaseSensitive(m, "namespaced");
+	const struct resource *r = NULL;
+	const char *slash, *dot;
+	char *group, *plural;
+
+	if (!cJSON_IsObject(m) || name == NULL || api_version == NULL || kind == NULL ||
+	    *kind == '\0' || !cJSON_IsBool(namespaced)) {
+		*why = xstrdup("want an object with strings resource, apiVersion, kind and "
+		    "a boolean namespaced");
+		return NULL;
+	}
+	slash = strchr(api_version, '/');
+	dot = strchr(name, '.');
+	group = slash != NULL ? xstrndup(api_version, (size_t)(slash - api_version)) :
+	    xstrdup("");
+	plural = dot != NULL ? xstrndup(name, (size_t)(dot - name)) : xstrdup(name);
+	/* "plural" for the core group, "plural.group" for the others. */
+	if (!path_name(name) || !path_name(plural) || !path_name(slash != NULL ? slash + 1 :
+	    api_version) || (*group != '\0' && !path_name(group)) ||
+	    (*group == '\0' ? dot != NULL : dot == NULL || strcmp(dot + 1, group) != 0))
+		*why = xasprintf("resource \"%s\" and apiVersion \"%s\" do not name a "
+		    "resource", name, api_version);
+	else
+		r = resource_metadata(group, slash != NULL ? slash + 1 : api_version, plural,
+		    kind, cJSON_IsTrue(namespaced));
+	free(group);
+	free(plural);
+	return r;
+}
+
 /* Names the value of a member for a message: its string, or its kind. */
 static const char *
 describe(const cJSON *item)
@@ -368,7 +421,7 @@ watchlog_parse_record(struct watchlog *log, const char *text, size_t len, unsign
     int at_end, struct watchlog_event *ev, char **error)
 {
 	const char *end = NULL;
-	cJSON *root, *object, *type, *time = NULL, *resource, *uid;
+	cJSON *root, *object, *type, *time = NULL, *resource, *metadata_of, *uid;
 	int recorded, rc = -1;
 
 	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
@@ -399,8 +452,9 @@ watchlog_parse_record(struct watchlog *log, const char *text, size_t len, unsign
 	}
 	type = cJSON_GetObjectItemCaseSensitive(root, "type");
 	resource = cJSON_GetObjectItemCaseSensitive(root, "resource");
+	metadata_of = cJSON_GetObjectItemCaseSensitive(root, "metadataOf");
 	object = cJSON_GetObjectItemCaseSensitive(root, "object");
-	recorded = resource != NULL;
+	recorded = resource != NULL || metadata_of != NULL;
 	if (!cJSON_IsString(type)) {
 		record_error(log, line, error, "\"type\" is %s, not a string",
 		    type == NULL ? "missing" : json_kind_name(type));
@@ -433,7 +487,15 @@ watchlog_parse_record(struct watchlog *log, const char *text, size_t len, unsign
 	}
 	if (recorded) {
 		time = cJSON_GetObjectItemCaseSensitive(root, "time");
-		if (!cJSON_IsString(resource) ||
+		if (metadata_of != NULL) {
+			char *why = NULL;
+
+			if ((ev->resource = metadata_resource(metadata_of, &why)) == NULL) {
+				record_error(log, line, error, "\"metadataOf\": %s", why);
+				free(why);
+				goto out;
+			}
+		} else if (!cJSON_IsString(resource) ||
 		    (ev->resource = resource_find(resource->valuestring)) == NULL) {
 			record_error(log, line, error, "unknown resource \"%s\"",
 			    describe(resource));

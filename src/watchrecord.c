@@ -4,7 +4,9 @@
  * A record is {"time":"RFC 3339 with microseconds","resource":"pods","type":"ADDED",
  * "object":{...}} on one line, with type one of ADDED, MODIFIED, DELETED (the watch
  * vocabulary, for list items and relist removals too) and the object as the store holds
- * it (no managedFields). It is written after the change committed, so the log never holds
+ * it (no managedFields). A resource cached by its metadata (one discovery found) is named
+ * by "metadataOf":{"resource","apiVersion","kind","namespaced"} instead of "resource",
+ * its object a PartialObjectMetadata. It is written after the change committed, so the log never holds
  * an event the cache did not apply, in the order the cache applied them: `sqlkcm replay`
  * reads it back. Lines are buffered and flushed at the end of every committed batch.
  *
@@ -124,17 +126,35 @@ watchrecord_event(const struct informer_event *ev, void *arg)
 	static const char *const types[] = { "ADDED", "MODIFIED", "DELETED" };
 	struct watchrecord *rec = arg;
 	char *object = cJSON_PrintUnformatted(ev->object);
+	char *api = NULL;
 
 	if (object == NULL)
 		return;
+	if (ev->resource->metadata_only) {
+		/* A resource discovery found: what replay needs to know it again, quoted by
+		 * cJSON (its names come from the apiserver). */
+		cJSON *a = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(a, "resource", ev->resource->name);
+		cJSON_AddStringToObject(a, "apiVersion", ev->resource->api_version);
+		cJSON_AddStringToObject(a, "kind", ev->resource->kind);
+		cJSON_AddBoolToObject(a, "namespaced", ev->resource->namespaced);
+		api = cJSON_PrintUnformatted(a);
+		cJSON_Delete(a);
+	}
 	if (rec->when[0] == '\0')
 		watchrecord_batch_time(rec);
-	/* The resource name and type are constants; the object is JSON already. */
-	if (fprintf(rec->file, "{\"time\":\"%s\",\"resource\":\"%s\",\"type\":\"%s\",\"object\":%s}\n",
-	    rec->when, ev->resource->name, types[ev->type], object) < 0 && !rec->failed) {
+	/* The built-in resources' names and the types are constants; the object is JSON
+	 * already. */
+	if ((api != NULL ? fprintf(rec->file, "{\"time\":\"%s\",\"metadataOf\":%s,"
+	    "\"type\":\"%s\",\"object\":%s}\n", rec->when, api, types[ev->type], object) :
+	    fprintf(rec->file, "{\"time\":\"%s\",\"resource\":\"%s\",\"type\":\"%s\","
+	    "\"object\":%s}\n", rec->when, ev->resource->name, types[ev->type], object)) < 0 &&
+	    !rec->failed) {
 		log_error("recorder: writing %s: %s", rec->path, strerror(errno));
 		rec->failed = 1;
 	}
+	cJSON_free(api);
 	cJSON_free(object);
 }
 

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
+#include "resource.h"
 #include "watchlog.h"
 #include "json.h"
 #include "util.h"
@@ -376,10 +377,56 @@ an_empty_or_blank_log_has_no_events(void **state)
 	assert_reads("\n  \n\t\n", "");
 }
 
+/* A resource discovery found is named by "metadataOf", registered as it is first read;
+ * anything that does not name a resource is a bad record. */
+static void
+metadata_records_name_their_resource(void **state)
+{
+	const struct resource *r;
+
+	(void)state;
+#define META(m) "{\"time\":\"2026-11-22T10:00:00Z\",\"metadataOf\":" m ",\"type\":\"ADDED\"," \
+	"\"object\":{\"kind\":\"PartialObjectMetadata\",\"metadata\":{\"uid\":\"u\"}}}\n"
+	assert_reads(
+	    META("{\"resource\":\"widgets.example.com\",\"apiVersion\":\"example.com/v1\","
+		"\"kind\":\"Widget\",\"namespaced\":true}")
+	    META("{\"resource\":\"configmaps\",\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+		"\"namespaced\":true}")
+	    META("{\"resource\":\"widgets\",\"apiVersion\":\"example.com/v1\",\"kind\":\"W\","
+		"\"namespaced\":true}")
+	    META("{\"resource\":\"x.other.com\",\"apiVersion\":\"example.com/v1\",\"kind\":\"W\","
+		"\"namespaced\":true}")
+	    META("{\"resource\":\"a/b\",\"apiVersion\":\"v1\",\"kind\":\"W\",\"namespaced\":true}")
+	    META("{\"resource\":\"secrets\",\"apiVersion\":\"v1\",\"kind\":\"Secret\","
+		"\"namespaced\":\"yes\"}")
+	    META("[]"),
+	    "1 ADDED widgets.example.com 2026-11-22T10:00:00Z u\n"
+	    "2 ADDED configmaps 2026-11-22T10:00:00Z u\n"
+	    "error: LOG:3: \"metadataOf\": resource \"widgets\" and apiVersion \"example.com/v1\" "
+	    "do not name a resource\n"
+	    "error: LOG:4: \"metadataOf\": resource \"x.other.com\" and apiVersion "
+	    "\"example.com/v1\" do not name a resource\n"
+	    "error: LOG:5: \"metadataOf\": resource \"a/b\" and apiVersion \"v1\" do not name a "
+	    "resource\n"
+	    "error: LOG:6: \"metadataOf\": want an object with strings resource, apiVersion, "
+	    "kind and a boolean namespaced\n"
+	    "error: LOG:7: \"metadataOf\": want an object with strings resource, apiVersion, "
+	    "kind and a boolean namespaced\n");
+#undef META
+	r = resource_find_any("widgets.example.com");
+	assert_non_null(r);
+	assert_true(r->metadata_only);
+	assert_true(r->namespaced);
+	assert_string_equal(r->kind, "Widget");
+	assert_string_equal(r->path, "/apis/example.com/v1/widgets");
+	resource_metadata_free_all();
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(metadata_records_name_their_resource),
 		cmocka_unit_test(recorded_lines_give_events_with_their_line_and_recorded_time),
 		cmocka_unit_test(recorded_time_with_fraction_parses_to_fractional_seconds),
 		cmocka_unit_test(pretty_watch_events_start_on_their_first_line_and_take_their_kind_and_time_from_the_object),
