@@ -9,7 +9,8 @@
  * - Objects the sync takes for gone because the cache does not have them (the garbage
  *   collector's absent owners) are read live first, all at once: NotFound, or an object
  *   of another uid under that name, confirms it; finding it ends the execution with an
- *   error, so the key comes back with backoff, when the cache has caught up.
+ *   error, so the key comes back with backoff, when the cache has caught up. The newest
+ *   confirmed uids are remembered (a uid is never reused), as kube's absentOwnerCache.
  * - Before the first adoption, a live GET of the owner must show the same uid and no
  *   deletionTimestamp: the cache may not know yet that the owner is going, and adopting
  *   pods then would keep them from the garbage collector. Claims go out together. Any
@@ -105,6 +106,10 @@ struct request {
 	TAILQ_ENTRY(request) link;	/* in x->requests */
 };
 
+/* How many uids confirmed absent the executor remembers (kube's absentOwnerCache keeps
+ * 500 owners). */
+#define ABSENT_MEMORY 1024
+
 struct executor {
 	struct event_base *base;
 	struct client *client;
@@ -115,6 +120,11 @@ struct executor {
 	TAILQ_HEAD(, execution) executions;
 	int count;
 	int stopping;			/* send no further creation batch */
+	/* uids live reads found absent, the newest ABSENT_MEMORY of them: a uid is never
+	 * given to another object, so an absence once confirmed holds for good, and the
+	 * thousand dependents of one deleted owner need one read of it, not a thousand. */
+	char *absent[ABSENT_MEMORY];
+	int absent_next;
 };
 
 static void execution_step(struct execution *x);
@@ -323,14 +333,38 @@ request_send(struct execution *x, int kind, struct action *a, const cJSON *body)
 	return 0;
 }
 
+/* True when uid was confirmed absent before. */
+static int
+absent_known(const struct executor *e, const char *uid)
+{
+	for (int i = 0; uid != NULL && i < ABSENT_MEMORY && e->absent[i] != NULL; i++) {
+		if (strcmp(e->absent[i], uid) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Remembers that uid is absent, forgetting the oldest. */
+static void
+absent_note(struct executor *e, const char *uid)
+{
+	if (uid == NULL || absent_known(e, uid))
+		return;
+	free(e->absent[e->absent_next]);
+	e->absent[e->absent_next] = xstrdup(uid);
+	e->absent_next = (e->absent_next + 1) % ABSENT_MEMORY;
+}
+
 /* A live read that must find its object absent. */
 static void
 confirm_done(struct execution *x, const struct action *a, struct restops_result *res)
 {
 	const cJSON *uid = json_path(res->object, "metadata.uid");
 
-	if (res->status.reason == API_NOT_FOUND)
+	if (res->status.reason == API_NOT_FOUND) {
+		absent_note(x->e, a->uid);
 		return;
+	}
 	if (res->status.reason != API_OK) {
 		log_warning("%s %s: cannot confirm that %s %s%s%s is gone: %s", x->r.controller,
 		    x->r.key, a->resource->kind, a->namespace != NULL ? a->namespace : "",
@@ -344,8 +378,10 @@ confirm_done(struct execution *x, const struct action *a, struct restops_result 
 		    a->namespace != NULL ? a->namespace : "",
 		    a->namespace != NULL && *a->namespace != '\0' ? "/" : "", a->name);
 		x->failed = 1;
+	} else {
+		/* Another uid under that name: the object referred to is gone all the same. */
+		absent_note(x->e, a->uid);
 	}
-	/* Another uid under that name: the object referred to is gone all the same. */
 }
 
 /* The live owner read before adopting: it must be the same owner, not being deleted. */
@@ -842,6 +878,8 @@ executor_free(struct executor *e)
 		TAILQ_REMOVE(&e->executions, x, link);
 		execution_free(x);
 	}
+	for (int i = 0; i < ABSENT_MEMORY; i++)
+		free(e->absent[i]);
 	free(e->clients);
 	free(e);
 }
@@ -903,6 +941,8 @@ executor_run(struct executor *e, struct controller *c, struct sync_result *r,
 		    x->r.events[i].message);
 	x->phase = PHASE_RECHECK;
 	for (int i = 0; i < x->r.nconfirm_absent; i++) {
+		if (absent_known(e, x->r.confirm_absent[i].uid))
+			continue;	/* read before: gone for good */
 		if (request_send(x, REQUEST_CONFIRM, &x->r.confirm_absent[i], NULL) != 0)
 			x->failed = 1;
 	}

@@ -1212,6 +1212,29 @@ confirmed_absence_lets_the_writes_go(void **state)
 	assert_outcome(h, 0, 0);
 }
 
+/* An absence confirmed once holds for good (a uid is never reused): the next sync that
+ * relies on it reads nothing, as kube's absentOwnerCache spares its GETs. */
+static void
+absence_confirmed_once_is_not_read_again(void **state)
+{
+	struct harness *h = *state;
+	struct sync_result r;
+
+	deployment_result(&r);
+	action_add(&r.confirm_absent, &r.nconfirm_absent, ACTION_GET, "confirm-absent",
+	    "replicasets", "gone", NULL);
+	rs_write(&r, ACTION_DELETE, "rs-1");
+	carry_out_result(h, &r);
+	deployment_result(&r);
+	action_add(&r.confirm_absent, &r.nconfirm_absent, ACTION_GET, "confirm-absent",
+	    "replicasets", "gone", NULL);
+	rs_write(&r, ACTION_DELETE, "rs-2");
+	carry_out_result(h, &r);
+
+	assert_requests(h, "GET replicasets/gone;DELETE replicasets/rs-1;DELETE replicasets/rs-2");
+	assert_outcome(h, 0, 0);
+}
+
 /* The owner found live with the uid the reference names: nothing is written, and the key
  * comes back with backoff. */
 static void
@@ -1984,6 +2007,7 @@ main(void)
 		/* writes to other objects */
 		T(writes_go_one_at_a_time_in_order_after_the_claims_and_before_the_status),
 		T(confirmed_absence_lets_the_writes_go),
+		T(absence_confirmed_once_is_not_read_again),
 		T(owner_found_live_stops_the_writes),
 		T(another_uid_under_the_owners_name_confirms_its_absence),
 		T(failed_claim_sends_no_write),
