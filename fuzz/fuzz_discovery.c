@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "discovery.h"
+#include "resource.h"
 #include "util.h"
 
 static void __attribute__((noreturn))
@@ -28,18 +29,11 @@ broken(const char *what, const char *detail)
 	abort();
 }
 
-/* True when s is a non-empty path segment of [A-Za-z0-9._-] (group may be empty). */
+/* True when s is a name a request path may take (the group may be empty). */
 static int
 path_safe(const char *s, int may_be_empty)
 {
-	if (s == NULL || (*s == '\0' && !may_be_empty))
-		return 0;
-	for (; *s != '\0'; s++) {
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		    (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
-			return 0;
-	}
-	return 1;
+	return s != NULL && ((may_be_empty && *s == '\0') || resource_name_valid(s));
 }
 
 static void

@@ -48,9 +48,9 @@
 #include "discovery.h"
 #include "json.h"
 #include "log.h"
+#include "resource.h"
 #include "util.h"
 
-#define DISCOVERY_NAME_MAX 253	/* a DNS subdomain, the longest group name */
 
 /* --- the result ----------------------------------------------------------------------- */
 
@@ -257,23 +257,11 @@ member_string(const struct place *p, const cJSON *o, const char *name, int requi
 	return 0;
 }
 
-/* Returns true when s can be a group, version or resource name in a request path. */
-static int
-name_is_valid(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n > DISCOVERY_NAME_MAX || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
-		return 0;
-	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
-	    n;
-}
-
 /* Checks that name (what says which field) is valid. */
 static int
 name_check(const struct place *p, const char *what, const char *name, char **error)
 {
-	if (!name_is_valid(name))
+	if (!resource_name_valid(name))
 		return place_error(p, error, "%s \"%.64s\" is not a valid name", what, name);
 	return 0;
 }

@@ -246,6 +246,17 @@ const struct resource *const resource_all[] = {
 };
 const int resource_count = sizeof resource_all / sizeof resource_all[0];
 
+int
+resource_name_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > RESOURCE_NAME_MAX || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return 0;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+	    n;
+}
+
 const struct resource *
 resource_find(const char *name)
 {

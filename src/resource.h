@@ -51,6 +51,13 @@ struct resource {
 extern const struct resource *const resource_all[];
 extern const int resource_count;
 
+/* The longest group, version or resource name accepted (a DNS subdomain's). */
+#define RESOURCE_NAME_MAX 253
+
+/* True when s can be a group, version or resource name in a request path: 1 to
+ * RESOURCE_NAME_MAX of [A-Za-z0-9._-], not "." or "..". */
+int resource_name_valid(const char *s);
+
 /* Returns the resource with plural name, or NULL. */
 const struct resource *resource_find(const char *name);
 

@@ -354,20 +354,6 @@ type_parse(const char *s, enum watchlog_type *type)
 	return 0;
 }
 
-/* True when s is a non-empty run of the characters names in an API path take. */
-static int
-path_name(const char *s)
-{
-	if (*s == '\0')
-		return 0;
-	for (; *s != '\0'; s++) {
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		    (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
-			return 0;
-	}
-	return 1;
-}
-
 /* The resource a record's "metadataOf" names ({"resource","apiVersion","kind",
  * "namespaced"}, as watchrecord.c writes it for a resource discovery found), registered
  * on first sight; NULL with *why set when it is not one. */
@@ -394,8 +380,9 @@ metadata_resource(const cJSON *m, char **why)
 	    xstrdup("");
 	plural = dot != NULL ? xstrndup(name, (size_t)(dot - name)) : xstrdup(name);
 	/* "plural" for the core group, "plural.group" for the others. */
-	if (!path_name(name) || !path_name(plural) || !path_name(slash != NULL ? slash + 1 :
-	    api_version) || (*group != '\0' && !path_name(group)) ||
+	if (!resource_name_valid(name) || !resource_name_valid(plural) ||
+	    !resource_name_valid(slash != NULL ? slash + 1 : api_version) ||
+	    (*group != '\0' && !resource_name_valid(group)) ||
 	    (*group == '\0' ? dot != NULL : dot == NULL || strcmp(dot + 1, group) != 0))
 		*why = xasprintf("resource \"%s\" and apiVersion \"%s\" do not name a "
 		    "resource", name, api_version);
