@@ -22,7 +22,8 @@ CREATE TABLE api_resources (
 
 -- The objects of every resource in api_resources. Columns as in the other cache tables
 -- (001-cache.sql); body is the PartialObjectMetadata the apiserver sent, without
--- metadata.managedFields.
+-- metadata.managedFields and metadata.annotations (nothing reads them, and a Secret
+-- applied by kubectl carries its data in kubectl's last-applied-configuration annotation).
 CREATE TABLE cache_objects (
     id                   INTEGER PRIMARY KEY,
     uid                  TEXT NOT NULL UNIQUE,

@@ -941,6 +941,10 @@ store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
 	}
 
 	cJSON_DeleteItemFromObjectCaseSensitive(metadata, "managedFields");
+	/* An object cached by its metadata keeps no annotations: nothing reads them, and a
+	 * Secret applied by kubectl has its data in last-applied-configuration. */
+	if (r->metadata_only)
+		cJSON_DeleteItemFromObjectCaseSensitive(metadata, "annotations");
 	body = cJSON_PrintUnformatted(object);
 	if (body == NULL)
 		return error_set(error, "%s %s/%s: cannot serialise the object", r->kind,

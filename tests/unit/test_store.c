@@ -1112,8 +1112,13 @@ metadata_resources_share_one_table_and_each_keeps_its_rows(void **state)
 	    "\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"Secret\","
 	    "\"name\":\"same\",\"uid\":\"u-secret\",\"blockOwnerDeletion\":true}]"), 1),
 	    STORE_ADDED);
-	assert_int_equal(upsert(s, secrets, make_meta("u-secret", "ns", "same", "2", ""), 1),
-	    STORE_ADDED);
+	assert_int_equal(upsert(s, secrets, make_meta("u-secret", "ns", "same", "2",
+	    "\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":"
+	    "\"{\\\"data\\\":{\\\"password\\\":\\\"c2VjcmV0\\\"}}\"}"), 1), STORE_ADDED);
+	/* A Secret's annotations (kubectl's copy of its data) are not kept. */
+	assert_int_equal(query_int(s, "SELECT count(*) FROM cache_objects WHERE uid = "
+	    "'u-secret' AND instr(body, 'c2VjcmV0') = 0 AND instr(body, 'annotations') = 0",
+	    NULL), 1);
 	assert_int_equal(upsert(s, crs, make_meta("u-cr", "", "admin", "3",
 	    "\"labels\":{\"a\":\"b\"}"), 1), STORE_ADDED);
 	assert_int_equal(store_count(s, cms), 1);
