@@ -1389,6 +1389,8 @@ informer_set_start(struct informer_set *set, char **error)
 {
 	struct informer *inf;
 
+	if (set->stopping)
+		return 0;	/* stopped before it started (a signal during discovery) */
 	TAILQ_FOREACH(inf, &set->informers, link) {
 		if (informer_start(inf, error) != 0)
 			return -1;

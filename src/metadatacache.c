@@ -234,17 +234,26 @@ metadatacache_start(struct metadatacache *mc, double timeout, double period)
 	double deadline = time_monotonic() + timeout;
 	struct event *wake = evtimer_new(mc->base, metadatacache_wake, NULL);
 	struct timeval tv = { 0, 100 * 1000 };
+	int stopped = 0;
 
 	mc->period = period;
 	metadatacache_read(-1, 0, mc);
 	/* The loop turns until the first read is back (the wake-up keeps it from blocking
 	 * past the deadline). */
-	while (mc->fetch != NULL && time_monotonic() < deadline &&
-	    !event_base_got_exit(mc->base) && !event_base_got_break(mc->base)) {
+	while (mc->fetch != NULL && time_monotonic() < deadline) {
 		evtimer_add(wake, &tv);
 		event_base_loop(mc->base, EVLOOP_ONCE);
+		if (event_base_got_exit(mc->base) || event_base_got_break(mc->base)) {
+			/* Told to stop meanwhile (a signal): the caller's loop must stop too,
+			 * and this one consumed the request. */
+			event_base_loopexit(mc->base, NULL);
+			stopped = 1;
+			break;
+		}
 	}
 	event_free(wake);
+	if (stopped)
+		return;
 	if (mc->fetch != NULL)
 		log_warning("metadata cache: discovery has not answered in %.0fs; starting "
 		    "without it", timeout);
