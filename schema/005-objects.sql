@@ -46,6 +46,14 @@ CREATE TRIGGER cache_objects_deleted AFTER DELETE ON cache_objects BEGIN
     DELETE FROM object_owners WHERE object_id = OLD.id;
 END;
 
+-- The uids of objects the informers saw deleted (a watch's DELETED, or a relist that no
+-- longer had them), kept an hour: a uid is never given to another object, so an owner
+-- among them is gone for good and the garbage collector needs no live read to know it.
+CREATE TABLE deleted_uids (
+    uid        TEXT PRIMARY KEY,
+    deleted_at REAL NOT NULL              -- Unix seconds
+) WITHOUT ROWID;
+
 -- Views for people (and the garbage collector's queries).
 
 -- objects: every cached object of every resource, typed or by its metadata. finalizers is

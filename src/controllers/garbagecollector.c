@@ -73,6 +73,9 @@ enum {
 	STMT_DEPENDENTS,
 	STMT_KEYS_REFERENCES,
 	STMT_KEYS_DELETING,
+	STMT_NOTE_DELETED,
+	STMT_WAS_DELETED,
+	STMT_FORGET_DELETED,
 	STMT_COUNT
 };
 
@@ -132,10 +135,19 @@ static const char *const gc_sql[STMT_COUNT] = {
 	    " UNION ALL SELECT uid, body FROM cache_objects WHERE deletion_timestamp IS NOT NULL)"
 	    " WHERE EXISTS (SELECT 1 FROM json_each(body, '$.metadata.finalizers')"
 	    " WHERE value IN ('orphan', 'foregroundDeletion'))",
+	[STMT_NOTE_DELETED] = "INSERT OR REPLACE INTO deleted_uids (uid, deleted_at) VALUES (?1, ?2)",
+	[STMT_WAS_DELETED] = "SELECT 1 FROM deleted_uids WHERE uid = ?1",
+	[STMT_FORGET_DELETED] = "DELETE FROM deleted_uids WHERE deleted_at < ?1",
 };
+
+/* How long the uids of deleted objects are kept (deleted_uids), in seconds. */
+#define DELETED_UIDS_KEPT 3600.0
+/* Old ones are forgotten once every this many deletions. */
+#define DELETED_UIDS_PRUNE_EVERY 1000
 
 struct gc_state {
 	sqlite3_stmt *stmt[STMT_COUNT];
+	unsigned long deletions;	/* noted in deleted_uids, for the pruning */
 };
 
 /* A cached object, as a sync reads it. */
@@ -310,6 +322,44 @@ gc_each_dependent(struct controller *c, const char *uid,
 		return error_set(error, "garbagecollector: reading the dependents of %s: %s",
 		    uid, sqlite3_errmsg(store_db(c->store)));
 	return 0;
+}
+
+/* True when the informers saw the object with uid deleted (within the last hour). */
+static int
+seen_deleted(struct controller *c, const char *uid)
+{
+	struct gc_state *st = c->state;
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_WAS_DELETED]);
+	int found;
+
+	sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_STATIC);
+	found = sqlite3_step(stmt) == SQLITE_ROW;
+	sqlite3_reset(stmt);
+	return found;
+}
+
+/* Notes that uid was deleted at now (in the handlers' transaction), and now and then
+ * forgets the old ones. */
+static void
+note_deleted(struct controller *c, const char *uid, double now)
+{
+	struct gc_state *st = c->state;
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_NOTE_DELETED]);
+
+	sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_STATIC);
+	sqlite3_bind_double(stmt, 2, now);
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		log_warning("garbagecollector: noting the deletion of %s: %s", uid,
+		    sqlite3_errmsg(store_db(c->store)));
+	sqlite3_reset(stmt);
+	if (++st->deletions % DELETED_UIDS_PRUNE_EVERY != 0)
+		return;
+	stmt = controller_stmt(st->stmt[STMT_FORGET_DELETED]);
+	sqlite3_bind_double(stmt, 1, now - DELETED_UIDS_KEPT);
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		log_warning("garbagecollector: forgetting old deletions: %s",
+		    sqlite3_errmsg(store_db(c->store)));
+	sqlite3_reset(stmt);
 }
 
 /* --- the writes ------------------------------------------------------------------------ */
@@ -517,6 +567,9 @@ classify(struct controller *c, const struct gc_object *o, const cJSON *ref,
 	if (!o->namespaced && owner_resource->namespaced)
 		return 1;
 	*state = OWNER_ABSENT;
+	/* Seen deleted by a watch: gone for good (a uid is never reused), no read needed. */
+	if (seen_deleted(c, uid))
+		return 0;
 	a = action_append(&r->confirm_absent, &r->nconfirm_absent);
 	a->type = ACTION_GET;
 	a->verb = "confirm-absent";
@@ -742,12 +795,12 @@ gc_handle_event(struct controller *c, const struct informer_event *ev, double no
 	const cJSON *ref;
 	char *error = NULL;
 
-	(void)now;
 	if (uid == NULL)
 		goto out;
 	if (namespace == NULL)
 		namespace = "";
 	if (ev->type == INFORMER_DELETED) {
+		note_deleted(c, uid, now);
 		/* Its dependents may have lost their last owner; owners deleting in the
 		 * foreground may wait for it no more. */
 		if (gc_each_dependent(c, uid, enqueue_dependent, (void *)q, &error) != 0) {

@@ -1464,6 +1464,50 @@ list_case_holds(void **state)
 /* --- main ----------------------------------------------------------------------------- */
 
 /* A test of row, named after it. */
+/* sqlkcm's: an owner the informers saw deleted is gone for good (a uid is never reused),
+ * so its dependents' syncs need no live read of it; one the cache merely lacks still does.
+ * kube reads it once and keeps it in its absentOwnerCache. */
+static void
+owner_seen_deleted_needs_no_live_read(void **state)
+{
+	struct env *env = *state;
+	const struct controller_queue queue = { record_key, record_key_after, &env->keys };
+	const struct object_spec objects[MAX_OBJECTS] = {
+		OBJECT("secrets", "ns1", "s1", "uid-s1"),
+		OBJECT("configmaps", "ns1", "c1", "uid-c1", .owners = "[" SECRET("s1", "uid-s1")
+		    "]"),
+		OBJECT("configmaps", "ns1", "c2", "uid-c2", .owners = "[" SECRET("s2", "uid-s2")
+		    "]"),
+	};
+	struct informer_event ev;
+	struct sync_result other;
+
+	cache_objects(env, objects);
+	if (store_delete_object(env->store, resource_find_any("secrets"), "uid-s1", NULL, NULL,
+	    &env->error) != 0)
+		fail_msg("store_delete_object: %s", env->error);
+	env->object = object_new(&objects[0]);
+	memset(&ev, 0, sizeof ev);
+	ev.type = INFORMER_DELETED;
+	ev.resource = resource_find_any("secrets");
+	ev.object = env->object;
+	env->c->type->handle_event(env->c, &ev, NOW, &queue);
+	assert_described("queued", keep(env, describe_keys(&env->keys)), "uid-c1");
+
+	if (env->c->type->sync(env->c, "uid-c1", NOW, &env->result, &env->error) != 0)
+		fail_msg("sync: %s", env->error);
+	assert_int_equal(env->result.nconfirm_absent, 0);
+	assert_int_equal(env->result.nwrites, 1);
+	assert_int_equal(env->result.writes[0].type, ACTION_DELETE);
+	assert_string_equal(env->result.writes[0].name, "c1");
+	memset(&other, 0, sizeof other);
+	if (env->c->type->sync(env->c, "uid-c2", NOW, &other, &env->error) != 0)
+		fail_msg("sync: %s", env->error);
+	assert_described("confirmations", keep(env, describe_confirms(&other)),
+	    "get secrets ns1/s2 uid=uid-s2");
+	sync_result_clear(&other);
+}
+
 static struct CMUnitTest
 row_test(const char *name, CMUnitTestFunction f, const void *row)
 {
@@ -1476,7 +1520,7 @@ int
 main(void)
 {
 	struct CMUnitTest tests[NELEM(sync_cases) + NELEM(event_cases) + NELEM(list_cases) +
-	    2];
+	    3];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(sync_cases); i++)
@@ -1487,6 +1531,8 @@ main(void)
 	    "blocking", unblock_owner_reference_patch_unblocks_every_reference, NULL);
 	for (size_t i = 0; i < NELEM(event_cases); i++)
 		tests[n++] = row_test(event_cases[i].name, event_case_holds, &event_cases[i]);
+	tests[n++] = row_test("sqlkcm's: an owner seen deleted needs no live read",
+	    owner_seen_deleted_needs_no_live_read, NULL);
 	for (size_t i = 0; i < NELEM(list_cases); i++)
 		tests[n++] = row_test(list_cases[i].name, list_case_holds, &list_cases[i]);
 	return _cmocka_run_group_tests("garbagecollector", tests, n, NULL, NULL);
