@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # rbac.t - the in-cluster manifests (contrib/kubernetes/): their RBAC rules are enough for
 # the ReplicaSet and Deployment controllers, leader election and the reviews of who may read /metrics, and
-# grant nothing more. sqlkcm runs with
+# grant nothing more; rbac-garbagecollector.yaml's are enough for the garbage collector. sqlkcm runs with
 # the ServiceAccount's own token, as it would in the Deployment, on the control plane with
 # RBAC on; the Deployment manifest is checked by the apiserver (server-side dry run).
 set -uo pipefail
@@ -17,7 +17,7 @@ cleanup() {
 	# Everything of rbac.yaml but the namespace: no namespace controller runs in the test
 	# cluster, so a deleted namespace would stay Terminating and refuse the next run.
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:replicaset-controller \
-	    sqlkcm:deployment-controller --wait=false >/dev/null 2>&1
+	    sqlkcm:deployment-controller sqlkcm:garbage-collector --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding sqlkcm:auth-delegator --wait=false >/dev/null 2>&1
 	kubectl delete -n sqlkcm-system rolebinding,role sqlkcm:leader-election \
 	    --wait=false >/dev/null 2>&1
@@ -179,5 +179,38 @@ status=$?
 check "SIGTERM: exit 0" test "$status" = 0
 check "SIGTERM released the Lease for a standby" eval \
     '[ -z "$(kubectl get lease -n sqlkcm-system sqlkcm -o jsonpath="{.spec.holderIdentity}")" ]'
+
+# The garbage collector's own manifest: with it, the collector works under the same
+# ServiceAccount (every resource's metadata watched, owners confirmed, dependents deleted
+# and patched), and nothing it asks for is forbidden.
+check "rbac-garbagecollector.yaml applies" \
+    kubectl apply -f "$manifests/rbac-garbagecollector.yaml"
+check "with it, it may list, watch, get, patch and delete any resource, and update none" eval \
+    'cluster_wait_until 30 "the role" can delete configmaps -n '"$ns"' &&
+     for v in get list watch patch delete; do can $v widgets.example.com -n '"$ns"' || exit 1; done;
+     cannot update configmaps -n '"$ns"' && cannot update secrets -n '"$ns"
+sqlkcm_start gcsa --kubeconfig "$work/kubeconfig" --db "$work/gc.db" \
+    --controllers garbagecollector,replicaset,deployment -v 2
+check "the collector syncs every resource's metadata with those rights" \
+    cluster_wait_until 90 "its caches" grep -q "controller=garbagecollector: caches synced" \
+    "$work/gcsa.log"
+kubectl create secret generic -n "$ns" owner >/dev/null
+owner_uid=$(kubectl get secret -n "$ns" owner -o jsonpath='{.metadata.uid}')
+kubectl create -n "$ns" -f - >/dev/null <<CM
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: owned
+  ownerReferences: [{apiVersion: v1, kind: Secret, name: owner, uid: $owner_uid}]
+CM
+kubectl delete deployment -n "$ns" dep --wait=false >/dev/null
+kubectl delete secret -n "$ns" owner >/dev/null
+check "it collects a ConfigMap whose Secret is deleted" cluster_wait_until 60 "the ConfigMap" \
+    eval '! kubectl get configmap -n '"$ns"' owned >/dev/null 2>&1'
+check "and a deleted Deployment's ReplicaSets" cluster_wait_until 60 "dep's ReplicaSets" \
+    eval '[ -z "$(kubectl get rs -n '"$ns"' -l app=dep -o name)" ]'
+check "no request of the collector was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|[^0-9.]403[^0-9]" "$work/gcsa.log"'
+sqlkcm_stop gcsa
 
 tap_done
