@@ -1272,8 +1272,13 @@ requirement_to_string(const struct requirement *r, struct buf *b)
 	sorted = xmalloc(r->nvalues * sizeof *sorted);
 	memcpy(sorted, r->values, r->nvalues * sizeof *sorted);
 	qsort(sorted, r->nvalues, sizeof *sorted, string_compare);
-	for (i = 0; i < r->nvalues; i++)
+	/* Each value once: in/notin values are a set, and a repeated empty value would print
+	 * "(,,)", which no parser, kube's included, reads back. */
+	for (i = 0; i < r->nvalues; i++) {
+		if (i > 0 && strcmp(sorted[i], sorted[i - 1]) == 0)
+			continue;
 		buf_printf(b, "%s%s", i == 0 ? "" : ",", sorted[i]);
+	}
 	free(sorted);
 	if (set)
 		buf_append_str(b, ")");

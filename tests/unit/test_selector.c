@@ -638,6 +638,12 @@ label_selector_as_selector_table(void **state)
 		{ "{\"matchExpressions\":[{\"key\":\"b\",\"operator\":\"DoesNotExist\",\"values\":null},"
 		  "{\"key\":\"a\",\"operator\":\"NotIn\",\"values\":[\"y\",\"x\",\"\"]}]}",
 		  "a notin (,x,y),!b" },
+		/* Repeated values print once (fuzz_selector found "(,,)", which does not parse
+		 * back; kube's String prints the repeats). */
+		{ "{\"matchExpressions\":[{\"key\":\"tier\",\"operator\":\"NotIn\","
+		  "\"values\":[\"\",\"\",\"\"]}]}", "tier notin ()" },
+		{ "{\"matchExpressions\":[{\"key\":\"t\",\"operator\":\"In\","
+		  "\"values\":[\"b\",\"a\",\"b\",\"\",\"\"]}]}", "t in (,a,b)" },
 	};
 
 	for (size_t i = 0; i < N_ELEMENTS(cases); i++) {
