@@ -44,6 +44,8 @@ kubectl scale rs -n "$ns" big --replicas=400 >/dev/null
 check "the disk fills during the scale-up and the write failure is logged" \
 	cluster_wait_until 120 "a full disk" grep -q "database or disk is full" "$work/full.log"
 sleep 5
+# Our watch has seen the scale-up (a slow machine may take a while to start it).
+cluster_wait_until 60 "our watch of the pods" test -s "$work/max"
 check "while the disk is full, no pod beyond the 400 asked for" test "$(cat "$work/max")" -le 400
 
 check "space comes back (the tmpfs grows to 64 MB)" mount -o remount,size=64m "$disk"

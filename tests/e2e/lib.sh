@@ -181,7 +181,8 @@ def owned(p):
                (name.endswith("*") and r["name"].startswith(name[:-1])))
                for r in m.get("ownerReferences", []))
 for chunk in iter(lambda: sys.stdin.readline(), ""):
-    if chunk == "RESTART\n":
+    # A kubectl that died mid-object leaves no newline: the marker ends that line.
+    if chunk.endswith("RESTART\n"):
         buf, live = "", set()
         continue
     buf += chunk
@@ -196,8 +197,10 @@ for chunk in iter(lambda: sys.stdin.readline(), ""):
         # not a pod: kubectl ends, and the next watch rebuilds the set.
         if ev.get("type") not in ("ADDED", "MODIFIED", "DELETED"):
             continue
-        pod = ev["object"]
-        uid = pod["metadata"]["uid"]
+        pod = ev.get("object") or {}
+        uid = (pod.get("metadata") or {}).get("uid")
+        if not uid:
+            continue    # not a pod (a Status kubectl passed on): nothing to count
         if ev["type"] != "DELETED" and owned(pod):
             live.add(uid)
         else:
