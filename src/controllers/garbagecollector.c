@@ -791,7 +791,12 @@ gc_handle_event(struct controller *c, const struct informer_event *ev, double no
 {
 	const char *uid = json_string(ev->object, "metadata.uid");
 	const char *namespace = json_string(ev->object, "metadata.namespace");
-	cJSON *old = ev->old_body != NULL ? cJSON_Parse(ev->old_body) : NULL;
+	/* The previous state matters to a deletion that starts, and to references that
+	 * blocked an owner; most updates (a pod's status) have neither: no parse then. */
+	int need_old = ev->type != INFORMER_DELETED && ev->old_body != NULL &&
+	    (json_is_set(ev->object, "metadata.deletionTimestamp") ||
+	    strstr(ev->old_body, "\"blockOwnerDeletion\":true") != NULL);
+	cJSON *old = need_old ? cJSON_Parse(ev->old_body) : NULL;
 	const cJSON *ref;
 	char *error = NULL;
 
