@@ -277,9 +277,8 @@ static const struct resource_column no_columns[] = {
 static struct resource **metadata_resources;
 static int metadata_count;
 
-/* Returns the length of an apiVersion's group ("apps/v1": 4; "v1", the core group: 0). */
-static size_t
-group_length(const char *api_version)
+size_t
+resource_group_length(const char *api_version)
 {
 	const char *slash = strchr(api_version, '/');
 
@@ -290,7 +289,8 @@ group_length(const char *api_version)
 static int
 same_group(const struct resource *r, const char *group, size_t n)
 {
-	return group_length(r->api_version) == n && strncmp(r->api_version, group, n) == 0;
+	return resource_group_length(r->api_version) == n &&
+	    strncmp(r->api_version, group, n) == 0;
 }
 
 const struct resource *
@@ -351,7 +351,7 @@ const struct resource *
 resource_find_kind(const char *api_version, const char *kind)
 {
 	const struct resource *other = NULL;
-	size_t n = group_length(api_version);
+	size_t n = resource_group_length(api_version);
 
 	for (int i = 0; i < resource_count; i++) {
 		if (strcmp(resource_all[i]->kind, kind) == 0 &&

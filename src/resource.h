@@ -72,6 +72,9 @@ const struct resource *resource_find(const char *name);
 const struct resource *resource_metadata(const char *group, const char *version,
     const char *plural, const char *kind, int namespaced);
 
+/* Returns the length of an apiVersion's group ("apps/v1": 4; "v1", the core group: 0). */
+size_t resource_group_length(const char *api_version);
+
 /* Returns the resource (typed or metadata) named name, or NULL. */
 const struct resource *resource_find_any(const char *name);
 

@@ -229,15 +229,6 @@ enum owner_state {
 	OWNER_ABSENT,		/* no cached object answers the reference */
 };
 
-/* Returns the length of an apiVersion's group (0 for the core group's "v1"). */
-static size_t
-group_length(const char *api_version)
-{
-	const char *slash = strchr(api_version, '/');
-
-	return slash != NULL ? (size_t)(slash - api_version) : 0;
-}
-
 /* Looks up the owner ref names for a dependent in namespace: *state; -1 on error. The
  * cached object with the uid answers only when its kind, group and name are the
  * reference's too (kube's graph compares a reference's coordinates with the observed
@@ -265,12 +256,12 @@ gc_owner_state(struct controller *c, const cJSON *ref, const char *namespace,
 		const char *ns = (const char *)sqlite3_column_text(stmt, 1);
 		const char *cached_name = (const char *)sqlite3_column_text(stmt, 2);
 		int namespaced = r != NULL ? r->namespaced : ns != NULL && *ns != '\0';
-		size_t n = group_length(api_version);
+		size_t n = resource_group_length(api_version);
 
 		if (namespaced && (ns == NULL || strcmp(ns, namespace) != 0))
 			*state = OWNER_ELSEWHERE;
 		else if (r == NULL || strcmp(r->kind, kind) != 0 || cached_name == NULL ||
-		    strcmp(cached_name, name) != 0 || group_length(r->api_version) != n ||
+		    strcmp(cached_name, name) != 0 || resource_group_length(r->api_version) != n ||
 		    strncmp(r->api_version, api_version, n) != 0)
 			*state = OWNER_ABSENT;
 		else
