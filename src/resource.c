@@ -335,6 +335,29 @@ resource_metadata(const char *group, const char *version, const char *plural,
 }
 
 const struct resource *
+resource_metadata_named(const char *name, const char *api_version, const char *kind,
+    int namespaced)
+{
+	const char *slash = strchr(api_version, '/');
+	const char *dot = strchr(name, '.');
+	const char *version = slash != NULL ? slash + 1 : api_version;
+	const struct resource *r = NULL;
+	char *group = slash != NULL ? xstrndup(api_version, (size_t)(slash - api_version)) :
+	    xstrdup("");
+	char *plural = dot != NULL ? xstrndup(name, (size_t)(dot - name)) : xstrdup(name);
+
+	/* "plural" for the core group, "plural.group" for the others. */
+	if (resource_name_valid(name) && resource_name_valid(plural) &&
+	    resource_name_valid(version) && *kind != '\0' &&
+	    (*group == '\0' || resource_name_valid(group)) &&
+	    (*group == '\0' ? dot == NULL : dot != NULL && strcmp(dot + 1, group) == 0))
+		r = resource_metadata(group, version, plural, kind, namespaced);
+	free(group);
+	free(plural);
+	return r;
+}
+
+const struct resource *
 resource_find_any(const char *name)
 {
 	const struct resource *r = resource_find(name);

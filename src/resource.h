@@ -75,6 +75,11 @@ const struct resource *resource_metadata(const char *group, const char *version,
 /* Returns the length of an apiVersion's group ("apps/v1": 4; "v1", the core group: 0). */
 size_t resource_group_length(const char *api_version);
 
+/* The same from the resource's name ("plural" or "plural.group") and apiVersion, as the
+ * informers table and a record name it; NULL when they do not name a resource. */
+const struct resource *resource_metadata_named(const char *name, const char *api_version,
+    const char *kind, int namespaced);
+
 /* Returns the resource (typed or metadata) named name, or NULL. */
 const struct resource *resource_find_any(const char *name);
 

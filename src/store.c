@@ -1145,16 +1145,11 @@ store_register_api_resources(struct store *s, char **error)
 		const char *api_version = (const char *)sqlite3_column_text(stmt, 0);
 		const char *name = (const char *)sqlite3_column_text(stmt, 1);
 		const char *kind = (const char *)sqlite3_column_text(stmt, 2);
-		const char *slash = strchr(api_version, '/');
-		const char *dot = strchr(name, '.');
-		char *group = slash != NULL ? xstrndup(api_version,
-		    (size_t)(slash - api_version)) : xstrdup("");
-		char *plural = dot != NULL ? xstrndup(name, (size_t)(dot - name)) : xstrdup(name);
 
-		resource_metadata(group, slash != NULL ? slash + 1 : api_version, plural, kind,
-		    sqlite3_column_int(stmt, 3));
-		free(group);
-		free(plural);
+		if (resource_metadata_named(name, api_version, kind,
+		    sqlite3_column_int(stmt, 3)) == NULL)
+			log_warning("store: api_resources row %s (%s) names no resource: "
+			    "skipped", name, api_version);
 	}
 	sqlite3_finalize(stmt);
 	if (rc != SQLITE_DONE)

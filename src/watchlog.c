@@ -364,9 +364,7 @@ metadata_resource(const cJSON *m, char **why)
 	const char *api_version = json_string(m, "apiVersion");
 	const char *kind = json_string(m, "kind");
 	const cJSON *namespaced = cJSON_GetObjectItemCaseSensitive(m, "namespaced");
-	const struct resource *r = NULL;
-	const char *slash, *dot;
-	char *group, *plural;
+	const struct resource *r;
 
 	if (!cJSON_IsObject(m) || name == NULL || api_version == NULL || kind == NULL ||
 	    *kind == '\0' || !cJSON_IsBool(namespaced)) {
@@ -374,23 +372,10 @@ metadata_resource(const cJSON *m, char **why)
 		    "a boolean namespaced");
 		return NULL;
 	}
-	slash = strchr(api_version, '/');
-	dot = strchr(name, '.');
-	group = slash != NULL ? xstrndup(api_version, (size_t)(slash - api_version)) :
-	    xstrdup("");
-	plural = dot != NULL ? xstrndup(name, (size_t)(dot - name)) : xstrdup(name);
-	/* "plural" for the core group, "plural.group" for the others. */
-	if (!resource_name_valid(name) || !resource_name_valid(plural) ||
-	    !resource_name_valid(slash != NULL ? slash + 1 : api_version) ||
-	    (*group != '\0' && !resource_name_valid(group)) ||
-	    (*group == '\0' ? dot != NULL : dot == NULL || strcmp(dot + 1, group) != 0))
+	r = resource_metadata_named(name, api_version, kind, cJSON_IsTrue(namespaced));
+	if (r == NULL)
 		*why = xasprintf("resource \"%s\" and apiVersion \"%s\" do not name a "
 		    "resource", name, api_version);
-	else
-		r = resource_metadata(group, slash != NULL ? slash + 1 : api_version, plural,
-		    kind, cJSON_IsTrue(namespaced));
-	free(group);
-	free(plural);
 	return r;
 }
 
