@@ -331,6 +331,10 @@ replay_apply(struct replay *rp, struct replay_event *e, char **error)
 		rc = store_upsert_object(rp->store, e->ev.resource, e->ev.object, 1, &change,
 		    old_body, &why);
 	}
+	/* A resource a record named by "metadataOf" goes in api_resources as the daemon's
+	 * discovery puts it there, so that `plan` and the views know its kind. */
+	if (rc == 0 && change == STORE_ADDED && e->ev.resource->metadata_only)
+		rc = store_note_api_resource(rp->store, e->ev.resource, 1, &why);
 	if (rc != 0) {
 		error_set(error, "%s:%lu: not stored: %s", rp->name, e->ev.line, why);
 		free(why);
