@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +15,9 @@
 #include "controllers/replicaset.h"
 #include "expectations.h"
 #include "kcmflags.h"
+#include "log.h"
 #include "selector.h"
+#include "timeutil.h"
 #include "util.h"
 
 const struct controller_type *const controller_types[] = {
@@ -27,8 +30,9 @@ const int controller_type_count = sizeof controller_types / sizeof controller_ty
 int
 controller_watches(const struct controller_type *t, const struct resource *resource)
 {
-	if (resource->metadata_only)
-		return t->watches_metadata;
+	/* The garbage collector and the namespace controller hear of every resource. */
+	if (t->watches_metadata)
+		return 1;
 	for (const char *const *name = t->resources; *name != NULL; name++) {
 		if (strcmp(*name, resource->name) == 0)
 			return 1;
@@ -156,14 +160,85 @@ controller_record_result(struct controller *c, const struct sync_result *r, doub
 	return rc;
 }
 
-struct controller *
-controller_new(const struct controller_type *type, struct store *store, char **error)
+int
+controller_flag_check(const struct controller_flag *f, const char *text, char **error)
 {
+	char *end;
+	long long n;
+	double seconds;
+
+	switch (f->type) {
+	case CONTROLLER_FLAG_INT:
+		errno = 0;
+		n = strtoll(text, &end, 10);
+		if (*text == '\0' || *end != '\0' || errno != 0 || n < f->min || n > f->max)
+			return error_set(error, "invalid value \"%s\" for --%s: want a whole "
+			    "number from %lld to %lld", text, f->name, f->min, f->max);
+		return 0;
+	case CONTROLLER_FLAG_DURATION:
+		if (time_parse_duration(text, &seconds) != 0 || seconds < 0)
+			return error_set(error, "invalid value \"%s\" for --%s: want a duration "
+			    "such as 30s or 5m0s", text, f->name);
+		return 0;
+	case CONTROLLER_FLAG_STRING:
+		return 0;
+	}
+	return error_set(error, "--%s: unknown flag type", f->name);
+}
+
+/* Returns the declaration of c's flag called name and its index; aborts when c's type
+ * declares none: a controller asking for a flag it did not declare is a bug. */
+static const struct controller_flag *
+controller_flag_find(const struct controller *c, const char *name, size_t *index)
+{
+	for (size_t i = 0; c->type->flags != NULL && c->type->flags[i].name != NULL; i++) {
+		if (strcmp(c->type->flags[i].name, name) == 0) {
+			*index = i;
+			return &c->type->flags[i];
+		}
+	}
+	log_error("controller %s: no flag --%s declared", c->type->name, name);
+	abort();
+}
+
+const char *
+controller_flag_text(const struct controller *c, const char *name)
+{
+	size_t i;
+	const struct controller_flag *f = controller_flag_find(c, name, &i);
+
+	if (c->config->flags != NULL && c->config->flags[i] != NULL)
+		return c->config->flags[i];
+	return f->default_value;
+}
+
+long long
+controller_flag_int(const struct controller *c, const char *name)
+{
+	return strtoll(controller_flag_text(c, name), NULL, 10);
+}
+
+double
+controller_flag_seconds(const struct controller *c, const char *name)
+{
+	double seconds = 0;
+
+	if (time_parse_duration(controller_flag_text(c, name), &seconds) != 0)
+		return 0;
+	return seconds;
+}
+
+struct controller *
+controller_new(const struct controller_type *type, struct store *store,
+    const struct controller_config *config, char **error)
+{
+	static const struct controller_config defaults;
 	struct controller *c = xcalloc(1, sizeof *c);
 	sqlite3 *db = store_db(store);
 
 	c->type = type;
 	c->store = store;
+	c->config = config != NULL ? config : &defaults;
 	if ((c->expectations = expectations_new(db, type->name, error)) == NULL ||
 	    (c->writes = consistency_new(db, type->name, error)) == NULL ||
 	    type->init(c, error) != 0) {

@@ -28,6 +28,7 @@ struct controller {
 	struct store *store;
 	struct expectations *expectations;
 	struct consistency *writes;
+	const struct controller_config *config;	/* never NULL; kept by the creator */
 	void *state;		/* the type's own */
 };
 
@@ -48,6 +49,31 @@ struct controller_recovery {
 	int (*active)(const cJSON *object);
 };
 
+/* A flag a controller declares beside its workers flag (kube-controller-manager's
+ * --terminated-pod-gc-threshold, --root-ca-file, ...): run parses and checks it, lists it in
+ * --help and /configz, and the controller reads its value with controller_flag_*. */
+struct controller_flag {
+	const char *name;			/* without the dashes */
+	enum controller_flag_type {
+		CONTROLLER_FLAG_INT,		/* a whole number in [min, max] */
+		CONTROLLER_FLAG_DURATION,	/* a Go duration: "5m0s", "30s" */
+		CONTROLLER_FLAG_STRING,		/* any text (a file name: the controller reads it) */
+	} type;
+	const char *default_value;		/* as a command line would give it */
+	long long min, max;			/* CONTROLLER_FLAG_INT */
+	const char *help;			/* for --help */
+};
+
+/* What the command line gives one controller. Any member may be NULL. */
+struct controller_config {
+	/* The values of the type's flags, by their index in its flags; a NULL entry (or
+	 * array) is the flag's default. run has checked each with controller_flag_check. */
+	const char *const *flags;
+	/* The PEM of the CA the kubeconfig trusts for the apiserver: what kube-controller-
+	 * manager publishes as the root CA when --root-ca-file is not given. */
+	const char *cluster_ca;
+};
+
 /* A kind of controller, as kube-controller-manager's controller descriptors. */
 struct controller_type {
 	const char *name;			/* "replicaset": the --controllers name */
@@ -63,6 +89,8 @@ struct controller_type {
 	/* A flag that turns it off whatever --controllers says, as kube-controller-manager
 	 * has one for its garbage collector ("enable-garbage-collector"), or NULL. */
 	const char *enable_flag;
+	/* Its other flags, ended by a NULL name; NULL: none. */
+	const struct controller_flag *flags;
 	/* The source component of the events it records ("replicaset-controller"). */
 	const char *event_component;
 	/* Its restart recovery, or NULL for none. */
@@ -133,9 +161,19 @@ void controller_enqueue_matching(sqlite3_stmt *stmt, const char *namespace,
 int controller_list_keys_of(sqlite3_stmt *stmt, const char *what,
     void (*cb)(const char *key, void *arg), void *arg, char **error);
 
-/* Creates a controller of type over store; NULL with *error set on failure. */
+/* Creates a controller of type over store, configured by config (NULL: every default;
+ * else kept by the caller until controller_free); NULL with *error set on failure. */
 struct controller *controller_new(const struct controller_type *type, struct store *store,
-    char **error);
+    const struct controller_config *config, char **error);
+
+/* Checks text as a value of flag f; -1 with *error naming the flag and what it wants. */
+int controller_flag_check(const struct controller_flag *f, const char *text, char **error);
+
+/* The value of c's flag called name (declared by its type: anything else aborts), as
+ * given or its default: as text, as a whole number, or a duration in seconds. */
+const char *controller_flag_text(const struct controller *c, const char *name);
+long long controller_flag_int(const struct controller *c, const char *name);
+double controller_flag_seconds(const struct controller *c, const char *name);
 void controller_free(struct controller *c);
 
 #endif

@@ -582,7 +582,8 @@ manager_new(struct event_base *base, struct store *store, struct informer_set *i
 			continue;
 		r = &m->running[m->nrunning];
 		r->m = m;
-		r->controller = controller_new(t, store, error);
+		r->controller = controller_new(t, store,
+		    options->configs != NULL ? &options->configs[i] : NULL, error);
 		if (r->controller == NULL) {
 			manager_free(m);
 			return NULL;

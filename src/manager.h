@@ -14,10 +14,13 @@ struct informer_set;
 struct metrics_registry;
 struct store;
 struct manager;
+struct controller_config;
 
 struct manager_options {
 	const int *enabled;		/* by controller_types index */
 	const int *workers;		/* syncs in flight per controller type; 0: its default */
+	/* What the command line gives each controller type; NULL: every default. */
+	const struct controller_config *configs;
 	struct metrics_registry *metrics;	/* NULL: none */
 	struct client *client;		/* for live reads; NULL: expectations left by an
 					   earlier run wait out their timeout */

@@ -106,8 +106,8 @@ metadatacache_apply(struct metadatacache *mc, struct discovery *d)
 		const struct resource *r = resource_metadata(a->group, a->version, a->resource,
 		    a->kind, a->namespaced);
 
-		if (!r->metadata_only)
-			continue;	/* cached whole, by its own informer */
+		if (r->index < resource_count)
+			continue;	/* one of resource_all: the manager starts its informer */
 		next[nnext++] = r;
 		if (informer_set_has(mc->informers, r))
 			continue;

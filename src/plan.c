@@ -144,7 +144,7 @@ plan_command(int argc, char **argv, FILE *out, FILE *err)
 	for (int i = 0; i < controller_type_count; i++) {
 		if (!enabled[i])
 			continue;
-		p.controller = controller_new(controller_types[i], store, &error);
+		p.controller = controller_new(controller_types[i], store, NULL, &error);
 		if (p.controller == NULL ||
 		    controller_types[i]->list_keys(p.controller, plan_key, &p, &error) != 0) {
 			fprintf(err, "sqlkcm plan: %s: %s\n", controller_types[i]->name, error);

@@ -526,7 +526,7 @@ replay_run(FILE *in, const char *name, const struct replay_options *options, FIL
 		if (!options->enabled[i])
 			continue;
 		c = &rp.controllers[rp.ncontrollers];
-		c->controller = controller_new(controller_types[i], rp.store, error);
+		c->controller = controller_new(controller_types[i], rp.store, NULL, error);
 		if (c->controller == NULL)
 			goto out;
 		rp.ncontrollers++;

@@ -229,6 +229,14 @@ static const struct resource_column deployment_columns[] = {
 	{ NULL, 0, NULL, 0, NULL },
 };
 
+/* The resources below share cache_objects with the metadata ones: their controllers read
+ * a field or two, which SQL takes from the body (json_extract), so they need no table of
+ * their own, and the garbage collector's and namespace controller's queries over
+ * cache_objects see them as they see every other resource. */
+static const struct resource_column no_columns[] = {
+	{ NULL, 0, NULL, 0, NULL },
+};
+
 static const struct resource resource_pods = {
 	"pods", "Pod", "v1", "/api/v1/pods", "cache_pods", pod_columns, 0, 0, 1, NULL,
 };
@@ -241,8 +249,29 @@ static const struct resource resource_deployments = {
 	"cache_deployments", deployment_columns, 2, 0, 1, NULL,
 };
 
+/* Whole: the namespace controller reads spec.finalizers and status.phase. */
+static const struct resource resource_namespaces = {
+	"namespaces", "Namespace", "v1", "/api/v1/namespaces", "cache_objects", no_columns,
+	3, 0, 0, NULL,
+};
+/* Whole: the root CA publisher compares data["ca.crt"]. */
+static const struct resource resource_configmaps = {
+	"configmaps", "ConfigMap", "v1", "/api/v1/configmaps", "cache_objects", no_columns,
+	4, 0, 1, NULL,
+};
+/* By their metadata: whether one exists is all the serviceaccount controller asks. */
+static const struct resource resource_serviceaccounts = {
+	"serviceaccounts", "ServiceAccount", "v1", "/api/v1/serviceaccounts", "cache_objects",
+	no_columns, 5, 1, 1, NULL,
+};
+/* By their metadata: the pod garbage collector asks which nodes exist. */
+static const struct resource resource_nodes = {
+	"nodes", "Node", "v1", "/api/v1/nodes", "cache_objects", no_columns, 6, 1, 0, NULL,
+};
+
 const struct resource *const resource_all[] = {
-	&resource_pods, &resource_replicasets, &resource_deployments,
+	&resource_pods, &resource_replicasets, &resource_deployments, &resource_namespaces,
+	&resource_configmaps, &resource_serviceaccounts, &resource_nodes,
 };
 const int resource_count = sizeof resource_all / sizeof resource_all[0];
 
@@ -268,10 +297,6 @@ resource_find(const char *name)
 }
 
 /* --- metadata resources --------------------------------------------------------------- */
-
-static const struct resource_column no_columns[] = {
-	{ NULL, 0, NULL, 0, NULL },
-};
 
 /* The metadata resources registered so far, by index - resource_count. */
 static struct resource **metadata_resources;
@@ -392,6 +417,12 @@ resource_find_kind(const char *api_version, const char *kind)
 			other = r;
 	}
 	return other;
+}
+
+int
+resource_in_objects(const struct resource *r)
+{
+	return strcmp(r->table, "cache_objects") == 0;
 }
 
 int

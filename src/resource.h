@@ -88,6 +88,10 @@ const struct resource *resource_find_any(const char *name);
  * NULL: kube's REST mapping of an owner reference. */
 const struct resource *resource_find_kind(const char *api_version, const char *kind);
 
+/* True when r's rows are in cache_objects (every metadata resource, and the typed ones
+ * whose controllers need no columns of their own), told apart by its resource column. */
+int resource_in_objects(const struct resource *r);
+
 /* How many resources have an index (resource_all's and the metadata ones). */
 int resource_index_count(void);
 

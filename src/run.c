@@ -151,6 +151,7 @@ struct run_options {
 	const char *always_allow_paths;
 	int leader_elect;
 	int *disabled;		/* per controller type: its enable_flag said false */
+	const char ***flags;	/* per controller type: its flags' values (NULL: default) */
 	double lease_duration;
 	double renew_deadline;
 	double retry_period;
@@ -328,6 +329,12 @@ run_usage_controllers(FILE *out)
 			fprintf(out, "      --%s[=BOOL]\n                            false turns "
 			    "%s off whatever --controllers says (default: true)\n",
 			    t->enable_flag, t->name);
+		for (const struct controller_flag *f = t->flags; f != NULL && f->name != NULL;
+		    f++)
+			fprintf(out, "      --%s %s\n                            %s (default: %s)\n",
+			    f->name, f->type == CONTROLLER_FLAG_INT ? "N" :
+			    f->type == CONTROLLER_FLAG_DURATION ? "DURATION" : "VALUE", f->help,
+			    *f->default_value != '\0' ? f->default_value : "none");
 	}
 }
 
@@ -349,6 +356,8 @@ run_longopts_have(const struct option *o, size_t n, const char *name)
  * that its command line is accepted as it is. */
 #define OPT_WORKERS 1024
 #define OPT_ENABLE 1536
+#define OPT_FLAG 1792		/* plus 16 times the type's index, plus the flag's */
+#define OPT_FLAGS_PER_TYPE 16
 #define OPT_KCM 2048
 static struct option *
 run_longopts_new(const struct option *fixed)
@@ -358,7 +367,8 @@ run_longopts_new(const struct option *fixed)
 
 	while (fixed[n].name != NULL)
 		n++;
-	o = xcalloc(n + 2 * (size_t)controller_type_count + kcm_flag_count + 1, sizeof *o);
+	o = xcalloc(n + (2 + OPT_FLAGS_PER_TYPE) * (size_t)controller_type_count +
+	    kcm_flag_count + 1, sizeof *o);
 	memcpy(o, fixed, n * sizeof *o);
 	for (int i = 0; i < controller_type_count; i++) {
 		o[n].name = controller_types[i]->workers_flag;
@@ -368,6 +378,15 @@ run_longopts_new(const struct option *fixed)
 			o[n].name = controller_types[i]->enable_flag;
 			o[n].has_arg = optional_argument;
 			o[n++].val = OPT_ENABLE + i;
+		}
+		for (int j = 0; controller_types[i]->flags != NULL &&
+		    controller_types[i]->flags[j].name != NULL; j++) {
+			if (j == OPT_FLAGS_PER_TYPE || run_longopts_have(o, n,
+			    controller_types[i]->flags[j].name))
+				abort();	/* a table to fix, not a user's mistake */
+			o[n].name = controller_types[i]->flags[j].name;
+			o[n].has_arg = required_argument;
+			o[n++].val = OPT_FLAG + OPT_FLAGS_PER_TYPE * i + j;
 		}
 	}
 	for (size_t i = 0; i < kcm_flag_count; i++) {
@@ -564,6 +583,9 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 	all = run_longopts_new(own);
 	opts->workers = xcalloc((size_t)controller_type_count, sizeof *opts->workers);
 	opts->disabled = xcalloc((size_t)controller_type_count, sizeof *opts->disabled);
+	opts->flags = xcalloc((size_t)controller_type_count, sizeof *opts->flags);
+	for (int i = 0; i < controller_type_count; i++)
+		opts->flags[i] = xcalloc(OPT_FLAGS_PER_TYPE, sizeof *opts->flags[i]);
 	buf_init(&opts->ignored);
 	for (int i = 0; i < controller_type_count; i++)
 		opts->workers[i] = controller_types[i]->default_workers;
@@ -620,6 +642,19 @@ run_parse_options(int argc, char **argv, struct run_options *opts,
 			rc = optarg != NULL ? parse_bool(flag, optarg, &on, err) : 0;
 			opts->disabled[c - OPT_ENABLE] = !on;
 			free(flag);
+		} else if (c >= OPT_FLAG && c < OPT_FLAG + OPT_FLAGS_PER_TYPE *
+		    controller_type_count) {
+			int t = (c - OPT_FLAG) / OPT_FLAGS_PER_TYPE, j = (c - OPT_FLAG) %
+			    OPT_FLAGS_PER_TYPE;
+			char *why = NULL;
+
+			if (controller_flag_check(&controller_types[t]->flags[j], optarg,
+			    &why) != 0) {
+				fprintf(err, "sqlkcm run: %s\n", why);
+				free(why);
+				return -1;
+			}
+			opts->flags[t][j] = optarg;
 		} else if (c >= OPT_KCM && c < OPT_KCM + (int)kcm_flag_count) {
 			rc = run_kcm_flag(&kcm_flags[c - OPT_KCM], optarg, opts, err);
 		} else {
@@ -836,6 +871,17 @@ run_configz(const struct run_options *opts, const struct client *client)
 		if (controller_types[i]->enable_flag != NULL)
 			cJSON_AddBoolToObject(flags, controller_types[i]->enable_flag,
 			    !opts->disabled[i]);
+		for (int j = 0; controller_types[i]->flags != NULL &&
+		    controller_types[i]->flags[j].name != NULL; j++) {
+			const struct controller_flag *f = &controller_types[i]->flags[j];
+			const char *v = opts->flags[i][j] != NULL ? opts->flags[i][j] :
+			    f->default_value;
+
+			if (f->type == CONTROLLER_FLAG_INT)
+				cJSON_AddNumberToObject(flags, f->name, strtod(v, NULL));
+			else
+				cJSON_AddStringToObject(flags, f->name, v);
+		}
 	}
 	cJSON_AddNumberToObject(flags, "kube-api-qps", opts->qps);
 	cJSON_AddNumberToObject(flags, "kube-api-burst", (double)opts->burst);
@@ -898,6 +944,41 @@ run_start_http(struct daemon *d, const struct run_options *opts, const struct cl
 	return 0;
 }
 
+/* Frees what run_parse allocated in opts. */
+static void
+run_options_free(struct run_options *opts)
+{
+	for (int i = 0; opts->flags != NULL && i < controller_type_count; i++)
+		free(opts->flags[i]);
+	free(opts->flags);
+	free(opts->workers);
+	free(opts->disabled);
+	buf_free(&opts->ignored);
+}
+
+/* The PEM of the CA kc trusts for the apiserver (its data, or its file's), or NULL when
+ * it names none or the file cannot be read (said in the log). */
+static char *
+run_cluster_ca(const struct kube_config *kc)
+{
+	struct buf b;
+	char *error = NULL;
+
+	if (kc->ca_pem != NULL)
+		return xstrndup(kc->ca_pem, kc->ca_pem_len);
+	if (kc->ca_file == NULL)
+		return NULL;
+	buf_init(&b);
+	if (file_read_all(kc->ca_file, "the cluster's CA file", 1 << 20, &b, NULL,
+	    &error) != 0) {
+		log_warning("%s", error);
+		free(error);
+		buf_free(&b);
+		return NULL;
+	}
+	return buf_detach(&b);
+}
+
 int
 run_command(int argc, char **argv, FILE *out, FILE *err)
 {
@@ -921,6 +1002,8 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	int *workers = xcalloc((size_t)controller_type_count, sizeof *workers);
 	int any = 0;
 	struct manager_options mopts;
+	struct controller_config *configs = NULL;
+	char *cluster_ca = NULL;
 	struct event *sigterm = NULL, *sigint = NULL, *sighup = NULL;
 	struct informer_handlers handlers;
 	char *error = NULL;
@@ -931,9 +1014,7 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		free(enabled);
 		free(workers);
 		free(events);
-		free(opts.workers);
-		free(opts.disabled);
-		buf_free(&opts.ignored);
+		run_options_free(&opts);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
 	buf_init(&unrun);
@@ -1066,6 +1147,13 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		}
 		if (d.metadata != NULL)
 			metadatacache_register_metrics(d.metadata, d.metrics);
+		cluster_ca = run_cluster_ca(kc);
+		configs = xcalloc((size_t)controller_type_count, sizeof *configs);
+		for (int i = 0; i < controller_type_count; i++) {
+			configs[i].flags = opts.flags[i];
+			configs[i].cluster_ca = cluster_ca;
+		}
+		mopts.configs = configs;
 		mopts.enabled = enabled;
 		mopts.workers = workers;
 		mopts.metrics = d.metrics;
@@ -1174,9 +1262,9 @@ out:
 	for (int i = 0; i < controller_type_count; i++)
 		kubeevents_free(events[i]);
 	free(events);
-	free(opts.workers);
-	free(opts.disabled);
-	buf_free(&opts.ignored);
+	run_options_free(&opts);
+	free(configs);
+	free(cluster_ca);
 	kubeevents_free(lease_events);
 	informer_set_free(d.informers);
 	metadatacache_free(d.metadata);

@@ -447,8 +447,9 @@ static int
 store_prepare_table(struct store *s, const struct resource *r, char **error)
 {
 	struct store_table *t = &s->tables[r->index];
-	/* The rows of a metadata resource share cache_objects with every other one. */
-	const char *mine = r->metadata_only ? " AND resource = " STORE_RESOURCE_PARAM : "";
+	/* The rows of cache_objects are told apart by their resource column. */
+	const char *mine = resource_in_objects(r) ? " AND resource = " STORE_RESOURCE_PARAM :
+	    "";
 	struct buf cols, params, updates;
 	char *sql;
 	int rc = 0, n = 0;
@@ -470,7 +471,7 @@ store_prepare_table(struct store *s, const struct resource *r, char **error)
 		buf_append_str(&params, ", ?");
 		buf_printf(&updates, ", %s = excluded.%s", c->name, c->name);
 	}
-	if (r->metadata_only) {
+	if (resource_in_objects(r)) {
 		buf_append_str(&cols, ", resource");
 		buf_append_str(&params, ", " STORE_RESOURCE_PARAM);
 	}
@@ -563,8 +564,11 @@ store_read_last_id(struct store *s, char **error)
 
 	buf_init(&sql);
 	buf_append_str(&sql, "SELECT coalesce(max(m), 0) FROM (");
-	for (int i = 0; i < resource_count; i++)
-		buf_printf(&sql, "SELECT max(id) AS m FROM %s UNION ALL ", resource_all[i]->table);
+	for (int i = 0; i < resource_count; i++) {
+		if (!resource_in_objects(resource_all[i]))
+			buf_printf(&sql, "SELECT max(id) AS m FROM %s UNION ALL ",
+			    resource_all[i]->table);
+	}
 	buf_append_str(&sql, "SELECT max(id) FROM cache_objects)");
 	rc = store_pragma_int(s, sql.data, &last, error);
 	buf_free(&sql);

@@ -41,7 +41,7 @@ fixture_open(const char *path)
 
 	if (store_open(path, NULL, &f->store, &error) != 0)
 		fail_msg("store_open %s: %s", path, error);
-	f->c = controller_new(&replicaset_controller_type, f->store, &error);
+	f->c = controller_new(&replicaset_controller_type, f->store, NULL, &error);
 	if (f->c == NULL)
 		fail_msg("controller_new: %s", error);
 	f->pods = resource_find("pods");

@@ -1738,7 +1738,7 @@ world_init(struct world *w, const struct dep *d, const struct rset *rs, int n)
 	char *error = NULL;
 
 	w->f = fixture_new();
-	w->c = controller_new(&deployment_controller_type, w->f->store, &error);
+	w->c = controller_new(&deployment_controller_type, w->f->store, NULL, &error);
 	if (w->c == NULL)
 		fail_msg("controller_new: %s", error);
 	w->d = dep_object(d);

@@ -182,7 +182,8 @@ env_setup(void **state)
 		if (store_note_api_resource(env->store, r, 1, &env->error) != 0)
 			fail_msg("store_note_api_resource %s: %s", r->name, env->error);
 	}
-	env->c = controller_new(&garbagecollector_controller_type, env->store, &env->error);
+	env->c = controller_new(&garbagecollector_controller_type, env->store, NULL,
+	    &env->error);
 	if (env->c == NULL)
 		fail_msg("controller_new: %s", env->error);
 	return 0;

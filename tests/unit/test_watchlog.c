@@ -390,7 +390,7 @@ metadata_records_name_their_resource(void **state)
 	assert_reads(
 	    META("{\"resource\":\"widgets.example.com\",\"apiVersion\":\"example.com/v1\","
 		"\"kind\":\"Widget\",\"namespaced\":true}")
-	    META("{\"resource\":\"configmaps\",\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+	    META("{\"resource\":\"services\",\"apiVersion\":\"v1\",\"kind\":\"Service\","
 		"\"namespaced\":true}")
 	    META("{\"resource\":\"widgets\",\"apiVersion\":\"example.com/v1\",\"kind\":\"W\","
 		"\"namespaced\":true}")
@@ -401,7 +401,7 @@ metadata_records_name_their_resource(void **state)
 		"\"namespaced\":\"yes\"}")
 	    META("[]"),
 	    "1 ADDED widgets.example.com 2026-11-22T10:00:00Z u\n"
-	    "2 ADDED configmaps 2026-11-22T10:00:00Z u\n"
+	    "2 ADDED services 2026-11-22T10:00:00Z u\n"
 	    "error: LOG:3: \"metadataOf\": resource \"widgets\" and apiVersion \"example.com/v1\" "
 	    "do not name a resource\n"
 	    "error: LOG:4: \"metadataOf\": resource \"x.other.com\" and apiVersion "
