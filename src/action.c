@@ -132,6 +132,10 @@ action_print(const struct sync_result *r, const struct action *a, const cJSON *e
 	add_string_or_null(line, "reason", a->reason);
 	if (a->propagation != NULL)
 		cJSON_AddStringToObject(line, "propagationPolicy", a->propagation);
+	if (a->delete_now)
+		cJSON_AddNumberToObject(line, "gracePeriodSeconds", 0);
+	if (a->subresource != NULL)
+		cJSON_AddStringToObject(line, "subresource", a->subresource);
 	if (a->type == ACTION_UPDATE_STATUS) {
 		/* The status is what changes; the rest of the object is the cached one. */
 		cJSON_AddItemToObject(line, "status", cJSON_Duplicate(

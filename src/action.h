@@ -19,6 +19,8 @@ enum action_type {
 	ACTION_UPDATE_STATUS,	/* PUT body to namespace/name/status */
 	ACTION_UPDATE,		/* PUT body (the whole object) to namespace/name */
 	ACTION_GET,		/* GET namespace/name (a confirmation: see sync_result) */
+	ACTION_DELETE_COLLECTION, /* DELETE the resource's collection in namespace (every
+				   object in it), with propagation if set */
 };
 
 /* One request a sync wants sent. */
@@ -37,7 +39,12 @@ struct action {
 	int merge_patch;		/* ACTION_PATCH: body is a JSON merge patch (RFC 7386),
 					   which every resource takes, custom ones included */
 	char *precondition_rv;		/* ACTION_DELETE: also require this resourceVersion */
-	const char *propagation;	/* ACTION_DELETE: a RESTOPS_PROPAGATE_* policy, or NULL */
+	const char *propagation;	/* ACTION_DELETE(_COLLECTION): a RESTOPS_PROPAGATE_*
+					   policy, or NULL */
+	int delete_now;			/* ACTION_DELETE: gracePeriodSeconds 0 (kube's forced
+					   delete of a pod) */
+	const char *subresource;	/* ACTION_PATCH, ACTION_UPDATE: send to this
+					   subresource ("status", "finalize"), not the object */
 	/* ACTION_UPDATE_STATUS: the object to send instead when the sync's creations or
 	 * deletions failed with message (malloc'd result), or NULL to send body anyway. */
 	cJSON *(*body_on_failure)(const struct action *a, const char *message);

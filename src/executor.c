@@ -296,11 +296,19 @@ request_send(struct execution *x, int kind, struct action *a, const cJSON *body)
 			    rq, &error);
 			break;
 		case ACTION_DELETE:
-			req = restops_delete(client, a->resource, a->namespace, a->name, a->uid,
-			    a->precondition_rv, a->propagation, request_done, rq, &error);
+			req = restops_delete_graced(client, a->resource, a->namespace, a->name,
+			    a->uid, a->precondition_rv, a->propagation, a->delete_now ? 0 : -1,
+			    request_done, rq, &error);
+			break;
+		case ACTION_DELETE_COLLECTION:
+			req = restops_delete_collection(client, a->resource, a->namespace,
+			    a->propagation, request_done, rq, &error);
 			break;
 		case ACTION_PATCH:
-			req = restops_patch(client, a->resource, a->namespace, a->name,
+			req = a->subresource != NULL ? restops_patch_subresource(client,
+			    a->resource, a->namespace, a->name, a->subresource, a->merge_patch ?
+			    RESTOPS_PATCH_MERGE : RESTOPS_PATCH_STRATEGIC, text, request_done, rq,
+			    &error) : restops_patch(client, a->resource, a->namespace, a->name,
 			    a->merge_patch ? RESTOPS_PATCH_MERGE : RESTOPS_PATCH_STRATEGIC, text,
 			    request_done, rq, &error);
 			break;
@@ -313,8 +321,10 @@ request_send(struct execution *x, int kind, struct action *a, const cJSON *body)
 			    text, request_done, rq, &error);
 			break;
 		case ACTION_UPDATE:
-			req = restops_update(client, a->resource, a->namespace, a->name, text,
-			    request_done, rq, &error);
+			req = a->subresource != NULL ? restops_update_subresource(client,
+			    a->resource, a->namespace, a->name, a->subresource, text, request_done,
+			    rq, &error) : restops_update(client, a->resource, a->namespace, a->name,
+			    text, request_done, rq, &error);
 			break;
 		}
 	}
@@ -526,13 +536,14 @@ write_done(struct execution *x, struct action *a, struct restops_result *res)
 {
 	const cJSON *name = json_path(res->object, "metadata.name");
 
-	if (res->status.reason == API_OK ||
-	    (a->type == ACTION_DELETE && res->status.reason == API_NOT_FOUND)) {
+	int deletes = a->type == ACTION_DELETE || a->type == ACTION_DELETE_COLLECTION;
+
+	if (res->status.reason == API_OK || (deletes && res->status.reason == API_NOT_FOUND)) {
 		log_v(2, "%s %s: %s %s %s/%s", x->r.controller, x->r.key, a->verb,
 		    a->resource->name, a->namespace, a->name != NULL ? a->name : "?");
 		action_event(x, a, 1, cJSON_IsString(name) ? name->valuestring :
 		    a->name != NULL ? a->name : "?");
-		if (a->type != ACTION_DELETE)
+		if (!deletes)
 			record_write(x, a->resource, res->object);
 		return;
 	}

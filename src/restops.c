@@ -139,6 +139,14 @@ char *
 restops_delete_options(const char *precondition_uid, const char *precondition_rv,
     const char *propagation, char **error)
 {
+	return restops_delete_options_graced(precondition_uid, precondition_rv, propagation,
+	    -1, error);
+}
+
+char *
+restops_delete_options_graced(const char *precondition_uid, const char *precondition_rv,
+    const char *propagation, long grace_period_seconds, char **error)
+{
 	static const char *const policies[] = {
 		RESTOPS_PROPAGATE_BACKGROUND, RESTOPS_PROPAGATE_FOREGROUND, RESTOPS_PROPAGATE_ORPHAN,
 	};
@@ -169,6 +177,9 @@ restops_delete_options(const char *precondition_uid, const char *precondition_rv
 	}
 	if (propagation != NULL)
 		cJSON_AddStringToObject(options, "propagationPolicy", propagation);
+	if (grace_period_seconds >= 0)
+		cJSON_AddNumberToObject(options, "gracePeriodSeconds",
+		    (double)grace_period_seconds);
 	text = cJSON_PrintUnformatted(options);
 	cJSON_Delete(options);
 	if (text == NULL) {
@@ -374,6 +385,16 @@ restops_delete(struct client *c, const struct resource *r, const char *ns, const
     const char *precondition_uid, const char *precondition_rv, const char *propagation,
     restops_done_cb on_done, void *arg, char **error)
 {
+	return restops_delete_graced(c, r, ns, name, precondition_uid, precondition_rv,
+	    propagation, -1, on_done, arg, error);
+}
+
+struct restops_request *
+restops_delete_graced(struct client *c, const struct resource *r, const char *ns,
+    const char *name, const char *precondition_uid, const char *precondition_rv,
+    const char *propagation, long grace_period_seconds, restops_done_cb on_done, void *arg,
+    char **error)
+{
 	struct restops_request *req;
 	char *path, *body;
 
@@ -381,8 +402,8 @@ restops_delete(struct client *c, const struct resource *r, const char *ns, const
 		error_set(error, "the name is missing");
 		return NULL;
 	}
-	if ((body = restops_delete_options(precondition_uid, precondition_rv, propagation,
-	    error)) == NULL)
+	if ((body = restops_delete_options_graced(precondition_uid, precondition_rv,
+	    propagation, grace_period_seconds, error)) == NULL)
 		return NULL;
 	if ((path = restops_path(r, ns, name, NULL, error)) == NULL) {
 		free(body);
@@ -391,6 +412,44 @@ restops_delete(struct client *c, const struct resource *r, const char *ns, const
 	req = restops_send(c, "DELETE", path, "application/json", body, on_done, arg);
 	free(body);
 	return req;
+}
+
+struct restops_request *
+restops_delete_collection(struct client *c, const struct resource *r, const char *ns,
+    const char *propagation, restops_done_cb on_done, void *arg, char **error)
+{
+	struct restops_request *req;
+	char *path, *body;
+
+	if (ns == NULL || *ns == '\0') {
+		error_set(error, "a collection delete needs a namespace");
+		return NULL;
+	}
+	if ((body = restops_delete_options(NULL, NULL, propagation, error)) == NULL)
+		return NULL;
+	if ((path = restops_path(r, ns, NULL, NULL, error)) == NULL) {
+		free(body);
+		return NULL;
+	}
+	req = restops_send(c, "DELETE", path, "application/json", body, on_done, arg);
+	free(body);
+	return req;
+}
+
+struct restops_request *
+restops_update_subresource(struct client *c, const struct resource *r, const char *ns,
+    const char *name, const char *subresource, const char *body, restops_done_cb on_done,
+    void *arg, char **error)
+{
+	return restops_put(c, r, ns, name, subresource, body, on_done, arg, error);
+}
+
+struct restops_request *
+restops_patch_subresource(struct client *c, const struct resource *r, const char *ns,
+    const char *name, const char *subresource, enum restops_patch_type type,
+    const char *body, restops_done_cb on_done, void *arg, char **error)
+{
+	return restops_patch_at(c, r, ns, name, subresource, type, body, on_done, arg, error);
 }
 
 void

@@ -86,6 +86,26 @@ struct restops_request *restops_delete(struct client *c, const struct resource *
     const char *precondition_rv, const char *propagation, restops_done_cb on_done,
     void *arg, char **error);
 
+/* The same with gracePeriodSeconds (-1: the object's own; 0: at once, as the pod garbage
+ * collector deletes). */
+struct restops_request *restops_delete_graced(struct client *c, const struct resource *r,
+    const char *ns, const char *name, const char *precondition_uid,
+    const char *precondition_rv, const char *propagation, long grace_period_seconds,
+    restops_done_cb on_done, void *arg, char **error);
+/* DELETE the collection of r in namespace ns (every object in it: a deletecollection). */
+struct restops_request *restops_delete_collection(struct client *c, const struct resource *r,
+    const char *ns, const char *propagation, restops_done_cb on_done, void *arg,
+    char **error);
+/* PUT body over a subresource of the object ("finalize" of a namespace). */
+struct restops_request *restops_update_subresource(struct client *c,
+    const struct resource *r, const char *ns, const char *name, const char *subresource,
+    const char *body, restops_done_cb on_done, void *arg, char **error);
+/* PATCH a subresource of the object ("status"). */
+struct restops_request *restops_patch_subresource(struct client *c,
+    const struct resource *r, const char *ns, const char *name, const char *subresource,
+    enum restops_patch_type type, const char *body, restops_done_cb on_done, void *arg,
+    char **error);
+
 /* Abandons a request: its on_done is not called. Not from inside its own on_done. */
 void restops_cancel(struct restops_request *req);
 
@@ -108,6 +128,10 @@ void restops_append_query(struct buf *b, const char *key, const char *value);
  * policy given; NULL with *error set for a propagation policy Kubernetes does not know. */
 char *restops_delete_options(const char *precondition_uid, const char *precondition_rv,
     const char *propagation, char **error);
+/* The same with gracePeriodSeconds when grace_period_seconds >= 0. */
+char *restops_delete_options_graced(const char *precondition_uid,
+    const char *precondition_rv, const char *propagation, long grace_period_seconds,
+    char **error);
 
 /* Returns the Content-Type of a patch type. */
 const char *restops_patch_content_type(enum restops_patch_type type);
