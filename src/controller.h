@@ -83,7 +83,8 @@ struct controller_type {
 	int watches_metadata;
 	int default_workers;			/* syncs in flight at most */
 	/* The flag that sets the workers, as kube-controller-manager spells it
-	 * ("concurrent-replicaset-syncs"), and what it counts, for --help. */
+	 * ("concurrent-replicaset-syncs"), and what it counts, for --help; NULL when kube's
+	 * controller has none (it runs default_workers). */
 	const char *workers_flag;
 	const char *workers_help;
 	/* A flag that turns it off whatever --controllers says, as kube-controller-manager

@@ -323,8 +323,10 @@ run_usage_controllers(FILE *out)
 	for (int i = 0; i < controller_type_count; i++) {
 		const struct controller_type *t = controller_types[i];
 
-		fprintf(out, "  %s\n      --%s N\n                            %s (default: %d)\n",
-		    t->name, t->workers_flag, t->workers_help, t->default_workers);
+		fprintf(out, "  %s\n", t->name);
+		if (t->workers_flag != NULL)
+			fprintf(out, "      --%s N\n                            %s (default: %d)\n",
+			    t->workers_flag, t->workers_help, t->default_workers);
 		if (t->enable_flag != NULL)
 			fprintf(out, "      --%s[=BOOL]\n                            false turns "
 			    "%s off whatever --controllers says (default: true)\n",
@@ -371,9 +373,11 @@ run_longopts_new(const struct option *fixed)
 	    kcm_flag_count + 1, sizeof *o);
 	memcpy(o, fixed, n * sizeof *o);
 	for (int i = 0; i < controller_type_count; i++) {
-		o[n].name = controller_types[i]->workers_flag;
-		o[n].has_arg = required_argument;
-		o[n++].val = OPT_WORKERS + i;
+		if (controller_types[i]->workers_flag != NULL) {
+			o[n].name = controller_types[i]->workers_flag;
+			o[n].has_arg = required_argument;
+			o[n++].val = OPT_WORKERS + i;
+		}
 		if (controller_types[i]->enable_flag != NULL) {
 			o[n].name = controller_types[i]->enable_flag;
 			o[n].has_arg = optional_argument;
@@ -866,8 +870,9 @@ run_configz(const struct run_options *opts, const struct client *client)
 	ADD_STRING("record", opts->record);
 	ADD_STRING("controllers", opts->controllers);
 	for (int i = 0; i < controller_type_count; i++) {
-		cJSON_AddNumberToObject(flags, controller_types[i]->workers_flag,
-		    (double)opts->workers[i]);
+		if (controller_types[i]->workers_flag != NULL)
+			cJSON_AddNumberToObject(flags, controller_types[i]->workers_flag,
+			    (double)opts->workers[i]);
 		if (controller_types[i]->enable_flag != NULL)
 			cJSON_AddBoolToObject(flags, controller_types[i]->enable_flag,
 			    !opts->disabled[i]);
