@@ -228,6 +228,29 @@ delete_options_carry_preconditions_and_propagation(void **state)
 	}
 }
 
+/* A grace period goes in only when one is asked for: 0 is kube's forced delete. */
+static void
+delete_options_carry_a_grace_period_when_given(void **state)
+{
+	char *error = NULL;
+	char *now = restops_delete_options_graced("u", NULL, NULL, 0, &error);
+	char *later = restops_delete_options_graced(NULL, NULL, "Background", 30, &error);
+	char *own = restops_delete_options_graced(NULL, NULL, NULL, -1, &error);
+
+	(void)state;
+	assert_string_equal(now, "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\","
+	    "\"preconditions\":{\"uid\":\"u\"},\"gracePeriodSeconds\":0}");
+	assert_string_equal(later, "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\","
+	    "\"propagationPolicy\":\"Background\",\"gracePeriodSeconds\":30}");
+	assert_string_equal(own, "{\"kind\":\"DeleteOptions\",\"apiVersion\":\"v1\"}");
+	assert_null(restops_delete_options_graced(NULL, NULL, "Cascade", 0, &error));
+	assert_non_null(strstr(error, "Cascade"));
+	free(error);
+	free(now);
+	free(later);
+	free(own);
+}
+
 static void
 each_patch_type_has_its_content_type(void **state)
 {
@@ -280,6 +303,19 @@ verbs_refuse_bad_requests_before_sending(void **state)
 	    &error));
 	REFUSED(restops_delete(NULL, pods, "ns", "x/y", "uid", NULL, NULL, unexpected_done, NULL,
 	    &error));
+	REFUSED(restops_delete_graced(NULL, pods, "ns", NULL, "uid", NULL, NULL, 0,
+	    unexpected_done, NULL, &error));
+	/* A collection delete without a namespace would empty the whole cluster. */
+	REFUSED(restops_delete_collection(NULL, pods, NULL, NULL, unexpected_done, NULL,
+	    &error));
+	REFUSED(restops_delete_collection(NULL, pods, "", NULL, unexpected_done, NULL,
+	    &error));
+	REFUSED(restops_delete_collection(NULL, pods, "a/b", NULL, unexpected_done, NULL,
+	    &error));
+	REFUSED(restops_update_subresource(NULL, resource_find("namespaces"), NULL, "ns",
+	    "fin/alize", "{}", unexpected_done, NULL, &error));
+	REFUSED(restops_patch_subresource(NULL, pods, "ns", "a", "", RESTOPS_PATCH_MERGE, "{}",
+	    unexpected_done, NULL, &error));
 #undef REFUSED
 	restops_cancel(NULL);
 }
@@ -295,6 +331,7 @@ main(void)
 		cmocka_unit_test(resource_whose_path_does_not_end_in_its_name_is_refused),
 		cmocka_unit_test(query_values_are_percent_encoded),
 		cmocka_unit_test(delete_options_carry_preconditions_and_propagation),
+		cmocka_unit_test(delete_options_carry_a_grace_period_when_given),
 		cmocka_unit_test(each_patch_type_has_its_content_type),
 		cmocka_unit_test(verbs_refuse_bad_requests_before_sending),
 	};

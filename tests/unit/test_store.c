@@ -1072,6 +1072,70 @@ make_meta(const char *uid, const char *ns, const char *name, const char *rv,
 	return obj;
 }
 
+/* namespaces and configmaps are kept whole in cache_objects, serviceaccounts and nodes
+ * by their metadata; each keeps its own rows there, and the objects view and the owner
+ * graph see them with their fixed api_resources rows (schema 006). */
+static void
+core_resources_live_in_cache_objects_whole_or_by_metadata(void **state)
+{
+	struct store *s = open_memory();
+	const struct resource *nss = resource_find("namespaces");
+	const struct resource *cms = resource_find("configmaps");
+	const struct resource *sas = resource_find("serviceaccounts");
+	const struct resource *nodes = resource_find("nodes");
+	cJSON *ns = cJSON_Parse("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\","
+	    "\"metadata\":{\"name\":\"team\",\"uid\":\"u-ns\",\"resourceVersion\":\"1\","
+	    "\"annotations\":{\"owner\":\"ops\"}},\"spec\":{\"finalizers\":[\"kubernetes\"]},"
+	    "\"status\":{\"phase\":\"Active\"}}");
+	cJSON *cm = cJSON_Parse("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+	    "\"metadata\":{\"name\":\"kube-root-ca.crt\",\"namespace\":\"team\","
+	    "\"uid\":\"u-cm\",\"resourceVersion\":\"2\"},\"data\":{\"ca.crt\":\"PEM\"}}");
+	enum store_change change;
+	char *error = NULL;
+
+	(void)state;
+	assert_non_null(nss);
+	assert_non_null(nodes);
+	assert_false(nss->metadata_only);
+	assert_false(nss->namespaced);
+	assert_false(cms->metadata_only);
+	assert_true(sas->metadata_only);
+	assert_true(resource_in_objects(nss) && resource_in_objects(nodes));
+	assert_false(resource_in_objects(pods));
+	/* Discovery's resource of the same group and plural is the typed one. */
+	assert_ptr_equal(resource_metadata("", "v1", "configmaps", "ConfigMap", 1), cms);
+	assert_ptr_equal(resource_metadata("", "v1", "nodes", "Node", 0), nodes);
+
+	assert_int_equal(upsert(s, nss, ns, 1), STORE_ADDED);
+	assert_int_equal(upsert(s, cms, cm, 1), STORE_ADDED);
+	assert_int_equal(upsert(s, sas, make_meta("u-sa", "team", "default", "3",
+	    "\"annotations\":{\"a\":\"b\"}"), 1), STORE_ADDED);
+	assert_int_equal(upsert(s, nodes, make_meta("u-node", "", "kwok-0", "4", ""), 1),
+	    STORE_ADDED);
+	/* Whole bodies keep spec, status, data and annotations; metadata ones no
+	 * annotations. */
+	assert_int_equal(query_int(s, "SELECT count(*) FROM cache_objects WHERE resource = "
+	    "'namespaces' AND json_extract(body, '$.spec.finalizers[0]') = 'kubernetes' AND "
+	    "json_extract(body, '$.status.phase') = 'Active' AND "
+	    "json_extract(body, '$.metadata.annotations.owner') = 'ops'", NULL), 1);
+	assert_int_equal(query_int(s, "SELECT count(*) FROM cache_objects WHERE resource = "
+	    "'configmaps' AND json_extract(body, '$.data.\"ca.crt\"') = 'PEM'", NULL), 1);
+	assert_int_equal(query_int(s, "SELECT count(*) FROM cache_objects WHERE resource = "
+	    "'serviceaccounts' AND instr(body, 'annotations') = 0", NULL), 1);
+	for (const struct resource *const *r = (const struct resource *const[]){ nss, cms,
+	    sas, nodes, NULL }; *r != NULL; r++)
+		assert_int_equal(store_count(s, *r), 1);
+	assert_int_equal(query_int(s, "SELECT count(*) FROM objects WHERE (kind, name, "
+	    "namespaced) IN (VALUES ('Namespace', 'team', 0), ('ConfigMap', 'kube-root-ca.crt', "
+	    "1), ('ServiceAccount', 'default', 1), ('Node', 'kwok-0', 0))", NULL), 4);
+	/* Gone, each from its own rows only. */
+	assert_int_equal(store_delete_object(s, nodes, "u-node", &change, NULL, &error), 0);
+	assert_int_equal(change, STORE_DELETED);
+	assert_int_equal(store_count(s, nodes), 0);
+	assert_int_equal(store_count(s, nss), 1);
+	store_close(s);
+}
+
 static void
 metadata_resources_share_one_table_and_each_keeps_its_rows(void **state)
 {
@@ -1196,6 +1260,7 @@ main(void)
 		cmocka_unit_test(version_2_cache_keeps_its_labels_and_owners),
 		cmocka_unit_test(migration_gives_back_the_old_tables_pages),
 		cmocka_unit_test(metadata_resources_share_one_table_and_each_keeps_its_rows),
+		cmocka_unit_test(core_resources_live_in_cache_objects_whole_or_by_metadata),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, NULL);
 }
