@@ -22,6 +22,7 @@
 
 const struct controller_type *const controller_types[] = {
 	&replicaset_controller_type,
+	&replicationcontroller_controller_type,
 	&deployment_controller_type,
 	&garbagecollector_controller_type,
 };

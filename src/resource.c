@@ -216,6 +216,44 @@ static const struct resource_column replicaset_columns[] = {
 	{ NULL, 0, NULL, 0, NULL },
 };
 
+/* selector: a ReplicationController's spec.selector (a map of labels) as the LabelSelector
+ * kube converts it to, {"matchLabels": {...}}, so that the column reads as a ReplicaSet's;
+ * NULL when absent. */
+static int
+replicationcontroller_bind_selector(sqlite3_stmt *stmt, int index, const cJSON *rc)
+{
+	const cJSON *selector = json_path(rc, "spec.selector");
+	cJSON *wrapped;
+	char *text;
+	int status;
+
+	if (!cJSON_IsObject(selector))
+		return sqlite3_bind_null(stmt, index);
+	wrapped = cJSON_CreateObject();
+	cJSON_AddItemToObject(wrapped, "matchLabels", cJSON_Duplicate(selector, 1));
+	text = cJSON_PrintUnformatted(wrapped);
+	cJSON_Delete(wrapped);
+	if (text == NULL)
+		return SQLITE_NOMEM;
+	status = sqlite3_bind_text(stmt, index, text, -1, SQLITE_TRANSIENT);
+	cJSON_free(text);
+	return status;
+}
+
+/* A ReplicationController's columns are a ReplicaSet's (it has no
+ * status.terminatingReplicas, which no column holds). */
+static const struct resource_column replicationcontroller_columns[] = {
+	{ "replicas", COLUMN_INTEGER, "spec.replicas", 1, NULL },
+	{ "min_ready_seconds", COLUMN_INTEGER, "spec.minReadySeconds", 0, NULL },
+	{ "selector", COLUMN_CUSTOM, NULL, 0, replicationcontroller_bind_selector },
+	{ "status_replicas", COLUMN_INTEGER, "status.replicas", 0, NULL },
+	{ "status_fully_labeled_replicas", COLUMN_INTEGER, "status.fullyLabeledReplicas", 0, NULL },
+	{ "status_ready_replicas", COLUMN_INTEGER, "status.readyReplicas", 0, NULL },
+	{ "status_available_replicas", COLUMN_INTEGER, "status.availableReplicas", 0, NULL },
+	{ "observed_generation", COLUMN_INTEGER, "status.observedGeneration", 0, NULL },
+	{ NULL, 0, NULL, 0, NULL },
+};
+
 static const struct resource_column deployment_columns[] = {
 	{ "replicas", COLUMN_INTEGER, "spec.replicas", 1, NULL },
 	{ "min_ready_seconds", COLUMN_INTEGER, "spec.minReadySeconds", 0, NULL },
@@ -264,14 +302,24 @@ static const struct resource resource_serviceaccounts = {
 	"serviceaccounts", "ServiceAccount", "v1", "/api/v1/serviceaccounts", "cache_objects",
 	no_columns, 5, 1, 1, NULL,
 };
-/* By their metadata: the pod garbage collector asks which nodes exist. */
+/* Whole: the pod garbage collector asks which nodes exist, and reads the Ready condition
+ * and the out-of-service taint of those that do. */
 static const struct resource resource_nodes = {
-	"nodes", "Node", "v1", "/api/v1/nodes", "cache_objects", no_columns, 6, 1, 0, NULL,
+	"nodes", "Node", "v1", "/api/v1/nodes", "cache_objects", no_columns, 6, 0, 0, NULL,
+};
+
+/* Its own table, shaped as cache_replicasets': the ReplicaSet controller's queries run
+ * on it. */
+static const struct resource resource_replicationcontrollers = {
+	"replicationcontrollers", "ReplicationController", "v1",
+	"/api/v1/replicationcontrollers", "cache_replicationcontrollers",
+	replicationcontroller_columns, 7, 0, 1, NULL,
 };
 
 const struct resource *const resource_all[] = {
 	&resource_pods, &resource_replicasets, &resource_deployments, &resource_namespaces,
 	&resource_configmaps, &resource_serviceaccounts, &resource_nodes,
+	&resource_replicationcontrollers,
 };
 const int resource_count = sizeof resource_all / sizeof resource_all[0];
 

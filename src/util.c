@@ -246,3 +246,28 @@ text_is_blank(const char *s, size_t len)
 			return 0;
 	return 1;
 }
+
+char *
+text_expand(const char *template, const char *const *pairs)
+{
+	struct buf out;
+	const char *p = template;
+
+	buf_init(&out);
+	while (*p != '\0') {
+		const char *const *pair;
+
+		for (pair = pairs; *pair != NULL; pair += 2) {
+			size_t n = strlen(pair[0]);
+
+			if (strncmp(p, pair[0], n) == 0) {
+				buf_append_str(&out, pair[1]);
+				p += n;
+				break;
+			}
+		}
+		if (*pair == NULL)
+			buf_append(&out, p++, 1);
+	}
+	return buf_detach(&out);
+}

@@ -50,6 +50,11 @@ struct stat;
 int file_read_all(const char *path, const char *what, size_t max, struct buf *out,
     struct stat *st, char **error);
 
+/* Returns template (malloc'd) with each occurrence of a name of pairs replaced by its
+ * value: pairs is { name, value, name, value, ..., NULL }. For SQL built from a template
+ * and constant names (tables, views); never for data, which is bound. */
+char *text_expand(const char *template, const char *const *pairs);
+
 /* Says whether s[0..len) is empty or only white space. */
 int text_is_blank(const char *s, size_t len);
 

@@ -132,7 +132,7 @@ check "run --help lists the Deployment controller's workers flag" 0 \
 check "an ignored bool flag still wants a bool" 2 "" \
 	'invalid value "maybe" for --allocate-node-cidrs: want true or false' \
 	-- run --allocate-node-cidrs=maybe
-check "a controller nobody has is an error" 2 "" 'unknown controller "bogus" (known: replicaset, deployment, garbagecollector)' \
+check "a controller nobody has is an error" 2 "" 'unknown controller "bogus" (known: replicaset, replicationcontroller, deployment, garbagecollector' \
 	-- run --controllers=replicaset,bogus
 check "run --help lists each controller with its workers flag" 0 \
 	"^      --concurrent-replicaset-syncs N" "" -- run --help

@@ -79,66 +79,91 @@ enum {
 	STMT_COUNT
 };
 
-static const char *const gc_sql[STMT_COUNT] = {
+/*
+ * The statements. The objects are in several tables (each typed resource's own, and
+ * cache_objects for the rest), so a part written once as a template is repeated for each
+ * table and joined by UNION ALL (gc_union): in a template, {table} is a table and
+ * {resource} the expression of its rows' resource name. Each part keeps its own index lookups, which a
+ * join with a view over all of them would not.
+ */
+struct gc_statement {
+	const char *head;	/* before the union; may be "" */
+	const char *part;	/* the template of one table's part */
+	const char *tail;	/* after the union; may be "" */
+};
+
+static const struct gc_statement gc_sql[STMT_COUNT] = {
 	/* The object with uid ?1, whichever table holds it: its resource's name first. */
-	[STMT_BY_UID] =
-	    "SELECT 'pods', " OBJECT_COLUMNS " FROM cache_pods WHERE uid = ?1"
-	    " UNION ALL SELECT 'replicasets', " OBJECT_COLUMNS " FROM cache_replicasets"
-	    " WHERE uid = ?1"
-	    " UNION ALL SELECT 'deployments', " OBJECT_COLUMNS " FROM cache_deployments"
-	    " WHERE uid = ?1"
-	    " UNION ALL SELECT resource, " OBJECT_COLUMNS " FROM cache_objects WHERE uid = ?1",
+	[STMT_BY_UID] = { "",
+	    "SELECT {resource}, " OBJECT_COLUMNS " FROM {table} WHERE uid = ?1", "" },
 	/* What a reference needs of the object with uid ?1, without reading its body:
 	 * its resource, namespace, and whether it is deleting in the foreground. */
-	[STMT_OWNER] =
+	[STMT_OWNER] = {
 	    "SELECT resource, namespace, name, deletion_timestamp IS NOT NULL AND EXISTS ("
 	    "SELECT 1 FROM json_each(body, '$.metadata.finalizers')"
-	    " WHERE value = 'foregroundDeletion') FROM ("
-	    "SELECT 'pods' AS resource, namespace, name, deletion_timestamp, body FROM cache_pods"
-	    " WHERE uid = ?1"
-	    " UNION ALL SELECT 'replicasets', namespace, name, deletion_timestamp, body"
-	    " FROM cache_replicasets WHERE uid = ?1"
-	    " UNION ALL SELECT 'deployments', namespace, name, deletion_timestamp, body"
-	    " FROM cache_deployments WHERE uid = ?1"
-	    " UNION ALL SELECT resource, namespace, name, deletion_timestamp, body"
-	    " FROM cache_objects WHERE uid = ?1)",
+	    " WHERE value = 'foregroundDeletion') FROM (",
+	    "SELECT {resource} AS resource, namespace, name, deletion_timestamp, body FROM {table}"
+	    " WHERE uid = ?1", ")" },
 	/* The dependents of owner uid ?1: uid, blockOwnerDeletion of their reference. */
-	[STMT_DEPENDENTS] =
+	[STMT_DEPENDENTS] = { "",
 	    "SELECT o.uid, r.block_owner_deletion FROM object_owners r"
-	    " JOIN cache_pods o ON o.id = r.object_id WHERE r.owner_uid = ?1"
-	    " UNION ALL SELECT o.uid, r.block_owner_deletion FROM object_owners r"
-	    " JOIN cache_replicasets o ON o.id = r.object_id WHERE r.owner_uid = ?1"
-	    " UNION ALL SELECT o.uid, r.block_owner_deletion FROM object_owners r"
-	    " JOIN cache_deployments o ON o.id = r.object_id WHERE r.owner_uid = ?1"
-	    " UNION ALL SELECT o.uid, r.block_owner_deletion FROM object_owners r"
-	    " JOIN cache_objects o ON o.id = r.object_id WHERE r.owner_uid = ?1",
+	    " JOIN {table} o ON o.id = r.object_id WHERE r.owner_uid = ?1", "" },
 	/* Every owner reference: the dependent's uid and namespace, the reference's uid,
 	 * apiVersion, kind and name. */
-	[STMT_KEYS_REFERENCES] =
-	    "SELECT coalesce(p.uid, s.uid, d.uid, o.uid),"
-	    " coalesce(p.namespace, s.namespace, d.namespace, o.namespace),"
-	    " r.owner_uid, r.api_version, r.kind, r.name FROM object_owners r"
-	    " LEFT JOIN cache_pods p ON p.id = r.object_id"
-	    " LEFT JOIN cache_replicasets s ON s.id = r.object_id"
-	    " LEFT JOIN cache_deployments d ON d.id = r.object_id"
-	    " LEFT JOIN cache_objects o ON o.id = r.object_id",
+	[STMT_KEYS_REFERENCES] = { "",
+	    "SELECT o.uid, o.namespace, r.owner_uid, r.api_version, r.kind, r.name"
+	    " FROM object_owners r JOIN {table} o ON o.id = r.object_id", "" },
 	/* Objects being deleted with the orphan or foregroundDeletion finalizer: uid, and
 	 * whether it is the latter. */
-	[STMT_KEYS_DELETING] =
+	[STMT_KEYS_DELETING] = {
 	    "SELECT uid, EXISTS (SELECT 1 FROM json_each(body, '$.metadata.finalizers')"
-	    " WHERE value = 'foregroundDeletion') FROM ("
-	    "SELECT uid, body FROM cache_pods WHERE deletion_timestamp IS NOT NULL"
-	    " UNION ALL SELECT uid, body FROM cache_replicasets"
-	    " WHERE deletion_timestamp IS NOT NULL"
-	    " UNION ALL SELECT uid, body FROM cache_deployments"
-	    " WHERE deletion_timestamp IS NOT NULL"
-	    " UNION ALL SELECT uid, body FROM cache_objects WHERE deletion_timestamp IS NOT NULL)"
-	    " WHERE EXISTS (SELECT 1 FROM json_each(body, '$.metadata.finalizers')"
-	    " WHERE value IN ('orphan', 'foregroundDeletion'))",
-	[STMT_NOTE_DELETED] = "INSERT OR REPLACE INTO deleted_uids (uid, deleted_at) VALUES (?1, ?2)",
-	[STMT_WAS_DELETED] = "SELECT 1 FROM deleted_uids WHERE uid = ?1",
-	[STMT_FORGET_DELETED] = "DELETE FROM deleted_uids WHERE deleted_at < ?1",
+	    " WHERE value = 'foregroundDeletion') FROM (",
+	    "SELECT uid, body FROM {table} WHERE deletion_timestamp IS NOT NULL",
+	    ") WHERE EXISTS (SELECT 1 FROM json_each(body, '$.metadata.finalizers')"
+	    " WHERE value IN ('orphan', 'foregroundDeletion'))" },
+	[STMT_NOTE_DELETED] = { "INSERT OR REPLACE INTO deleted_uids (uid, deleted_at)"
+	    " VALUES (?1, ?2)", NULL, "" },
+	[STMT_WAS_DELETED] = { "SELECT 1 FROM deleted_uids WHERE uid = ?1", NULL, "" },
+	[STMT_FORGET_DELETED] = { "DELETE FROM deleted_uids WHERE deleted_at < ?1", NULL, "" },
 };
+
+/* Appends template with its table and resource name filled in. */
+static void
+gc_union_part(struct buf *sql, const char *template, const char *table,
+    const char *resource)
+{
+	const char *const pairs[] = { "{table}", table, "{resource}", resource, NULL };
+	char *part = text_expand(template, pairs);
+
+	buf_append_str(sql, part);
+	free(part);
+}
+
+/* Returns the SQL of statement g (malloc'd): its part once per table that holds objects.
+ * Table and resource names are resource.c's constants, never data. */
+static char *
+gc_union(const struct gc_statement *g)
+{
+	struct buf sql;
+
+	buf_init(&sql);
+	buf_append_str(&sql, g->head);
+	for (int i = 0; g->part != NULL && i < resource_count; i++) {
+		const struct resource *r = resource_all[i];
+		char *name;
+
+		if (resource_in_objects(r))
+			continue;
+		name = xasprintf("'%s'", r->name);
+		gc_union_part(&sql, g->part, r->table, name);
+		buf_append_str(&sql, " UNION ALL ");
+		free(name);
+	}
+	if (g->part != NULL)
+		gc_union_part(&sql, g->part, "cache_objects", "resource");
+	buf_append_str(&sql, g->tail);
+	return buf_detach(&sql);
+}
 
 /* How long the uids of deleted objects are kept (deleted_uids), in seconds. */
 #define DELETED_UIDS_KEPT 3600.0
@@ -932,10 +957,17 @@ static int
 gc_init(struct controller *c, char **error)
 {
 	struct gc_state *st = xcalloc(1, sizeof *st);
+	const char *sql[STMT_COUNT];
+	int rc;
 
 	c->state = st;
-	return store_prepare_statements(store_db(c->store), gc_sql, STMT_COUNT, st->stmt,
+	for (int i = 0; i < STMT_COUNT; i++)
+		sql[i] = gc_union(&gc_sql[i]);
+	rc = store_prepare_statements(store_db(c->store), sql, STMT_COUNT, st->stmt,
 	    "garbagecollector", error);
+	for (int i = 0; i < STMT_COUNT; i++)
+		free((char *)sql[i]);
+	return rc;
 }
 
 static void
@@ -950,8 +982,8 @@ gc_fini(struct controller *c)
 	c->state = NULL;
 }
 
-/* The typed resources; discovery adds every other one (metadatacache.c). */
-static const char *const gc_resources[] = { "pods", "replicasets", "deployments", NULL };
+/* None named: it hears of every resource, typed or found by discovery (metadatacache.c). */
+static const char *const gc_resources[] = { NULL };
 
 const struct controller_type garbagecollector_controller_type = {
 	.name = "garbagecollector",

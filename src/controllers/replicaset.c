@@ -48,7 +48,6 @@
 #include "timeutil.h"
 #include "util.h"
 
-#define REPLICASET_KIND "ReplicaSet"
 #define DELETION_COST_ANNOTATION "controller.kubernetes.io/pod-deletion-cost"
 
 enum {
@@ -61,21 +60,49 @@ enum {
 	STMT_COUNT
 };
 
+/*
+ * kube runs ReplicationControllers through its ReplicaSet controller, converting each to a
+ * ReplicaSet (its map selector a LabelSelector's matchLabels). So does this file: one
+ * controller, two flavours, which differ only in what they name and in two features kube
+ * turns off for ReplicationControllers.
+ */
+struct replicaset_flavor {
+	const char *controller;		/* in messages: "replicaset" */
+	const char *resource;		/* "replicasets" */
+	const char *kind;		/* "ReplicaSet": what a pod's controller reference names */
+	const char *table;		/* "cache_replicasets" (the selector column holds a
+					   LabelSelector for both: resource.c converts) */
+	const char *diff_view;		/* "replicaset_diff" */
+	int map_selector;		/* spec.selector is a map of labels */
+	int terminating_replicas;	/* status.terminatingReplicas is written */
+	int consistency;		/* waits for the cache to show its own last writes */
+};
+
+static const struct replicaset_flavor replicaset_flavor = {
+	"replicaset", "replicasets", "ReplicaSet", "cache_replicasets", "replicaset_diff",
+	0, 1, 1,
+};
+/* kube's ReplicationController: no terminatingReplicas in its API, no stale-cache wait. */
+static const struct replicaset_flavor replicationcontroller_flavor = {
+	"replicationcontroller", "replicationcontrollers", "ReplicationController",
+	"cache_replicationcontrollers", "replicationcontroller_diff", 1, 0, 0,
+};
+
+/* The statements, with the flavour's table as {table} and its diff view as {diff}. */
 static const char *const replicaset_sql[STMT_COUNT] = {
-	[STMT_GET_RS] = "SELECT uid, body FROM cache_replicasets"
-	    " WHERE namespace = ?1 AND name = ?2",
-	[STMT_DIFF] = "SELECT desired, actual FROM replicaset_diff WHERE uid = ?1",
-	[STMT_RS_BY_UID] = "SELECT name FROM cache_replicasets"
+	[STMT_GET_RS] = "SELECT uid, body FROM {table} WHERE namespace = ?1 AND name = ?2",
+	[STMT_DIFF] = "SELECT desired, actual FROM {diff} WHERE uid = ?1",
+	[STMT_RS_BY_UID] = "SELECT name FROM {table}"
 	    " WHERE namespace = ?1 AND name = ?2 AND uid = ?3",
-	[STMT_RS_IN_NAMESPACE] = "SELECT name, selector FROM cache_replicasets"
+	[STMT_RS_IN_NAMESPACE] = "SELECT name, selector FROM {table}"
 	    " WHERE namespace = ?1 ORDER BY name",
-	[STMT_RS_KEYS] = "SELECT namespace, name FROM cache_replicasets"
-	    " ORDER BY namespace, name",
-	[STMT_RS_MIN_READY] = "SELECT min_ready_seconds FROM cache_replicasets"
+	[STMT_RS_KEYS] = "SELECT namespace, name FROM {table} ORDER BY namespace, name",
+	[STMT_RS_MIN_READY] = "SELECT min_ready_seconds FROM {table}"
 	    " WHERE namespace = ?1 AND name = ?2",
 };
 
 struct replicaset_state {
+	const struct replicaset_flavor *flavor;
 	sqlite3 *db;
 	sqlite3_stmt *stmt[STMT_COUNT];
 	/* The pod listing's statements by their SQL, which depends on the selector's shape
@@ -95,9 +122,9 @@ pods_resource(void)
 }
 
 static const struct resource *
-replicasets_resource(void)
+owners_resource(const struct replicaset_state *st)
 {
-	return resource_find("replicasets");
+	return resource_find(st->flavor->resource);
 }
 
 /* --- pod ranking ----------------------------------------------------------------------- */
@@ -269,6 +296,12 @@ copy_member(cJSON *to, const cJSON *from, const char *name)
 cJSON *
 replicaset_pod_from_template(const cJSON *rs)
 {
+	return replicaset_pod_from_template_of(resource_find("replicasets"), rs);
+}
+
+cJSON *
+replicaset_pod_from_template_of(const struct resource *owner, const cJSON *rs)
+{
 	const cJSON *template = json_path(rs, "spec.template");
 	const cJSON *tmeta = cJSON_GetObjectItemCaseSensitive(template, "metadata");
 	const cJSON *name = json_path(rs, "metadata.name");
@@ -290,7 +323,7 @@ replicaset_pod_from_template(const cJSON *rs)
 	copy_member(meta, tmeta, "annotations");
 	copy_member(meta, tmeta, "finalizers");
 	refs = cJSON_AddArrayToObject(meta, "ownerReferences");
-	cJSON_AddItemToArray(refs, controllerref_new(replicasets_resource(), rs));
+	cJSON_AddItemToArray(refs, controllerref_new(owner, rs));
 	spec = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(template, "spec"), 1);
 	cJSON_AddItemToObject(pod, "spec", spec != NULL ? spec : cJSON_CreateObject());
 	return pod;
@@ -429,15 +462,40 @@ state_stmt(struct replicaset_state *st, int i)
 	return controller_stmt(st->stmt[i]);
 }
 
+/* Creates the state of a controller of flavor f. */
+static int
+replicaset_init_flavor(struct controller *c, const struct replicaset_flavor *f,
+    char **error)
+{
+	struct replicaset_state *st = xcalloc(1, sizeof *st);
+	const char *sql[STMT_COUNT];
+	const char *const names[] = { "{table}", f->table, "{diff}", f->diff_view, NULL };
+	char *what = xasprintf("%s controller", f->controller);
+	int rc;
+
+	c->state = st;
+	st->flavor = f;
+	st->db = store_db(c->store);
+	/* Names of constants, never data. */
+	for (int i = 0; i < STMT_COUNT; i++)
+		sql[i] = text_expand(replicaset_sql[i], names);
+	rc = store_prepare_statements(st->db, sql, STMT_COUNT, st->stmt, what, error);
+	for (int i = 0; i < STMT_COUNT; i++)
+		free((char *)sql[i]);
+	free(what);
+	return rc;
+}
+
 static int
 replicaset_init(struct controller *c, char **error)
 {
-	struct replicaset_state *st = xcalloc(1, sizeof *st);
+	return replicaset_init_flavor(c, &replicaset_flavor, error);
+}
 
-	c->state = st;
-	st->db = store_db(c->store);
-	return store_prepare_statements(st->db, replicaset_sql, STMT_COUNT, st->stmt,
-	    "replicaset controller", error);
+static int
+replicationcontroller_init(struct controller *c, char **error)
+{
+	return replicaset_init_flavor(c, &replicationcontroller_flavor, error);
 }
 
 static void
@@ -537,7 +595,8 @@ listing_stmt(struct replicaset_state *st, struct buf *sql, char **error)
 	}
 	if (sqlite3_prepare_v3(st->db, sql->data, -1, SQLITE_PREPARE_PERSISTENT, &stmt,
 	    NULL) != SQLITE_OK) {
-		error_set(error, "replicaset: listing pods: %s", sqlite3_errmsg(st->db));
+		error_set(error, "%s: listing pods: %s", st->flavor->controller,
+		    sqlite3_errmsg(st->db));
 		sqlite3_finalize(stmt);
 		return NULL;
 	}
@@ -569,7 +628,7 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 	    "    FROM cache_pods p"
 	    "   WHERE p.namespace = ?1 AND p.controller_uid = ?2"
 	    "     AND EXISTS (SELECT 1 FROM object_owners c WHERE c.object_id = p.id"
-	    "                  AND c.controller = 1 AND c.kind = 'ReplicaSet' AND c.name = ?4)"
+	    "                  AND c.controller = 1 AND c.kind = ?5 AND c.name = ?4)"
 	    "     AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')"
 	    "  UNION ALL"
 	    "  SELECT p.id, p.uid, p.name, p.phase, p.node_name, p.ready, p.ready_since,"
@@ -580,10 +639,14 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 	    "   WHERE p.namespace = ?1 AND p.controller_uid IS NULL"
 	    "     AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')),"
 	    " siblings AS ("
-	    "  SELECT sr.uid FROM cache_replicasets me"
+	    "  SELECT sr.uid FROM ");
+	buf_append_str(sql, st->flavor->table);
+	buf_append_str(sql, " me"
 	    "    JOIN object_owners mine ON mine.object_id = me.id AND mine.controller = 1"
 	    "    JOIN object_owners r ON r.owner_uid = mine.owner_uid AND r.controller = 1"
-	    "    JOIN cache_replicasets sr ON sr.id = r.object_id"
+	    "    JOIN ");
+	buf_append_str(sql, st->flavor->table);
+	buf_append_str(sql, " sr ON sr.id = r.object_id"
 	    "   WHERE me.uid = ?2),"
 	    " related AS ("
 	    "  SELECT coalesce(p.node_name, '') AS node, count(*) AS n"
@@ -614,8 +677,9 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 	sqlite3_bind_text(stmt, 2, rs_uid, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 3, template_labels, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 4, rs_name, -1, SQLITE_TRANSIENT);
-	/* The selector's parameters come after ?4, the highest numbered one before them. */
-	first = 5;
+	sqlite3_bind_text(stmt, 5, st->flavor->kind, -1, SQLITE_STATIC);
+	/* The selector's parameters come after ?5, the highest numbered one before them. */
+	first = 6;
 	if (selector_bind(sel, stmt, first, error) < 0) {
 		sqlite3_clear_bindings(stmt);
 		return -1;
@@ -649,7 +713,8 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 		    (c->rank.ready_since != 0 && c->rank.ready_since + min_ready <= now));
 	}
 	if (rc != SQLITE_DONE)
-		error_set(error, "replicaset: listing pods: %s", sqlite3_errmsg(st->db));
+		error_set(error, "%s: listing pods: %s", st->flavor->controller,
+		    sqlite3_errmsg(st->db));
 	sqlite3_reset(stmt);
 	sqlite3_clear_bindings(stmt);
 	return rc == SQLITE_DONE ? 0 : -1;
@@ -702,13 +767,15 @@ diff_read(struct replicaset_state *st, const char *uid, long long *desired,
 	}
 	sqlite3_reset(stmt);
 	if (rc != SQLITE_DONE)
-		return error_set(error, "replicaset: diff: %s", sqlite3_errmsg(st->db));
+		return error_set(error, "%s: diff: %s", st->flavor->controller,
+		    sqlite3_errmsg(st->db));
 	return 0;
 }
 
 /* Adds the creations or deletions that bring the claimed pods to spec.replicas. */
 static void
-manage(struct sync_result *out, const cJSON *rs, const char *namespace,
+manage(const struct replicaset_state *st, struct sync_result *out, const cJSON *rs,
+    const char *namespace,
     struct candidates *cs, const int *claimed, int nclaimed, long long replicas, double now)
 {
 	long long diff = nclaimed - replicas;
@@ -721,7 +788,7 @@ manage(struct sync_result *out, const cJSON *rs, const char *namespace,
 		out->creating = 1;
 		/* Every pod is made from the same template: the first creation owns the
 		 * body and the others borrow it (up to 500 copies otherwise). */
-		pod = replicaset_pod_from_template(rs);
+		pod = replicaset_pod_from_template_of(owners_resource(st), rs);
 		for (int i = 0; i < n; i++) {
 			struct action *a = action_append(&out->manage, &out->nmanage);
 			pod_action(a, ACTION_CREATE, "create", namespace, NULL, pod,
@@ -756,8 +823,9 @@ manage(struct sync_result *out, const cJSON *rs, const char *namespace,
 /* Adds the status update, if the status changes, or for the case the creations or
  * deletions fail (the ReplicaFailure condition). */
 static void
-status_action(struct sync_result *out, const cJSON *rs, const char *namespace,
-    const char *name, const struct replicaset_counts *counts, double now)
+status_action(const struct replicaset_state *st, struct sync_result *out, const cJSON *rs,
+    const char *namespace, const char *name, const struct replicaset_counts *counts,
+    double now)
 {
 	cJSON *status = replicaset_status_new(rs, counts);
 	cJSON *object = NULL, *ctx = NULL, *failed_status = NULL;
@@ -765,6 +833,8 @@ status_action(struct sync_result *out, const cJSON *rs, const char *namespace,
 	struct action *a;
 	char stamp[TIME_RFC3339_SIZE];
 
+	if (!st->flavor->terminating_replicas)
+		cJSON_DeleteItemFromObjectCaseSensitive(status, "terminatingReplicas");
 	/* Should the creations or deletions fail, a ReplicaFailure condition already
 	 * there stays as it is (kube refreshes neither its reason nor its message): that
 	 * status starts from the cached conditions. */
@@ -794,7 +864,7 @@ status_action(struct sync_result *out, const cJSON *rs, const char *namespace,
 	a = xcalloc(1, sizeof *a);
 	a->type = ACTION_UPDATE_STATUS;
 	a->verb = "update-status";
-	a->resource = replicasets_resource();
+	a->resource = owners_resource(st);
 	a->namespace = xstrdup(namespace);
 	a->name = xstrdup(name);
 	a->uid = out->owner_uid != NULL ? xstrdup(out->owner_uid) : NULL;
@@ -829,14 +899,34 @@ replicaset_read(struct replicaset_state *st, const char *namespace, const char *
 			free(*uid);
 			*uid = NULL;
 			sqlite3_reset(stmt);
-			return error_set(error, "replicaset %s/%s: the cached body is not JSON",
-			    namespace, name);
+			return error_set(error, "%s %s/%s: the cached body is not JSON",
+			    st->flavor->controller, namespace, name);
 		}
 	}
 	sqlite3_reset(stmt);
 	if (rc != SQLITE_DONE)
-		return error_set(error, "replicaset: %s", sqlite3_errmsg(st->db));
+		return error_set(error, "%s: %s", st->flavor->controller,
+		    sqlite3_errmsg(st->db));
 	return 0;
+}
+
+/* The owner's selector: a ReplicationController's map of labels reads as a LabelSelector
+ * of those matchLabels, as kube converts it. */
+static struct selector *
+replicaset_selector(const struct replicaset_state *st, const cJSON *spec, char **error)
+{
+	const cJSON *selector = cJSON_GetObjectItemCaseSensitive(spec, "selector");
+	cJSON *wrapped;
+	struct selector *sel;
+
+	if (!st->flavor->map_selector)
+		return selector_from_json(selector, error);
+	wrapped = cJSON_CreateObject();
+	if (cJSON_IsObject(selector))
+		cJSON_AddItemToObject(wrapped, "matchLabels", cJSON_Duplicate(selector, 1));
+	sel = selector_from_json(wrapped, error);
+	cJSON_Delete(wrapped);
+	return sel;
 }
 
 static int
@@ -857,9 +947,10 @@ replicaset_sync(struct controller *c, const char *key, double now, struct sync_r
 	memset(&counts, 0, sizeof counts);
 	out->controller = c->type->name;
 	out->key = xstrdup(key);
-	out->owner_resource = replicasets_resource();
+	out->owner_resource = owners_resource(st);
 	if (controller_key_split(key, &namespace, &name) != 0)
-		return error_set(error, "replicaset: %s is not a namespace/name key", key);
+		return error_set(error, "%s: %s is not a namespace/name key",
+		    st->flavor->controller, key);
 	if (replicaset_read(st, namespace, name, &uid, &rs, error) != 0)
 		goto out;
 	if (rs == NULL) {
@@ -870,7 +961,10 @@ replicaset_sync(struct controller *c, const char *key, double now, struct sync_r
 	}
 	out->owner_uid = xstrdup(uid);
 	out->owner = cJSON_Duplicate(rs, 1);
-	if (consistency_ready(c->writes, key, uid, &ready, &behind, error) != 0)
+	/* kube's ReplicationController does not wait for its own writes (a no-op store). */
+	ready = 1;
+	if (st->flavor->consistency &&
+	    consistency_ready(c->writes, key, uid, &ready, &behind, error) != 0)
 		goto out;
 	if (!ready) {
 		out->stale = 1;
@@ -883,11 +977,12 @@ replicaset_sync(struct controller *c, const char *key, double now, struct sync_r
 	min_ready = json_int(spec, "minReadySeconds", 0);
 	deleting = json_path(rs, "metadata.deletionTimestamp") != NULL &&
 	    !cJSON_IsNull(json_path(rs, "metadata.deletionTimestamp"));
-	sel = selector_from_json(cJSON_GetObjectItemCaseSensitive(spec, "selector"), &sel_error);
+	sel = replicaset_selector(st, spec, &sel_error);
 	if (sel == NULL) {
 		/* A selector the apiserver let through but we cannot read: nothing to do
 		 * until the ReplicaSet changes (kube gives up on it the same way). */
-		log_error("replicaset %s: invalid selector: %s", key, sel_error);
+		log_error("%s %s: invalid selector: %s", st->flavor->controller, key,
+		    sel_error);
 		free(sel_error);
 		rc = 0;
 		goto out;
@@ -924,20 +1019,20 @@ replicaset_sync(struct controller *c, const char *key, double now, struct sync_r
 		if (claim == CONTROLLERREF_ADOPT) {
 			controllerref_claim_action(action_append(&out->claims, &out->nclaims),
 			    claim, pods_resource(), namespace, p->name, p->uid,
-			    controllerref_adopt_patch(replicasets_resource(), rs, p->uid),
+			    controllerref_adopt_patch(owners_resource(st), rs, p->uid),
 			    xstrdup("an orphan the selector matches"));
 			out->recheck_owner = 1;
 		}
 		if (claim == CONTROLLERREF_KEEP || claim == CONTROLLERREF_ADOPT)
 			claimed[nclaimed++] = i;
 	}
-	log_v(4, "replicaset sync key=%s desired=%lld controlled=%lld claimed=%d "
-	    "expectations_satisfied=%d deleting=%d", key, desired, actual, nclaimed, satisfied,
-	    deleting);
+	log_v(4, "%s sync key=%s desired=%lld controlled=%lld claimed=%d "
+	    "expectations_satisfied=%d deleting=%d", st->flavor->controller, key, desired,
+	    actual, nclaimed, satisfied, deleting);
 
 	/* Manage. */
 	if (satisfied && !deleting) {
-		manage(out, rs, namespace, &cs, claimed, nclaimed, replicas, now);
+		manage(st, out, rs, namespace, &cs, claimed, nclaimed, replicas, now);
 	} else if (!satisfied && nclaimed != replicas) {
 		long long adds = 0, dels = 0;
 		int found;
@@ -954,7 +1049,7 @@ replicaset_sync(struct controller *c, const char *key, double now, struct sync_r
 		counts.ready += p->rank.ready;
 		counts.available += p->available;
 	}
-	status_action(out, rs, namespace, name, &counts, now);
+	status_action(st, out, rs, namespace, name, &counts, now);
 	/* Ready but not yet available pods: look again when the first one should be. */
 	if (min_ready > 0 && counts.ready != counts.available) {
 		struct pod_rank *ranks = xmalloc(((size_t)nclaimed + 1) * sizeof *ranks);
@@ -990,7 +1085,7 @@ resolve_controller_ref(struct replicaset_state *st, const char *namespace, const
 
 	/* The kind decides, not the apiVersion (kube compares only the kind, the name and
 	 * the uid). */
-	if (strcmp(json_string(ref, "kind"), REPLICASET_KIND) != 0)
+	if (strcmp(json_string(ref, "kind"), st->flavor->kind) != 0)
 		return NULL;
 	stmt = state_stmt(st, STMT_RS_BY_UID);
 	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
@@ -1033,9 +1128,9 @@ min_ready_seconds(struct replicaset_state *st, const char *key)
 
 /* Logs a failed expectations write: the sync will wait out the timeout at worst. */
 static void
-observe_failed(const char *what, const char *key, char *error)
+observe_failed(const struct controller *c, const char *what, const char *key, char *error)
 {
-	log_error("replicaset: recording %s for %s: %s", what, key, error);
+	log_error("%s: recording %s for %s: %s", c->type->name, what, key, error);
 	free(error);
 }
 
@@ -1056,7 +1151,7 @@ pod_deleted(struct controller *c, const cJSON *pod, const struct controller_queu
 		return;
 	pod_key = xasprintf("%s/%s", namespace, name);
 	if (expectations_deletion_observed(c->expectations, key, pod_key, &error) != 0)
-		observe_failed("a deletion", key, error);
+		observe_failed(c, "a deletion", key, error);
 	q->add(key, q->arg);
 	free(pod_key);
 	free(key);
@@ -1103,7 +1198,7 @@ pod_added(struct controller *c, const cJSON *pod, const struct controller_queue 
 		if (key == NULL)
 			return;
 		if (expectations_creation_observed(c->expectations, key, &error) != 0)
-			observe_failed("a creation", key, error);
+			observe_failed(c, "a creation", key, error);
 		q->add(key, q->arg);
 		free(key);
 		return;
@@ -1165,20 +1260,22 @@ static void
 replicaset_handle_event(struct controller *c, const struct informer_event *ev, double now,
     const struct controller_queue *q)
 {
+	const struct replicaset_state *st = c->state;
 	const cJSON *meta = json_path(ev->object, "metadata");
 	cJSON *old = NULL;
 	char *key, *error = NULL;
 
 	(void)now;
-	if (strcmp(ev->resource->name, "replicasets") == 0) {
+	if (strcmp(ev->resource->name, st->flavor->resource) == 0) {
 		key = xasprintf("%s/%s", json_string(meta, "namespace"),
 		    json_string(meta, "name"));
 		if (ev->type == INFORMER_DELETED) {
 			if (expectations_delete(c->expectations, key, &error) != 0)
-				observe_failed("the deletion of expectations", key, error);
+				observe_failed(c, "the deletion of expectations", key,
+			    error);
 			error = NULL;
 			if (consistency_forget(c->writes, key, &error) != 0)
-				observe_failed("the deletion of writes", key, error);
+				observe_failed(c, "the deletion of writes", key, error);
 		}
 		q->add(key, q->arg);
 		free(key);
@@ -1210,7 +1307,8 @@ replicaset_list_keys(struct controller *c, void (*cb)(const char *key, void *arg
 {
 	struct replicaset_state *st = c->state;
 
-	return controller_list_keys_of(st->stmt[STMT_RS_KEYS], "replicaset", cb, arg, error);
+	return controller_list_keys_of(st->stmt[STMT_RS_KEYS], st->flavor->controller, cb,
+	    arg, error);
 }
 
 static const char *const replicaset_resources[] = { "pods", "replicasets", NULL };
@@ -1229,18 +1327,28 @@ replicaset_pod_active(const cJSON *pod)
 	    strcmp(phase->valuestring, "Failed") == 0));
 }
 
-/* After a restart: a ReplicaSet's inherited expectations go once the cache shows the
- * same active pods as a live LIST by its selector. */
+/* After a restart: an owner's inherited expectations go once the cache shows the same
+ * active pods as a live LIST by its selector. */
+#define RECOVERY_OWNERS_SQL(table)						\
+	"SELECT e.key, rs.uid, rs.selector, rs.namespace, e.set_at"		\
+	" FROM expectations e"							\
+	" JOIN " table " rs ON rs.namespace || '/' || rs.name = e.key"		\
+	" WHERE e.controller = ?1 AND (e.adds > 0 OR e.deletes > 0)"
+#define RECOVERY_CACHED_SQL							\
+	"SELECT p.uid FROM object_owners o"					\
+	" JOIN cache_pods p ON p.id = o.object_id WHERE o.owner_uid = ?1"	\
+	" AND o.controller = 1 AND p.deletion_timestamp IS NULL"		\
+	" AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed') ORDER BY p.uid"
 static const struct controller_recovery replicaset_recovery = {
-	.owners_sql = "SELECT e.key, rs.uid, rs.selector, rs.namespace, e.set_at"
-	    " FROM expectations e"
-	    " JOIN cache_replicasets rs ON rs.namespace || '/' || rs.name = e.key"
-	    " WHERE e.controller = ?1 AND (e.adds > 0 OR e.deletes > 0)",
+	.owners_sql = RECOVERY_OWNERS_SQL("cache_replicasets"),
 	.dependents = "pods",
-	.cached_sql = "SELECT p.uid FROM object_owners o"
-	    " JOIN cache_pods p ON p.id = o.object_id WHERE o.owner_uid = ?1 AND o.controller = 1"
-	    " AND p.deletion_timestamp IS NULL"
-	    " AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed') ORDER BY p.uid",
+	.cached_sql = RECOVERY_CACHED_SQL,
+	.active = replicaset_pod_active,
+};
+static const struct controller_recovery replicationcontroller_recovery = {
+	.owners_sql = RECOVERY_OWNERS_SQL("cache_replicationcontrollers"),
+	.dependents = "pods",
+	.cached_sql = RECOVERY_CACHED_SQL,
 	.active = replicaset_pod_active,
 };
 
@@ -1253,6 +1361,25 @@ const struct controller_type replicaset_controller_type = {
 	.event_component = "replicaset-controller",
 	.recovery = &replicaset_recovery,
 	.init = replicaset_init,
+	.fini = replicaset_fini,
+	.handle_event = replicaset_handle_event,
+	.list_keys = replicaset_list_keys,
+	.sync = replicaset_sync,
+};
+
+static const char *const replicationcontroller_resources[] = {
+	"pods", "replicationcontrollers", NULL,
+};
+
+const struct controller_type replicationcontroller_controller_type = {
+	.name = "replicationcontroller",
+	.resources = replicationcontroller_resources,
+	.default_workers = 5,
+	.workers_flag = "concurrent-rc-syncs",
+	.workers_help = "ReplicationControllers synced at once",
+	.event_component = "replication-controller",
+	.recovery = &replicationcontroller_recovery,
+	.init = replicationcontroller_init,
 	.fini = replicaset_fini,
 	.handle_event = replicaset_handle_event,
 	.list_keys = replicaset_list_keys,

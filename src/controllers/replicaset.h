@@ -9,10 +9,14 @@
 
 #include "controller.h"
 
+struct resource;
+
 /* At most this many creations or deletions per sync (kube's burstReplicas). */
 #define REPLICASET_BURST_REPLICAS 500
 
 extern const struct controller_type replicaset_controller_type;
+/* kube's ReplicationController controller: the same rules over ReplicationControllers. */
+extern const struct controller_type replicationcontroller_controller_type;
 
 /* What pod ranking compares, for one pod. Times are Unix seconds, 0 when absent. */
 struct pod_rank {
@@ -44,6 +48,8 @@ void replicaset_rank_pods(struct pod_rank *pods, int n, double now);
 /* The pod the controller creates for rs (a ReplicaSet object): its template's labels,
  * annotations, finalizers and spec, generateName "<name>-", and rs as controller owner. */
 cJSON *replicaset_pod_from_template(const cJSON *rs);
+/* The same for an owner of another resource (a ReplicationController). */
+cJSON *replicaset_pod_from_template_of(const struct resource *owner, const cJSON *rs);
 
 /* Counts of a ReplicaSet's pods, as its status reports them. */
 struct replicaset_counts {
