@@ -1,10 +1,10 @@
 -- 006-core.sql - the core resources the namespace, serviceaccount, root CA and pod garbage
 -- collector controllers read, cached in cache_objects beside the metadata resources.
 --
--- namespaces and configmaps are kept whole (their bodies hold spec, status and data);
--- serviceaccounts and nodes by their metadata, as discovery's resources are. Their
--- api_resources rows are fixed, so the objects view and its graph see them whatever
--- discovery says.
+-- namespaces, configmaps and nodes are kept whole (the controllers read their spec, status,
+-- data, taints and conditions); serviceaccounts by their metadata, as discovery's
+-- resources are. Their api_resources rows are fixed, so the objects view and its graph see
+-- them whatever discovery says.
 INSERT INTO api_resources (resource, api_version, kind, namespaced, served) VALUES
     ('namespaces', 'v1', 'Namespace', 0, 1),
     ('configmaps', 'v1', 'ConfigMap', 1, 1),

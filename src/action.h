@@ -45,6 +45,9 @@ struct action {
 					   delete of a pod) */
 	const char *subresource;	/* ACTION_PATCH, ACTION_UPDATE: send to this
 					   subresource ("status", "finalize"), not the object */
+	int exists_ok;			/* ACTION_CREATE: AlreadyExists is success (the
+					   object wanted is there), as kube's serviceaccount
+					   controller takes it */
 	/* ACTION_UPDATE_STATUS: the object to send instead when the sync's creations or
 	 * deletions failed with message (malloc'd result), or NULL to send body anyway. */
 	cJSON *(*body_on_failure)(const struct action *a, const char *message);
@@ -97,7 +100,8 @@ struct sync_result {
 	int nclaims;
 
 	/* Live reads that must find their object absent (NotFound, or another uid than the
-	 * action's) before anything else is sent: the cache says it is gone, and it may lag.
+	 * action's; an action without a uid must find no object of its name at all) before
+	 * anything else is sent: the cache says it is gone, and it may lag.
 	 * One that finds it ends the execution with an error (the key is synced again with
 	 * backoff, by when the cache has caught up). Sent all at once, before the claims. */
 	struct action *confirm_absent;

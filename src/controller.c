@@ -12,7 +12,10 @@
 #include "controller.h"
 #include "controllers/deployment.h"
 #include "controllers/garbagecollector.h"
+#include "controllers/podgc.h"
 #include "controllers/replicaset.h"
+#include "controllers/rootcacertpublisher.h"
+#include "controllers/serviceaccount.h"
 #include "expectations.h"
 #include "kcmflags.h"
 #include "log.h"
@@ -25,6 +28,9 @@ const struct controller_type *const controller_types[] = {
 	&replicationcontroller_controller_type,
 	&deployment_controller_type,
 	&garbagecollector_controller_type,
+	&serviceaccount_controller_type,
+	&rootcacertpublisher_controller_type,
+	&podgc_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 

@@ -381,8 +381,10 @@ confirm_done(struct execution *x, const struct action *a, struct restops_result 
 		    a->namespace != NULL && *a->namespace != '\0' ? "/" : "", a->name,
 		    res->status.message);
 		x->failed = 1;
-	} else if (cJSON_IsString(uid) && a->uid != NULL && strcmp(uid->valuestring,
-	    a->uid) == 0) {
+	} else if (a->uid == NULL || (cJSON_IsString(uid) && strcmp(uid->valuestring,
+	    a->uid) == 0)) {
+		/* The same object, or (a read without a uid: a node the cache never had)
+		 * any object of that name. */
 		log_v(2, "%s %s: %s %s%s%s exists: the cache lags; not acting on its absence",
 		    x->r.controller, x->r.key, a->resource->kind,
 		    a->namespace != NULL ? a->namespace : "",
@@ -538,7 +540,8 @@ write_done(struct execution *x, struct action *a, struct restops_result *res)
 
 	int deletes = a->type == ACTION_DELETE || a->type == ACTION_DELETE_COLLECTION;
 
-	if (res->status.reason == API_OK || (deletes && res->status.reason == API_NOT_FOUND)) {
+	if (res->status.reason == API_OK || (deletes && res->status.reason == API_NOT_FOUND) ||
+	    (a->exists_ok && res->status.reason == API_ALREADY_EXISTS)) {
 		log_v(2, "%s %s: %s %s %s/%s", x->r.controller, x->r.key, a->verb,
 		    a->resource->name, a->namespace, a->name != NULL ? a->name : "?");
 		action_event(x, a, 1, cJSON_IsString(name) ? name->valuestring :

@@ -1279,6 +1279,35 @@ another_uid_under_the_owners_name_confirms_its_absence(void **state)
 	assert_outcome(h, 0, 0);
 }
 
+/* A read without a uid (the pod garbage collector's of a node the cache never had) is
+ * answered by any object of that name: found, nothing is written and the key comes back
+ * with backoff; NotFound lets the writes go. */
+static void
+confirmation_without_a_uid_finds_any_object_of_the_name(void **state)
+{
+	(void)state;
+	for (int live = 0; live <= 1; live++) {
+		struct harness *h = harness_new(fixture_new());
+		struct sync_result r;
+
+		deployment_result(&r);
+		free(action_add(&r.confirm_absent, &r.nconfirm_absent, ACTION_GET,
+		    "confirm-absent", "replicasets", "gone", NULL)->uid);
+		r.confirm_absent[0].uid = NULL;
+		rs_write(&r, ACTION_DELETE, "rs-1");
+		if (live)
+			h->fake->live_rs = fixture_parse("{\"apiVersion\":\"apps/v1\","
+			    "\"kind\":\"ReplicaSet\",\"metadata\":{\"name\":\"gone\","
+			    "\"namespace\":\"default\",\"uid\":\"uid-anyone\"}}");
+		carry_out_result(h, &r);
+
+		assert_requests(h, live ? "GET replicasets/gone" :
+		    "GET replicasets/gone;DELETE replicasets/rs-1");
+		assert_outcome(h, live, 0);
+		harness_free(h);
+	}
+}
+
 /* A claim that fails stops the sync before any write. */
 static void
 failed_claim_sends_no_write(void **state)
@@ -1410,6 +1439,30 @@ failing_create_that_exists_already_sends_no_failure_status(void **state)
 		assert_outcome(h, 1, 0);
 		harness_free(h);
 	}
+}
+
+/* A creation marked exists_ok that finds its object there is done, as kube's
+ * serviceaccount controller takes AlreadyExists: the next write goes out, then the status,
+ * and the sync succeeds. */
+static void
+create_write_that_may_exist_already_is_done(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault exists = { "POST", "replicasets", 1, 0, 409,
+	    "AlreadyExists", "replicasets.apps \"foobar-new\" already exists", NULL };
+	struct sync_result r;
+
+	deployment_result(&r);
+	rs_write(&r, ACTION_CREATE, "foobar-new")->exists_ok = 1;
+	rs_write(&r, ACTION_PATCH, "rs-1");
+	deployment_status(&r);
+	fake_apiserver_set_faults(h->fake, &exists, 1);
+	carry_out_result(h, &r);
+
+	assert_requests(h, "POST replicasets;PATCH replicasets/rs-1;"
+	    "PUT deployments/foobar/status");
+	assert_int_equal(nth_request(h, "POST", "replicasets", 0)->code, 409);
+	assert_outcome(h, 0, 0);
 }
 
 /* A creation refused because the namespace is being deleted stops the writes without a
@@ -2010,12 +2063,14 @@ main(void)
 		T(absence_confirmed_once_is_not_read_again),
 		T(owner_found_live_stops_the_writes),
 		T(another_uid_under_the_owners_name_confirms_its_absence),
+		T(confirmation_without_a_uid_finds_any_object_of_the_name),
 		T(failed_claim_sends_no_write),
 		cmocka_unit_test(first_failing_write_stops_the_rest_and_the_status),
 		cmocka_unit_test(failing_write_with_an_error_prefix_sends_the_failure_status),
 		cmocka_unit_test(failing_create_that_exists_already_sends_no_failure_status),
 		cmocka_unit_test(
 		    create_write_refused_by_a_terminating_namespace_stops_without_failure),
+		T(create_write_that_may_exist_already_is_done),
 		T(delete_write_not_found_is_done_and_the_next_write_goes_out),
 		T(patch_write_not_found_is_a_failure),
 		T(sync_events_are_recorded_before_any_write),

@@ -1072,9 +1072,9 @@ make_meta(const char *uid, const char *ns, const char *name, const char *rv,
 	return obj;
 }
 
-/* namespaces and configmaps are kept whole in cache_objects, serviceaccounts and nodes
- * by their metadata; each keeps its own rows there, and the objects view and the owner
- * graph see them with their fixed api_resources rows (schema 006). */
+/* namespaces, configmaps and nodes are kept whole in cache_objects, serviceaccounts by
+ * their metadata; each keeps its own rows there, and the objects view and the owner graph
+ * see them with their fixed api_resources rows (schema 006). */
 static void
 core_resources_live_in_cache_objects_whole_or_by_metadata(void **state)
 {
@@ -1100,6 +1100,7 @@ core_resources_live_in_cache_objects_whole_or_by_metadata(void **state)
 	assert_false(nss->namespaced);
 	assert_false(cms->metadata_only);
 	assert_true(sas->metadata_only);
+	assert_false(nodes->metadata_only);
 	assert_true(resource_in_objects(nss) && resource_in_objects(nodes));
 	assert_false(resource_in_objects(pods));
 	/* Discovery's resource of the same group and plural is the typed one. */
