@@ -12,6 +12,7 @@
 #include "controller.h"
 #include "controllers/deployment.h"
 #include "controllers/garbagecollector.h"
+#include "controllers/namespace.h"
 #include "controllers/podgc.h"
 #include "controllers/replicaset.h"
 #include "controllers/rootcacertpublisher.h"
@@ -28,6 +29,7 @@ const struct controller_type *const controller_types[] = {
 	&replicationcontroller_controller_type,
 	&deployment_controller_type,
 	&garbagecollector_controller_type,
+	&namespace_controller_type,
 	&serviceaccount_controller_type,
 	&rootcacertpublisher_controller_type,
 	&podgc_controller_type,

@@ -540,6 +540,15 @@ write_done(struct execution *x, struct action *a, struct restops_result *res)
 
 	int deletes = a->type == ACTION_DELETE || a->type == ACTION_DELETE_COLLECTION;
 
+	/* A collection delete the resource does not take (405) is not a failure: a sync
+	 * that was not sure of it follows it with the deletes of each object (the namespace
+	 * controller, as kube's deleteCollection gives way to deleteEachItem). */
+	if (a->type == ACTION_DELETE_COLLECTION &&
+	    res->status.reason == API_METHOD_NOT_ALLOWED) {
+		log_v(2, "%s %s: %s takes no collection delete", x->r.controller, x->r.key,
+		    a->resource->name);
+		return;
+	}
 	if (res->status.reason == API_OK || (deletes && res->status.reason == API_NOT_FOUND) ||
 	    (a->exists_ok && res->status.reason == API_ALREADY_EXISTS)) {
 		log_v(2, "%s %s: %s %s %s/%s", x->r.controller, x->r.key, a->verb,

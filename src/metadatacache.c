@@ -15,6 +15,10 @@
  * that a custom resource created while sqlkcm runs is watched at once and one removed stops
  * being watched. A resource discovery no longer lists loses its informer and its rows,
  * unless its group-version failed to be read (then nothing is concluded about it).
+ *
+ * Each read also records, for the namespace controller, the verbs of every resource
+ * (api_resources.verbs) and the group-versions that could not be read
+ * (discovery_failures).
  */
 #include "config.h"
 
@@ -92,6 +96,57 @@ listed(const char *list, const char *gv)
 	return 0;
 }
 
+/* Records what the namespace controller needs of discovery: the verbs of each resource
+ * (api_resources.verbs: does it take a collection delete?) and the group-versions that
+ * could not be read (discovery_failures, its NamespaceDeletionDiscoveryFailure). */
+static void
+metadatacache_note_discovery(struct metadatacache *mc, const struct discovery *d)
+{
+	static const char *const sql[] = {
+		"UPDATE api_resources SET verbs = ?2 WHERE resource = ?1 AND verbs IS NOT ?2",
+		"DELETE FROM discovery_failures",
+		"INSERT OR IGNORE INTO discovery_failures (group_version) VALUES (?1)",
+	};
+	sqlite3_stmt *stmt[3] = { NULL, NULL, NULL };
+	char *error = NULL, *gv;
+	int rc = SQLITE_DONE;
+
+	if (store_prepare_statements(store_db(mc->store), sql, 3, stmt, "metadata cache",
+	    &error) != 0)
+		goto out;
+	for (size_t i = 0; i < d->count && rc == SQLITE_DONE; i++) {
+		const struct api_resource *a = &d->items[i];
+		const struct resource *r = resource_metadata(a->group, a->version, a->resource,
+		    a->kind, a->namespaced);
+
+		sqlite3_bind_text(stmt[0], 1, r->name, -1, SQLITE_STATIC);
+		sqlite3_bind_int(stmt[0], 2, (int)a->verbs);
+		rc = sqlite3_step(stmt[0]);
+		sqlite3_reset(stmt[0]);
+	}
+	if (rc == SQLITE_DONE)
+		rc = sqlite3_step(stmt[1]);
+	for (const char *p = d->failed; p != NULL && *p != '\0' && rc == SQLITE_DONE;) {
+		size_t n = strcspn(p, ",");
+
+		gv = xstrndup(p + strspn(p, " "), n - strspn(p, " "));
+		sqlite3_bind_text(stmt[2], 1, gv, -1, SQLITE_TRANSIENT);
+		rc = sqlite3_step(stmt[2]);
+		sqlite3_reset(stmt[2]);
+		free(gv);
+		p = p[n] == ',' ? p + n + 1 : NULL;
+	}
+	if (rc != SQLITE_DONE)
+		error = xasprintf("metadata cache: recording discovery's verbs and failures: %s",
+		    sqlite3_errmsg(store_db(mc->store)));
+out:
+	if (error != NULL) {
+		log_error("%s", error);
+		free(error);
+	}
+	store_finalize_statements(stmt, 3);
+}
+
 void
 metadatacache_apply(struct metadatacache *mc, struct discovery *d)
 {
@@ -154,6 +209,7 @@ metadatacache_apply(struct metadatacache *mc, struct discovery *d)
 	mc->current = next;
 	mc->ncurrent = nnext;
 	metrics_gauge_set(mc->resources, nnext);
+	metadatacache_note_discovery(mc, d);
 }
 
 /* A read of discovery is back. */

@@ -1,0 +1,1487 @@
+/*
+ * test_namespace.c - the namespace controller (controllers/namespace.c) against
+ * kube-controller-manager's rules, as data.
+ *
+ * The rules are kube v1.36.3's pkg/controller/namespace: the NamespacedResourcesDeleter
+ * (deletion/namespaced_resources_deleter.go) and its conditions
+ * (deletion/status_condition_utils.go) for a sync, the controller's enqueueNamespace
+ * (namespace_controller.go) for the handlers. The cases are those of
+ * namespaced_resources_deleter_test.go (TestFinalized, TestFinalizeNamespaceFunc,
+ * testSyncNamespaceThatIsTerminating's scenarios, TestSyncNamespaceThatIsActive,
+ * TestDeleteEncounters404) and status_condition_utils_test.go (TestUpdateConditions,
+ * TestProcessContentTotals) where they map, and one row for each branch of
+ * deleteAllContent and deleteAllContentForGroupVersionResource. Every row names the kube
+ * case or the rule it ports; rows of sqlkcm's own say so.
+ *
+ * kube's tests count the requests a fake apiserver sees; here a row writes a namespace and
+ * its content into an in-memory store (every informer synced) and compares what a sync
+ * decides:
+ *
+ * - writes, in order, joined by "; ": "delete-collection RESOURCE", "delete RESOURCE/NAME",
+ *   "finalize [FINALIZERS]"; the collection deletes of a pass that deletes every collection
+ *   (pods first, then each other namespaced resource) read "delete-collection pods;
+ *   delete-collection (every other resource)";
+ * - status: the status written, as "PHASE; TYPE STATUS REASON[: MESSAGE]; ..." in the
+ *   conditions' order, messages only for the conditions that are True ("" when none);
+ * - requeue: the seconds after which the namespace is synced again.
+ *
+ * A row with two passes caches the first pass's status (as its watch event would) and
+ * describes the second.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+#include <event2/event.h>
+
+#include "action.h"
+#include "controller.h"
+#include "controllers/namespace.h"
+#include "discovery.h"
+#include "executor.h"
+#include "fixtures.h"
+#include "informer.h"
+#include "json.h"
+#include "metadatacache.h"
+#include "resource.h"
+#include "store.h"
+#include "timeutil.h"
+#include "util.h"
+
+#define MAX_OBJECTS 8
+#define NS "ns1"
+
+/* The verbs of a resource that takes everything, and of one without deletecollection. */
+#define ALL_VERBS (DISCOVERY_LIST | DISCOVERY_WATCH | DISCOVERY_DELETE | DISCOVERY_GET | \
+	DISCOVERY_PATCH | DISCOVERY_DELETECOLLECTION)
+#define NO_COLLECTION (DISCOVERY_LIST | DISCOVERY_WATCH | DISCOVERY_DELETE)
+/* The requeue of a pass that waits for nothing in particular: --namespace-sync-period. */
+#define SYNC_PERIOD 300.0
+
+#define HOLD "[\"example.com/hold\"]"
+#define KUBEDB "[\"kubedb\"]"
+#define CATALOG "[\"service-catalog\"]"
+#define OK_CONDITIONS \
+	"NamespaceDeletionDiscoveryFailure False ResourcesDiscovered; " \
+	"NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions; " \
+	"NamespaceDeletionContentFailure False ContentDeleted; " \
+	"NamespaceContentRemaining False ContentRemoved; " \
+	"NamespaceFinalizersRemaining False ContentHasNoFinalizers"
+#define EVERY_COLLECTION "delete-collection pods; delete-collection (every other resource)"
+
+/* The resources discovery would list (besides the typed ones and 006-core.sql's rows),
+ * cached by their metadata, with their verbs. */
+static const struct {
+	const char *group, *version, *plural, *kind;
+	int namespaced;
+	int verbs;			/* -1: not known (NULL) */
+} metadata_resources[] = {
+	{ "", "v1", "secrets", "Secret", 1, ALL_VERBS },
+	{ "", "v1", "services", "Service", 1, ALL_VERBS },
+	{ "apps", "v1", "daemonsets", "DaemonSet", 1, ALL_VERBS },
+	{ "example.com", "v1", "widgets", "Widget", 1, ALL_VERBS },
+	{ "example.com", "v1", "flakes", "Flake", 1, ALL_VERBS },
+	{ "example.com", "v1", "gadgets", "Gadget", 1, NO_COLLECTION },
+	{ "example.com", "v1", "gizmos", "Gizmo", 1, -1 },
+	{ "rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", 0, ALL_VERBS },
+};
+
+/* --- objects -------------------------------------------------------------------------- */
+
+/* A cached object of the namespace (or of another one). */
+struct object_spec {
+	const char *resource;	/* NULL ends a list */
+	const char *name;
+	const char *ns;		/* NULL: NS; "" for a cluster-scoped one */
+	const char *finalizers;	/* JSON list; NULL: none */
+	int deleting;		/* it has a deletionTimestamp */
+	const char *node;	/* a pod's spec.nodeName; NULL: unscheduled */
+	const char *phase;	/* a pod's status.phase; NULL: Running */
+	int grace;		/* a pod's terminationGracePeriodSeconds; 0: 30; -1: 0 */
+};
+
+/* An object of resource r named n, then any of the members above. */
+#define OBJECT(r, n, ...) { .resource = r, .name = n, __VA_ARGS__ }
+
+/* The namespace of a row. */
+struct ns_spec {
+	int active;			/* no deletionTimestamp */
+	double deleted_ago;		/* seconds before NOW it was deleted */
+	const char *finalizers;		/* spec.finalizers JSON; NULL: ["kubernetes"] */
+	const char *phase;		/* NULL: Terminating */
+	const char *conditions;		/* status.conditions JSON; NULL: none */
+};
+
+/* The object spec describes, as the apiserver would send it. */
+static cJSON *
+object_new(const struct object_spec *spec)
+{
+	const struct resource *r = resource_find_any(spec->resource);
+	const char *ns = spec->ns != NULL ? spec->ns : NS;
+	struct buf b;
+	cJSON *object;
+
+	if (r == NULL)
+		fail_msg("no resource %s", spec->resource);
+	buf_init(&b);
+	buf_printf(&b, "{\"apiVersion\":\"%s\",\"kind\":\"%s\",\"metadata\":{\"name\":\"%s\","
+	    "\"uid\":\"uid-%s-%s-%s\",\"resourceVersion\":\"7\"",
+	    r->metadata_only ? "meta.k8s.io/v1" : r->api_version,
+	    r->metadata_only ? "PartialObjectMetadata" : r->kind, spec->name, r->name, ns,
+	    spec->name);
+	if (*ns != '\0')
+		buf_printf(&b, ",\"namespace\":\"%s\"", ns);
+	if (spec->deleting)
+		buf_append_str(&b, ",\"deletionTimestamp\":\"2025-12-31T23:59:00Z\"");
+	if (spec->finalizers != NULL)
+		buf_printf(&b, ",\"finalizers\":%s", spec->finalizers);
+	buf_append_str(&b, "}");
+	if (strcmp(r->name, "pods") == 0) {
+		buf_printf(&b, ",\"spec\":{\"terminationGracePeriodSeconds\":%d",
+		    spec->grace == 0 ? 30 : spec->grace < 0 ? 0 : spec->grace);
+		if (spec->node != NULL)
+			buf_printf(&b, ",\"nodeName\":\"%s\"", spec->node);
+		buf_printf(&b, "},\"status\":{\"phase\":\"%s\"}",
+		    spec->phase != NULL ? spec->phase : "Running");
+	}
+	buf_append_str(&b, "}");
+	object = cJSON_Parse(b.data);
+	if (object == NULL)
+		fail_msg("not JSON: %s", b.data);
+	buf_free(&b);
+	return object;
+}
+
+/* The namespace NS as spec describes it, at resourceVersion rv. */
+static cJSON *
+namespace_new(const struct ns_spec *spec, const char *rv)
+{
+	char when[TIME_RFC3339_SIZE];
+	struct buf b;
+	cJSON *object;
+
+	time_format_rfc3339((time_t)(NOW - spec->deleted_ago), when);
+	buf_init(&b);
+	buf_printf(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":"
+	    "\"" NS "\",\"uid\":\"uid-ns1\",\"resourceVersion\":\"%s\"", rv);
+	if (!spec->active)
+		buf_printf(&b, ",\"deletionTimestamp\":\"%s\"", when);
+	buf_printf(&b, "},\"spec\":{\"finalizers\":%s},\"status\":{\"phase\":\"%s\"",
+	    spec->finalizers != NULL ? spec->finalizers : "[\"kubernetes\"]",
+	    spec->phase != NULL ? spec->phase : "Terminating");
+	if (spec->conditions != NULL)
+		buf_printf(&b, ",\"conditions\":%s", spec->conditions);
+	buf_append_str(&b, "}}");
+	object = cJSON_Parse(b.data);
+	if (object == NULL)
+		fail_msg("not JSON: %s", b.data);
+	buf_free(&b);
+	return object;
+}
+
+/* --- the store and the controller ----------------------------------------------------- */
+
+struct keys {
+	char **keys;
+	int n;
+};
+
+/* One test's world; teardown frees whatever a failed assertion left. */
+struct env {
+	const void *row;
+	struct store *store;
+	struct controller *c;
+	struct controller_config config;
+	struct sync_result result;
+	char *error;
+	cJSON *object;
+	struct keys keys;
+	char *texts[8];
+	int ntexts;
+};
+
+/* Marks r's informer synced (a list applied whole). */
+static void
+informer_synced(struct env *env, const struct resource *r)
+{
+	long long epoch;
+
+	if (store_begin_list(env->store, r, &epoch, &env->error) != 0 ||
+	    store_finish_list(env->store, r, "1", &env->error) != 0)
+		fail_msg("marking %s synced: %s", r->name, env->error);
+}
+
+/* Sets the verbs api_resources holds for resource name (-1: NULL, not known). */
+static void
+set_verbs(struct env *env, const char *name, int verbs)
+{
+	sqlite3_stmt *stmt;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE api_resources SET verbs = ?2 "
+	    "WHERE resource = ?1", -1, &stmt, NULL) != SQLITE_OK)
+		fail_msg("prepare: %s", sqlite3_errmsg(store_db(env->store)));
+	sqlite3_bind_text(stmt, 1, name, -1, SQLITE_STATIC);
+	if (verbs >= 0)
+		sqlite3_bind_int(stmt, 2, verbs);
+	else
+		sqlite3_bind_null(stmt, 2);
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		fail_msg("set verbs: %s", sqlite3_errmsg(store_db(env->store)));
+	sqlite3_finalize(stmt);
+}
+
+/* An in-memory store with those resources, every informer synced, every verb known, and a
+ * namespace controller over it. */
+static int
+env_setup(void **state)
+{
+	struct env *env = xcalloc(1, sizeof *env);
+
+	env->row = *state;
+	*state = env;
+	if (store_open(":memory:", NULL, &env->store, &env->error) != 0)
+		fail_msg("store_open: %s", env->error);
+	for (int i = 0; i < resource_count; i++)
+		informer_synced(env, resource_all[i]);
+	set_verbs(env, "configmaps", ALL_VERBS);
+	set_verbs(env, "serviceaccounts", ALL_VERBS);
+	for (size_t i = 0; i < NELEM(metadata_resources); i++) {
+		const struct resource *r = resource_metadata(metadata_resources[i].group,
+		    metadata_resources[i].version, metadata_resources[i].plural,
+		    metadata_resources[i].kind, metadata_resources[i].namespaced);
+
+		if (store_note_api_resource(env->store, r, 1, &env->error) != 0)
+			fail_msg("store_note_api_resource %s: %s", r->name, env->error);
+		set_verbs(env, r->name, metadata_resources[i].verbs);
+		informer_synced(env, r);
+	}
+	env->c = controller_new(&namespace_controller_type, env->store, NULL, &env->error);
+	if (env->c == NULL)
+		fail_msg("controller_new: %s", env->error);
+	return 0;
+}
+
+static int
+env_teardown(void **state)
+{
+	struct env *env = *state;
+
+	sync_result_clear(&env->result);
+	free(env->error);
+	cJSON_Delete(env->object);
+	for (int i = 0; i < env->keys.n; i++)
+		free(env->keys.keys[i]);
+	free(env->keys.keys);
+	for (int i = 0; i < env->ntexts; i++)
+		free(env->texts[i]);
+	controller_free(env->c);
+	store_close(env->store);
+	resource_metadata_free_all();
+	free(env);
+	return 0;
+}
+
+/* Keeps text (malloc'd) for teardown and returns it. */
+static const char *
+keep(struct env *env, char *text)
+{
+	assert_true(env->ntexts < (int)NELEM(env->texts));
+	env->texts[env->ntexts++] = text;
+	return text;
+}
+
+/* Writes object (taken) into r's table. */
+static void
+cache(struct env *env, const struct resource *r, cJSON *object)
+{
+	int rc = store_upsert_object(env->store, r, object, 1, NULL, NULL, &env->error);
+
+	cJSON_Delete(object);
+	if (rc != 0)
+		fail_msg("store_upsert_object %s: %s", r->name,
+		    env->error != NULL ? env->error : "refused");
+}
+
+static void
+cache_objects(struct env *env, const struct object_spec *specs)
+{
+	for (int i = 0; i < MAX_OBJECTS && specs[i].resource != NULL; i++)
+		cache(env, resource_find_any(specs[i].resource), object_new(&specs[i]));
+}
+
+/* Records groups-versions discovery could not read. */
+static void
+discovery_failed(struct env *env, const char *group_version)
+{
+	sqlite3_stmt *stmt;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "INSERT INTO discovery_failures "
+	    "(group_version) VALUES (?1)", -1, &stmt, NULL) != SQLITE_OK)
+		fail_msg("prepare: %s", sqlite3_errmsg(store_db(env->store)));
+	sqlite3_bind_text(stmt, 1, group_version, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		fail_msg("insert: %s", sqlite3_errmsg(store_db(env->store)));
+	sqlite3_finalize(stmt);
+}
+
+static void
+assert_described(const char *what, const char *got, const char *want)
+{
+	if (want == NULL)
+		want = "";
+	if (strcmp(got, want) != 0)
+		fail_msg("%s:\n  got:  %s\n  want: %s", what, got, want);
+}
+
+/* --- describing a sync's result ------------------------------------------------------- */
+
+/* How many namespaced resources take a collection delete: the typed ones of their own
+ * tables, and the namespaced served rows of api_resources with deletecollection among
+ * their verbs, or none known. */
+static int
+collection_resources(struct env *env)
+{
+	sqlite3_stmt *stmt;
+	int n = 0;
+
+	for (int i = 0; i < resource_count; i++)
+		n += resource_all[i]->namespaced && !resource_in_objects(resource_all[i]);
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT count(*) FROM api_resources "
+	    "WHERE namespaced AND served AND (verbs IS NULL OR verbs & ?1)", -1, &stmt,
+	    NULL) != SQLITE_OK || sqlite3_bind_int(stmt, 1, DISCOVERY_DELETECOLLECTION) !=
+	    SQLITE_OK ||
+	    sqlite3_step(stmt) != SQLITE_ROW)
+		fail_msg("counting resources: %s", sqlite3_errmsg(store_db(env->store)));
+	n += sqlite3_column_int(stmt, 0);
+	sqlite3_finalize(stmt);
+	return n;
+}
+
+/* One write; anything but what the controller should send is marked. */
+static void
+describe_write(struct buf *b, const struct action *a)
+{
+	const char *resource = a->resource != NULL ? a->resource->name : "?";
+	const cJSON *f;
+	int first = 1;
+
+	switch (a->type) {
+	case ACTION_DELETE_COLLECTION:
+		buf_printf(b, "delete-collection %s", resource);
+		if (a->namespace == NULL || strcmp(a->namespace, NS) != 0)
+			buf_append_str(b, " (not in " NS ")");
+		break;
+	case ACTION_DELETE:
+		buf_printf(b, "delete %s/%s", resource, a->name);
+		if (a->uid != NULL)
+			buf_append_str(b, " (uid precondition)");
+		break;
+	case ACTION_UPDATE:
+		buf_append_str(b, "finalize [");
+		cJSON_ArrayForEach(f, json_path(a->body, "spec.finalizers")) {
+			buf_printf(b, "%s%s", first ? "" : ",", f->valuestring);
+			first = 0;
+		}
+		buf_append_str(b, "]");
+		if (a->subresource == NULL || strcmp(a->subresource, "finalize") != 0 ||
+		    strcmp(resource, "namespaces") != 0 || strcmp(a->name, NS) != 0)
+			buf_append_str(b, " (not to namespaces/" NS "/finalize)");
+		if (strcmp(json_string(a->body, "metadata.resourceVersion"), "") == 0)
+			buf_append_str(b, " (no resourceVersion)");
+		return;
+	default:
+		buf_printf(b, "action %d", (int)a->type);
+		return;
+	}
+	if (a->propagation == NULL || strcmp(a->propagation, "Background") != 0)
+		buf_append_str(b, " (not Background)");
+	if (a->error_prefix == NULL)
+		buf_append_str(b, " (failure not reported)");
+}
+
+/* The writes of r, as the file's header says. */
+static char *
+describe_writes(struct env *env, const struct sync_result *r)
+{
+	int collections = 0, every;
+	struct buf b;
+
+	for (int i = 0; i < r->nwrites; i++)
+		collections += r->writes[i].type == ACTION_DELETE_COLLECTION;
+	every = collections == collection_resources(env) && r->nwrites > 0 &&
+	    r->writes[0].type == ACTION_DELETE_COLLECTION &&
+	    strcmp(r->writes[0].resource->name, "pods") == 0;
+	buf_init(&b);
+	for (int i = 0; i < r->nwrites; i++) {
+		if (every && i > 0 && r->writes[i].type == ACTION_DELETE_COLLECTION)
+			continue;
+		if (b.len > 0)
+			buf_append_str(&b, "; ");
+		describe_write(&b, &r->writes[i]);
+		if (every && i == 0)
+			buf_append_str(&b, "; delete-collection (every other resource)");
+	}
+	return buf_detach(&b);
+}
+
+/* A status body: phase, then each condition in order. */
+static char *
+describe_status_body(const cJSON *body)
+{
+	const cJSON *c;
+	struct buf b;
+
+	buf_init(&b);
+	if (body == NULL)
+		return buf_detach(&b);
+	buf_append_str(&b, json_string(body, "status.phase"));
+	cJSON_ArrayForEach(c, json_path(body, "status.conditions")) {
+		buf_printf(&b, "; %s %s", json_string(c, "type"), json_string(c, "status"));
+		if (*json_string(c, "reason") != '\0')
+			buf_printf(&b, " %s", json_string(c, "reason"));
+		if (strcmp(json_string(c, "status"), "True") == 0 &&
+		    *json_string(c, "message") != '\0')
+			buf_printf(&b, ": %s", json_string(c, "message"));
+	}
+	return buf_detach(&b);
+}
+
+static char *
+describe_status(const struct sync_result *r)
+{
+	return describe_status_body(r->status != NULL ? r->status->body : NULL);
+}
+
+/* --- sync ----------------------------------------------------------------------------- */
+
+struct sync_case {
+	const char *name;
+	struct ns_spec ns;
+	int absent;			/* no namespace at all */
+	struct object_spec objects[MAX_OBJECTS];
+	const char *discovery_failed;	/* a group-version discovery could not read */
+	const char *unsynced;		/* a resource whose informer has not synced */
+	int passes;			/* 2: describe the second pass */
+	const char *writes;
+	const char *status;
+	double requeue;
+};
+
+static const struct sync_case sync_cases[] = {
+	/* --- Delete: nothing to do (namespaced_resources_deleter.go:100-140) --- */
+	{
+		.name = "TestSyncNamespaceThatIsActive: a namespace that is not being deleted is "
+		    "left alone",
+		.ns = { .active = 1, .phase = "Active" },
+		.objects = { OBJECT("configmaps", "c1") },
+	},
+	{
+		.name = "testSyncNamespaceThatIsTerminating, complete-finalize (TestFinalized): a "
+		    "namespace whose spec.finalizers is empty is done",
+		.ns = { .finalizers = "[]" },
+		.objects = { OBJECT("configmaps", "c1") },
+	},
+	{
+		.name = "testSyncNamespaceThatIsTerminating, groupVersionResourceErr: a finalized "
+		    "namespace is done, whatever discovery says",
+		.ns = { .finalizers = "[]" },
+		.discovery_failed = "metrics.k8s.io/v1beta1",
+	},
+	{
+		.name = "updateNamespaceStatusFunc: a finalized namespace still gets phase "
+		    "Terminating (namespaced_resources_deleter.go:264-271)",
+		.ns = { .finalizers = "[]", .phase = "Active" },
+		.status = "Terminating",
+	},
+	{
+		.name = "syncNamespaceFromKey: a namespace gone from the cache: nothing",
+		.absent = 1,
+	},
+
+	/* --- an empty namespace: deleteAllContent, then finalizeNamespace --- */
+	{
+		.name = "testSyncNamespaceThatIsTerminating, pending-finalize: every collection is "
+		    "deleted and the conditions written; the finalize follows in the next pass "
+		    "(sqlkcm's: it needs the resourceVersion of the status write)",
+		.writes = EVERY_COLLECTION,
+		.status = "Terminating; " OK_CONDITIONS,
+		.requeue = 1,
+	},
+	{
+		.name = "testSyncNamespaceThatIsTerminating, pending-finalize, second pass: every "
+		    "collection is deleted, then the finalizer kubernetes removed",
+		.passes = 2,
+		.writes = EVERY_COLLECTION "; finalize []",
+		.requeue = SYNC_PERIOD,
+	},
+	{
+		.name = "TestFinalizeNamespaceFunc: the finalize keeps the other finalizers",
+		.ns = { .finalizers = "[\"kubernetes\",\"other\"]" },
+		.passes = 2,
+		.writes = EVERY_COLLECTION "; finalize [other]",
+		.requeue = SYNC_PERIOD,
+	},
+	{
+		.name = "finalizeNamespace: the finalizers kept are sorted, each once",
+		.ns = { .finalizers = "[\"z.io/b\",\"kubernetes\",\"a.io/a\",\"z.io/b\"]" },
+		.passes = 2,
+		.writes = EVERY_COLLECTION "; finalize [a.io/a,z.io/b]",
+		.requeue = SYNC_PERIOD,
+	},
+	{
+		.name = "updateNamespaceStatusFunc: phase Active becomes Terminating, with the "
+		    "conditions in the same write",
+		.ns = { .phase = "Active" },
+		.writes = EVERY_COLLECTION,
+		.status = "Terminating; " OK_CONDITIONS,
+		.requeue = 1,
+	},
+
+	/* --- discovery (deleteAllContent, namespaced_resources_deleter.go:513-527) --- */
+	{
+		.name = "testSyncNamespaceThatIsTerminating, groupVersionResourceErr-finalize: the "
+		    "content is deleted, NamespaceDeletionDiscoveryFailure set, no finalize",
+		.discovery_failed = "metrics.k8s.io/v1beta1",
+		.writes = EVERY_COLLECTION,
+		.status = "Terminating; NamespaceDeletionDiscoveryFailure True DiscoveryFailed: "
+		    "Discovery failed for some groups, 1 failing: unable to retrieve the complete "
+		    "list of server APIs: metrics.k8s.io/v1beta1: stale GroupVersion discovery: "
+		    "metrics.k8s.io/v1beta1; "
+		    "NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions; "
+		    "NamespaceDeletionContentFailure False ContentDeleted; "
+		    "NamespaceContentRemaining False ContentRemoved; "
+		    "NamespaceFinalizersRemaining False ContentHasNoFinalizers",
+		.requeue = 5,
+	},
+
+	/* --- deleteCollection / deleteEachItem (namespaced_resources_deleter.go:309-398) --- */
+	{
+		.name = "deleteCollection: a resource with objects not being deleted gets a "
+		    "collection delete, in Background (a resource without any gets none while "
+		    "other content remains)",
+		.objects = {
+			OBJECT("configmaps", "c1"),
+			OBJECT("widgets.example.com", "w1", .finalizers = HOLD, .deleting = 1),
+		},
+		.writes = "delete-collection configmaps",
+		.status = "Terminating; "
+		    "NamespaceDeletionDiscoveryFailure False ResourcesDiscovered; "
+		    "NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions; "
+		    "NamespaceDeletionContentFailure False ContentDeleted; "
+		    "NamespaceContentRemaining True SomeResourcesRemain: Some resources are "
+		    "remaining: widgets.example.com has 1 resource instances; "
+		    "NamespaceFinalizersRemaining True SomeFinalizersRemain: Some content in the "
+		    "namespace has finalizers remaining: example.com/hold in 1 resource instances",
+		.requeue = 8,
+	},
+	{
+		.name = "deleteEachItem: a resource discovery lists without deletecollection has "
+		    "each object deleted",
+		.objects = {
+			OBJECT("gadgets.example.com", "g1"),
+			OBJECT("gadgets.example.com", "g2"),
+			OBJECT("gadgets.example.com", "g3", .deleting = 1),
+		},
+		.writes = "delete gadgets.example.com/g1; delete gadgets.example.com/g2",
+		.status = "Terminating; " OK_CONDITIONS,
+		.requeue = 5,
+	},
+	{
+		.name = "deleteCollection then deleteEachItem: a resource whose verbs are not "
+		    "known gets the collection delete and each object's (sqlkcm's: kube falls back "
+		    "to deleteEachItem on a 405 in the same pass)",
+		.objects = { OBJECT("gizmos.example.com", "z1") },
+		.writes = "delete-collection gizmos.example.com; delete gizmos.example.com/z1",
+		.status = "Terminating; " OK_CONDITIONS,
+		.requeue = 5,
+	},
+	{
+		.name = "TestDeleteEncounters404: a custom resource is deleted by its collection",
+		.objects = { OBJECT("flakes.example.com", "f1") },
+		.writes = "delete-collection flakes.example.com",
+		.status = "Terminating; " OK_CONDITIONS,
+		.requeue = 5,
+	},
+
+	/* --- OrderedNamespaceDeletion: pods first (namespaced_resources_deleter.go:538-571) --- */
+	{
+		.name = "OrderedNamespaceDeletion: the pods are deleted first, nothing else while "
+		    "they remain; requeued after kube's estimate/2+1 (grace 30 s)",
+		.objects = {
+			OBJECT("pods", "p1", .node = "n1"),
+			OBJECT("configmaps", "c1"),
+			OBJECT("deployments", "d1"),
+		},
+		.writes = "delete-collection pods",
+		.status = "Terminating; " OK_CONDITIONS,
+		.requeue = 16,
+	},
+	{
+		.name = "OrderedNamespaceDeletion: while a pod held by a finalizer remains, the "
+		    "conditions report no content totals (kube returns before "
+		    "ProcessContentTotals)",
+		.ns = { .deleted_ago = 60 },
+		.objects = {
+			OBJECT("pods", "held", .node = "n1", .deleting = 1, .finalizers = HOLD),
+			OBJECT("configmaps", "c1"),
+		},
+		.status = "Terminating; " OK_CONDITIONS,
+		.requeue = 8,
+	},
+	{
+		.name = "OrderedNamespaceDeletion: unscheduled and finished pods go at once: the "
+		    "rest of the content is deleted in the same pass",
+		.objects = {
+			OBJECT("pods", "pending"),
+			OBJECT("pods", "done", .node = "n1", .phase = "Succeeded"),
+			OBJECT("configmaps", "c1"),
+		},
+		.writes = "delete-collection pods; delete-collection configmaps",
+		.status = "Terminating; " OK_CONDITIONS,
+		.requeue = 5,
+	},
+	{
+		.name = "OrderedNamespaceDeletion: a pod with terminationGracePeriodSeconds 0 goes "
+		    "at once",
+		.objects = {
+			OBJECT("pods", "p1", .node = "n1", .grace = -1),
+			OBJECT("configmaps", "c1"),
+		},
+		.writes = "delete-collection pods; delete-collection configmaps",
+		.status = "Terminating; " OK_CONDITIONS,
+		.requeue = 5,
+	},
+
+	/* --- deleteAllContentForGroupVersionResource: what remains (:400-505) --- */
+	{
+		.name = "estimateGracefulTermination: pods terminating within their grace period "
+		    "are waited for, without a request",
+		.ns = { .deleted_ago = 10 },
+		.objects = { OBJECT("pods", "p1", .node = "n1", .deleting = 1, .grace = 60) },
+		.status = "Terminating; " OK_CONDITIONS,
+		.requeue = 31,
+	},
+	{
+		.name = "estimateGracefulTermination: past the grace period, a pod left without "
+		    "finalizers is kube's error \"unexpected items still remain\"",
+		.ns = { .deleted_ago = 60 },
+		.objects = { OBJECT("pods", "p1", .node = "n1", .deleting = 1) },
+		.status = "Terminating; "
+		    "NamespaceDeletionDiscoveryFailure False ResourcesDiscovered; "
+		    "NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions; "
+		    "NamespaceDeletionContentFailure True ContentDeletionFailed: Failed to delete "
+		    "all resource types, 1 remaining: unexpected items still remain in namespace: "
+		    NS " for gvr: /v1, Resource=pods; "
+		    "NamespaceContentRemaining False ContentRemoved; "
+		    "NamespaceFinalizersRemaining False ContentHasNoFinalizers",
+		.requeue = 5,
+	},
+	{
+		.name = "finalizerEstimateSeconds: objects with finalizers are waited for 15 s "
+		    "(requeue 15/2+1), counted by resource and by finalizer",
+		.objects = {
+			OBJECT("deployments", "d1", .deleting = 1, .finalizers = HOLD),
+			OBJECT("configmaps", "c1", .deleting = 1,
+			    .finalizers = "[\"example.com/hold\",\"example.com/other\"]"),
+			OBJECT("configmaps", "c2", .deleting = 1, .finalizers = HOLD),
+		},
+		.status = "Terminating; "
+		    "NamespaceDeletionDiscoveryFailure False ResourcesDiscovered; "
+		    "NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions; "
+		    "NamespaceDeletionContentFailure False ContentDeleted; "
+		    "NamespaceContentRemaining True SomeResourcesRemain: Some resources are "
+		    "remaining: configmaps. has 2 resource instances, deployments.apps has 1 "
+		    "resource instances; "
+		    "NamespaceFinalizersRemaining True SomeFinalizersRemain: Some content in the "
+		    "namespace has finalizers remaining: example.com/hold in 3 resource instances, "
+		    "example.com/other in 1 resource instances",
+		.requeue = 8,
+	},
+	{
+		.name = "TestProcessContentTotals, both: remaining resources and finalizers, each "
+		    "list sorted",
+		.objects = {
+			OBJECT("daemonsets.apps", "ds1", .deleting = 1, .finalizers = KUBEDB),
+			OBJECT("daemonsets.apps", "ds2", .deleting = 1, .finalizers = KUBEDB),
+			OBJECT("secrets", "s1", .deleting = 1, .finalizers = CATALOG),
+			OBJECT("secrets", "s2", .deleting = 1, .finalizers = CATALOG),
+			OBJECT("secrets", "s3", .deleting = 1, .finalizers = CATALOG),
+		},
+		.status = "Terminating; "
+		    "NamespaceDeletionDiscoveryFailure False ResourcesDiscovered; "
+		    "NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions; "
+		    "NamespaceDeletionContentFailure False ContentDeleted; "
+		    "NamespaceContentRemaining True SomeResourcesRemain: Some resources are "
+		    "remaining: daemonsets.apps has 2 resource instances, secrets. has 3 resource "
+		    "instances; "
+		    "NamespaceFinalizersRemaining True SomeFinalizersRemain: Some content in the "
+		    "namespace has finalizers remaining: kubedb in 2 resource instances, "
+		    "service-catalog in 3 resource instances",
+		.requeue = 8,
+	},
+	{
+		.name = "an object not being deleted yet, with finalizers, is deleted and counted "
+		    "as remaining",
+		.objects = { OBJECT("secrets", "s1", .finalizers = HOLD) },
+		.writes = "delete-collection secrets",
+		.status = "Terminating; "
+		    "NamespaceDeletionDiscoveryFailure False ResourcesDiscovered; "
+		    "NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions; "
+		    "NamespaceDeletionContentFailure False ContentDeleted; "
+		    "NamespaceContentRemaining True SomeResourcesRemain: Some resources are "
+		    "remaining: secrets. has 1 resource instances; "
+		    "NamespaceFinalizersRemaining True SomeFinalizersRemain: Some content in the "
+		    "namespace has finalizers remaining: example.com/hold in 1 resource instances",
+		.requeue = 8,
+	},
+
+	/* --- when to finalize (sqlkcm's: the cache stands for kube's live lists) --- */
+	{
+		.name = "sqlkcm's: an object being deleted without finalizers is gone on the "
+		    "server; the cache lags: no error, no finalize until its DELETED event",
+		.passes = 2,
+		.objects = { OBJECT("configmaps", "c1", .deleting = 1) },
+		.requeue = 5,
+	},
+	{
+		.name = "sqlkcm's: an informer of a namespaced resource not synced: no finalize",
+		.passes = 2,
+		.unsynced = "services",
+		.writes = EVERY_COLLECTION,
+		.requeue = 5,
+	},
+	{
+		.name = "sqlkcm's: objects of other namespaces and cluster-scoped ones do not hold "
+		    "it",
+		.passes = 2,
+		.objects = {
+			OBJECT("configmaps", "c1", .ns = "ns2"),
+			OBJECT("clusterroles.rbac.authorization.k8s.io", "r1", .ns = ""),
+		},
+		.writes = EVERY_COLLECTION "; finalize []",
+		.requeue = SYNC_PERIOD,
+	},
+
+	/* --- TestUpdateConditions (status_condition_utils_test.go), through a sync --- */
+	{
+		.name = "TestUpdateConditions, leave unknown: a condition of another type stays, "
+		    "first",
+		.ns = { .conditions = "[{\"type\":\"unknown\",\"status\":\"True\"}]" },
+		.objects = { OBJECT("configmaps", "c1", .deleting = 1) },
+		.status = "Terminating; unknown True; " OK_CONDITIONS,
+		.requeue = 5,
+	},
+	{
+		.name = "TestUpdateConditions, replace with success: a failure that is over turns "
+		    "False in place",
+		.ns = { .conditions = "[{\"type\":\"NamespaceDeletionDiscoveryFailure\","
+		    "\"status\":\"True\"}]" },
+		.objects = { OBJECT("configmaps", "c1", .deleting = 1) },
+		.status = "Terminating; " OK_CONDITIONS,
+		.requeue = 5,
+	},
+	{
+		.name = "TestUpdateConditions, leave different order: conditions keep their places",
+		.ns = { .conditions = "[{\"type\":\"NamespaceDeletionGroupVersionParsingFailure\","
+		    "\"status\":\"True\"},{\"type\":\"NamespaceDeletionDiscoveryFailure\","
+		    "\"status\":\"True\"}]" },
+		.objects = { OBJECT("configmaps", "c1", .deleting = 1) },
+		.status = "Terminating; "
+		    "NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions; "
+		    "NamespaceDeletionDiscoveryFailure False ResourcesDiscovered; "
+		    "NamespaceDeletionContentFailure False ContentDeleted; "
+		    "NamespaceContentRemaining False ContentRemoved; "
+		    "NamespaceFinalizersRemaining False ContentHasNoFinalizers",
+		.requeue = 5,
+	},
+	{
+		.name = "TestUpdateConditions, overwrite with failure (with discovery's failure): "
+		    "a False condition turns True in place",
+		.ns = { .conditions = "[{\"type\":\"NamespaceDeletionGroupVersionParsingFailure\","
+		    "\"status\":\"True\"},{\"type\":\"NamespaceDeletionDiscoveryFailure\","
+		    "\"status\":\"False\"}]" },
+		.discovery_failed = "a.io/v1",
+		.objects = { OBJECT("configmaps", "c1", .deleting = 1) },
+		.status = "Terminating; "
+		    "NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions; "
+		    "NamespaceDeletionDiscoveryFailure True DiscoveryFailed: Discovery failed for "
+		    "some groups, 1 failing: unable to retrieve the complete list of server APIs: "
+		    "a.io/v1: stale GroupVersion discovery: a.io/v1; "
+		    "NamespaceDeletionContentFailure False ContentDeleted; "
+		    "NamespaceContentRemaining False ContentRemoved; "
+		    "NamespaceFinalizersRemaining False ContentHasNoFinalizers",
+		.requeue = 5,
+	},
+	{
+		.name = "TestUpdateConditions, write new failure: a failing condition the list "
+		    "lacks is appended in kube's order; the groups are sorted",
+		.ns = { .conditions = "[{\"type\":\"NamespaceDeletionGroupVersionParsingFailure\","
+		    "\"status\":\"True\"}]" },
+		.discovery_failed = "z.io/v1",
+		.objects = { OBJECT("configmaps", "c1", .deleting = 1) },
+		.status = "Terminating; "
+		    "NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions; "
+		    "NamespaceDeletionDiscoveryFailure True DiscoveryFailed: Discovery failed for "
+		    "some groups, 1 failing: unable to retrieve the complete list of server APIs: "
+		    "z.io/v1: stale GroupVersion discovery: z.io/v1; "
+		    "NamespaceDeletionContentFailure False ContentDeleted; "
+		    "NamespaceContentRemaining False ContentRemoved; "
+		    "NamespaceFinalizersRemaining False ContentHasNoFinalizers",
+		.requeue = 5,
+	},
+	{
+		.name = "deleteAllContent: the conditions are written only when they change",
+		.passes = 2,
+		.objects = { OBJECT("secrets", "s1", .deleting = 1, .finalizers = HOLD) },
+		.requeue = 8,
+	},
+};
+
+/* Writes the row's world into the store. */
+static void
+sync_case_world(struct env *env, const struct sync_case *row)
+{
+	if (!row->absent)
+		cache(env, resource_find("namespaces"), namespace_new(&row->ns, "10"));
+	cache_objects(env, row->objects);
+	if (row->discovery_failed != NULL)
+		discovery_failed(env, row->discovery_failed);
+	if (row->unsynced != NULL) {
+		sqlite3_stmt *stmt;
+
+		if (sqlite3_prepare_v2(store_db(env->store), "UPDATE informers SET synced = 0 "
+		    "WHERE resource = ?1", -1, &stmt, NULL) != SQLITE_OK)
+			fail_msg("prepare: %s", sqlite3_errmsg(store_db(env->store)));
+		sqlite3_bind_text(stmt, 1, row->unsynced, -1, SQLITE_STATIC);
+		if (sqlite3_step(stmt) != SQLITE_DONE || sqlite3_changes(store_db(env->store)) != 1)
+			fail_msg("unsync %s: %s", row->unsynced,
+			    sqlite3_errmsg(store_db(env->store)));
+		sqlite3_finalize(stmt);
+	}
+}
+
+/* Syncs NS into env->result. */
+static void
+sync_ns(struct env *env)
+{
+	sync_result_clear(&env->result);
+	if (env->c->type->sync(env->c, NS, NOW, &env->result, &env->error) != 0)
+		fail_msg("sync: %s", env->error);
+}
+
+static void
+sync_case_holds(void **state)
+{
+	struct env *env = *state;
+	const struct sync_case *row = env->row;
+
+	sync_case_world(env, row);
+	sync_ns(env);
+	if (row->passes == 2) {
+		/* The status written, as its watch event brings it back. */
+		if (env->result.status != NULL && env->result.status->body != NULL) {
+			cJSON *ns = cJSON_Duplicate(env->result.status->body, 1);
+
+			json_set(json_child_object(ns, "metadata"), "resourceVersion",
+			    cJSON_CreateString("11"));
+			cache(env, resource_find("namespaces"), ns);
+		}
+		sync_ns(env);
+	}
+	assert_described("writes", keep(env, describe_writes(env, &env->result)), row->writes);
+	assert_described("status", keep(env, describe_status(&env->result)), row->status);
+	if (env->result.requeue_after != row->requeue)
+		fail_msg("requeue: got %g, want %g", env->result.requeue_after, row->requeue);
+	assert_int_equal(env->result.forget_expectations, row->absent);
+}
+
+/* --- sqlkcm's: the writes' details ----------------------------------------------------- */
+
+/* The finalize carries the cached namespace: its uid, resourceVersion and metadata. */
+static void
+finalize_carries_the_cached_namespace(void **state)
+{
+	struct env *env = *state;
+	const struct ns_spec spec = { .conditions = NULL };
+	const struct action *a;
+
+	cache(env, resource_find("namespaces"), namespace_new(&spec, "10"));
+	sync_ns(env);
+	env->object = cJSON_Duplicate(env->result.status->body, 1);
+	json_set(json_child_object(env->object, "metadata"), "resourceVersion",
+	    cJSON_CreateString("12"));
+	cache(env, resource_find("namespaces"), env->object);
+	env->object = NULL;
+	sync_ns(env);
+	assert_true(env->result.nwrites > 0);
+	a = &env->result.writes[env->result.nwrites - 1];
+	assert_int_equal(a->type, ACTION_UPDATE);
+	assert_string_equal(a->subresource, "finalize");
+	assert_string_equal(json_string(a->body, "metadata.resourceVersion"), "12");
+	assert_string_equal(json_string(a->body, "metadata.uid"), "uid-ns1");
+	assert_string_equal(json_string(a->body, "kind"), "Namespace");
+	assert_true(json_is_set(a->body, "metadata.deletionTimestamp"));
+	assert_null(json_path(a->body, "status"));
+}
+
+/* A deletion that fails sends the ContentFailure condition with its error, aggregated with
+ * the pass's own (kube's makeDeleteContentCondition), even when nothing else changed. */
+static void
+deletion_failure_is_reported_in_the_status(void **state)
+{
+	struct env *env = *state;
+	const struct ns_spec spec = { .conditions = NULL };
+	const struct object_spec objects[MAX_OBJECTS] = { OBJECT("configmaps", "c1") };
+	cJSON *body;
+
+	cache(env, resource_find("namespaces"), namespace_new(&spec, "10"));
+	cache_objects(env, objects);
+	sync_ns(env);
+	/* The conditions are written: the next pass has none to change. */
+	env->object = cJSON_Duplicate(env->result.status->body, 1);
+	json_set(json_child_object(env->object, "metadata"), "resourceVersion",
+	    cJSON_CreateString("11"));
+	cache(env, resource_find("namespaces"), env->object);
+	env->object = NULL;
+	sync_ns(env);
+	assert_non_null(env->result.status);
+	assert_null(env->result.status->body);
+	assert_non_null(env->result.status->body_on_failure);
+	assert_int_equal(env->result.status->type, ACTION_UPDATE_STATUS);
+	body = env->result.status->body_on_failure(env->result.status,
+	    "the server is on fire");
+	assert_described("status on failure", keep(env, describe_status_body(body)),
+	    "Terminating; NamespaceDeletionDiscoveryFailure False ResourcesDiscovered; "
+	    "NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions; "
+	    "NamespaceDeletionContentFailure True ContentDeletionFailed: Failed to delete all "
+	    "resource types, 1 remaining: the server is on fire; "
+	    "NamespaceContentRemaining False ContentRemoved; "
+	    "NamespaceFinalizersRemaining False ContentHasNoFinalizers");
+	cJSON_Delete(body);
+}
+
+/* The success conditions carry kube's messages (okMessages). */
+static void
+success_conditions_carry_kube_messages(void **state)
+{
+	static const char *const want[][2] = {
+		{ "NamespaceDeletionDiscoveryFailure", "All resources successfully discovered" },
+		{ "NamespaceDeletionGroupVersionParsingFailure",
+		    "All legacy kube types successfully parsed" },
+		{ "NamespaceDeletionContentFailure",
+		    "All content successfully deleted, may be waiting on finalization" },
+		{ "NamespaceContentRemaining", "All content successfully removed" },
+		{ "NamespaceFinalizersRemaining", "All content-preserving finalizers finished" },
+	};
+	struct env *env = *state;
+	const struct ns_spec spec = { .conditions = NULL };
+	const cJSON *list, *c;
+	size_t i = 0;
+
+	cache(env, resource_find("namespaces"), namespace_new(&spec, "10"));
+	sync_ns(env);
+	list = json_path(env->result.status->body, "status.conditions");
+	assert_int_equal(cJSON_GetArraySize(list), NELEM(want));
+	cJSON_ArrayForEach(c, list) {
+		assert_string_equal(json_string(c, "type"), want[i][0]);
+		assert_string_equal(json_string(c, "message"), want[i][1]);
+		assert_string_equal(json_string(c, "lastTransitionTime"), "2026-01-01T00:00:00Z");
+		i++;
+	}
+}
+
+/* --- handle_event --------------------------------------------------------------------- */
+
+/* Records a key. */
+static void
+record_key(const char *key, void *arg)
+{
+	struct keys *k = arg;
+
+	k->keys = xrealloc(k->keys, (size_t)(k->n + 1) * sizeof *k->keys);
+	k->keys[k->n++] = xstrdup(key);
+}
+
+static void
+record_key_after(const char *key, double seconds, void *arg)
+{
+	struct keys *k = arg;
+
+	k->keys = xrealloc(k->keys, (size_t)(k->n + 1) * sizeof *k->keys);
+	k->keys[k->n++] = xasprintf("%s (after %gs)", key, seconds);
+}
+
+static char *
+describe_keys(const struct keys *k)
+{
+	struct buf b;
+
+	buf_init(&b);
+	for (int i = 0; i < k->n; i++)
+		buf_printf(&b, "%s%s", i > 0 ? "," : "", k->keys[i]);
+	return buf_detach(&b);
+}
+
+struct event_case {
+	const char *name;
+	struct ns_spec ns;		/* NS, cached */
+	int namespace_event;		/* the event is NS's own */
+	struct object_spec object;	/* else the object's */
+	enum informer_event_type type;
+	const char *queued;		/* NULL: nothing */
+};
+
+static const struct event_case event_cases[] = {
+	{
+		.name = "enqueueNamespace: a namespace updated with a deletionTimestamp is queued "
+		    "after namespaceDeletionGracePeriod (5 s)",
+		.namespace_event = 1,
+		.type = INFORMER_UPDATED,
+		.queued = NS " (after 5s)",
+	},
+	{
+		.name = "enqueueNamespace: a namespace added with a deletionTimestamp is queued "
+		    "after 5 s",
+		.namespace_event = 1,
+		.type = INFORMER_ADDED,
+		.queued = NS " (after 5s)",
+	},
+	{
+		.name = "enqueueNamespace: a namespace without a deletionTimestamp is not queued",
+		.ns = { .active = 1, .phase = "Active" },
+		.namespace_event = 1,
+		.type = INFORMER_UPDATED,
+	},
+	{
+		.name = "NewNamespaceController: a namespace's deletion queues nothing (no "
+		    "DeleteFunc)",
+		.namespace_event = 1,
+		.type = INFORMER_DELETED,
+	},
+	{
+		.name = "sqlkcm's: a pod that changes in a namespace being deleted queues it at "
+		    "once",
+		.object = OBJECT("pods", "p1", .node = "n1", .deleting = 1),
+		.type = INFORMER_UPDATED,
+		.queued = NS,
+	},
+	{
+		.name = "sqlkcm's: an object deleted in a namespace being deleted queues it",
+		.object = OBJECT("widgets.example.com", "w1"),
+		.type = INFORMER_DELETED,
+		.queued = NS,
+	},
+	{
+		.name = "sqlkcm's: an object added in a namespace being deleted queues it",
+		.object = OBJECT("configmaps", "c1"),
+		.type = INFORMER_ADDED,
+		.queued = NS,
+	},
+	{
+		.name = "sqlkcm's: an object of an active namespace queues nothing",
+		.ns = { .active = 1, .phase = "Active" },
+		.object = OBJECT("configmaps", "c1"),
+		.type = INFORMER_UPDATED,
+	},
+	{
+		.name = "sqlkcm's: an object of a namespace the cache does not hold queues nothing",
+		.object = OBJECT("configmaps", "c1", .ns = "ns2"),
+		.type = INFORMER_UPDATED,
+	},
+	{
+		.name = "sqlkcm's: a cluster-scoped object queues nothing",
+		.object = OBJECT("clusterroles.rbac.authorization.k8s.io", "r1", .ns = ""),
+		.type = INFORMER_UPDATED,
+	},
+};
+
+static void
+event_case_holds(void **state)
+{
+	struct env *env = *state;
+	const struct event_case *row = env->row;
+	const struct controller_queue queue = { record_key, record_key_after, &env->keys };
+	struct informer_event ev;
+
+	cache(env, resource_find("namespaces"), namespace_new(&row->ns, "10"));
+	memset(&ev, 0, sizeof ev);
+	ev.type = row->type;
+	if (row->namespace_event) {
+		ev.resource = resource_find("namespaces");
+		env->object = namespace_new(&row->ns, "10");
+	} else {
+		ev.resource = resource_find_any(row->object.resource);
+		env->object = object_new(&row->object);
+		if (row->type != INFORMER_DELETED)
+			cache(env, ev.resource, object_new(&row->object));
+	}
+	ev.object = env->object;
+	env->c->type->handle_event(env->c, &ev, NOW, &queue);
+	assert_described("queued", keep(env, describe_keys(&env->keys)), row->queued);
+}
+
+/* --- list_keys, the flags and the view ---------------------------------------------------- */
+
+/* The namespaces being deleted are synced at start; the others are not. */
+static void
+list_keys_lists_the_namespaces_being_deleted(void **state)
+{
+	struct env *env = *state;
+	const struct ns_spec deleting = { .phase = NULL }, active = { .active = 1 };
+	cJSON *other = namespace_new(&active, "3");
+
+	cache(env, resource_find("namespaces"), namespace_new(&deleting, "10"));
+	json_set(json_child_object(other, "metadata"), "name", cJSON_CreateString("live"));
+	json_set(json_child_object(other, "metadata"), "uid", cJSON_CreateString("uid-live"));
+	cache(env, resource_find("namespaces"), other);
+	if (env->c->type->list_keys(env->c, record_key, &env->keys, &env->error) != 0)
+		fail_msg("list_keys: %s", env->error);
+	assert_described("listed", keep(env, describe_keys(&env->keys)), NS);
+}
+
+/* kube's flags: --concurrent-namespace-syncs 10, --namespace-sync-period 5m0s; the period
+ * is the requeue of a namespace that waits for nothing else (kube's informer resync). */
+static void
+flags_are_kubes(void **state)
+{
+	struct env *env = *state;
+	const struct controller_type *t = &namespace_controller_type;
+	const char *const values[] = { "90s" };
+	const struct ns_spec spec = { .finalizers = "[\"other\"]" };
+	struct controller *c;
+	cJSON *ns;
+
+	assert_string_equal(t->name, "namespace");
+	assert_string_equal(t->workers_flag, "concurrent-namespace-syncs");
+	assert_int_equal(t->default_workers, 10);
+	assert_true(t->watches_metadata);
+	assert_string_equal(t->flags[0].name, "namespace-sync-period");
+	assert_int_equal(t->flags[0].type, CONTROLLER_FLAG_DURATION);
+	assert_string_equal(t->flags[0].default_value, "5m0s");
+	assert_null(t->flags[1].name);
+	assert_true(controller_flag_seconds(env->c, "namespace-sync-period") == 300);
+
+	env->config.flags = values;
+	c = controller_new(t, env->store, &env->config, &env->error);
+	if (c == NULL)
+		fail_msg("controller_new: %s", env->error);
+	cache(env, resource_find("namespaces"), namespace_new(&spec, "10"));
+	for (int pass = 0; pass < 2; pass++) {
+		sync_result_clear(&env->result);
+		if (c->type->sync(c, NS, NOW, &env->result, &env->error) != 0)
+			fail_msg("sync: %s", env->error);
+		if (env->result.status == NULL || env->result.status->body == NULL)
+			continue;
+		ns = cJSON_Duplicate(env->result.status->body, 1);
+		json_set(json_child_object(ns, "metadata"), "resourceVersion",
+		    cJSON_CreateString("11"));
+		cache(env, resource_find("namespaces"), ns);
+	}
+	controller_free(c);
+	assert_string_equal(env->result.writes[env->result.nwrites - 1].verb, "finalize");
+	assert_true(env->result.requeue_after == 90);
+}
+
+/* namespaces_terminating shows what holds each namespace being deleted. */
+static void
+view_shows_what_holds_a_namespace(void **state)
+{
+	struct env *env = *state;
+	const struct ns_spec spec = { .phase = NULL };
+	const struct object_spec objects[MAX_OBJECTS] = {
+		OBJECT("pods", "p1", .node = "n1", .deleting = 1, .finalizers = HOLD),
+		OBJECT("configmaps", "c1", .finalizers = "[\"b.io/x\",\"a.io/y\"]"),
+		OBJECT("configmaps", "c2", .deleting = 1, .finalizers = "[\"a.io/y\"]"),
+		OBJECT("secrets", "s1", .ns = "ns2"),
+	};
+	sqlite3_stmt *stmt;
+	struct buf b;
+
+	cache(env, resource_find("namespaces"), namespace_new(&spec, "10"));
+	cache_objects(env, objects);
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT namespace, phase, spec_finalizers, "
+	    "resource, objects, deleting, finalizers FROM namespaces_terminating "
+	    "ORDER BY namespace, resource", -1, &stmt, NULL) != SQLITE_OK)
+		fail_msg("prepare: %s", sqlite3_errmsg(store_db(env->store)));
+	buf_init(&b);
+	while (sqlite3_step(stmt) == SQLITE_ROW) {
+		for (int i = 0; i < 7; i++)
+			buf_printf(&b, "%s%s", i > 0 ? "|" : "", sqlite3_column_type(stmt, i) ==
+			    SQLITE_NULL ? "NULL" : (const char *)sqlite3_column_text(stmt, i));
+		buf_append_str(&b, "\n");
+	}
+	sqlite3_finalize(stmt);
+	assert_described("namespaces_terminating", keep(env, buf_detach(&b)),
+	    NS "|Terminating|[\"kubernetes\"]|configmaps|2|1|a.io/y in 2 resource instances, "
+	    "b.io/x in 1 resource instances\n"
+	    NS "|Terminating|[\"kubernetes\"]|pods|1|1|example.com/hold in 1 resource "
+	    "instances\n");
+}
+
+/* A namespace that holds nothing shows once, without a resource. */
+static void
+view_shows_an_empty_namespace_once(void **state)
+{
+	struct env *env = *state;
+	const struct ns_spec spec = { .finalizers = "[\"kubernetes\",\"other\"]" };
+	sqlite3_stmt *stmt;
+
+	cache(env, resource_find("namespaces"), namespace_new(&spec, "10"));
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT namespace, resource, objects "
+	    "FROM namespaces_terminating", -1, &stmt, NULL) != SQLITE_OK)
+		fail_msg("prepare: %s", sqlite3_errmsg(store_db(env->store)));
+	assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
+	assert_string_equal((const char *)sqlite3_column_text(stmt, 0), NS);
+	assert_int_equal(sqlite3_column_type(stmt, 1), SQLITE_NULL);
+	assert_int_equal(sqlite3_column_type(stmt, 2), SQLITE_NULL);
+	assert_int_equal(sqlite3_step(stmt), SQLITE_DONE);
+	sqlite3_finalize(stmt);
+}
+
+/* --- the executor's part ------------------------------------------------------------------ */
+
+/* The executor's done callback: keeps the outcome. */
+static void
+on_done(const char *key, const struct executor_outcome *outcome, void *arg)
+{
+	assert_string_equal(key, NS);
+	*(struct executor_outcome *)arg = *outcome;
+}
+
+/* Syncs NS over a namespace holding gizmo z1 (a resource whose verbs are not known), its
+ * conditions already written, and carries the result out against a fake apiserver answering the collection delete with
+ * fault; returns the requests seen and sets *outcome and *status (the status sent, or
+ * NULL). */
+static char *
+carry_out(struct env *env, const struct fake_fault *fault, struct executor_outcome *outcome,
+    cJSON **status)
+{
+	const struct ns_spec spec = { .conditions = NULL };
+	const struct object_spec objects[MAX_OBJECTS] = { OBJECT("gizmos.example.com", "z1") };
+	struct fixture fx = { env->store, env->c, resource_find("pods"),
+	    resource_find("replicasets") };
+	struct fake_apiserver *fake = fake_apiserver_new(&fx);
+	struct executor *e = executor_new(fake->client, env->store, NULL, NULL);
+	char *requests;
+
+	fake_apiserver_set_faults(fake, fault, 1);
+	cache(env, resource_find("namespaces"), namespace_new(&spec, "10"));
+	cache_objects(env, objects);
+	sync_ns(env);
+	/* The conditions written by an earlier pass: this one has no status to send but
+	 * on a failure (the fake takes no PUT of a cluster-scoped object). */
+	env->object = cJSON_Duplicate(env->result.status->body, 1);
+	json_set(json_child_object(env->object, "metadata"), "resourceVersion",
+	    cJSON_CreateString("11"));
+	cache(env, resource_find("namespaces"), env->object);
+	env->object = NULL;
+	sync_ns(env);
+	memset(outcome, 0, sizeof *outcome);
+	if (executor_run(e, env->c, &env->result, on_done, outcome, &env->error) != 0)
+		fail_msg("executor_run: %s", env->error);
+	fake_apiserver_run(fake);
+	requests = fake_apiserver_requests(fake);
+	*status = NULL;
+	for (int i = 0; i < fake->nrequests; i++) {
+		if (strcmp(fake->requests[i].method, "PUT") == 0) {
+			cJSON_Delete(*status);
+			*status = cJSON_Duplicate(fake->requests[i].json, 1);
+		}
+	}
+	executor_free(e);
+	fake_apiserver_free(fake);
+	return requests;
+}
+
+/* A collection delete answered 405 MethodNotAllowed is not a failure: the deletes of each
+ * object follow it (kube's deleteCollection giving way to deleteEachItem), and no status
+ * is sent (nothing changed). */
+static void
+executor_lets_a_refused_collection_delete_pass(void **state)
+{
+	static const struct fake_fault fault = { "DELETE", "gizmos", 1, 1, 405,
+	    "MethodNotAllowed", "the server does not allow this method on the requested "
+	    "resource", NULL };
+	struct env *env = *state;
+	struct executor_outcome outcome;
+	cJSON *status;
+
+	assert_described("requests", keep(env, carry_out(env, &fault, &outcome, &status)),
+	    "DELETE gizmos;DELETE gizmos/z1");
+	assert_int_equal(outcome.failed, 0);
+	assert_null(status);
+}
+
+/* A collection delete that fails otherwise stops the writes, and the status reports it in
+ * NamespaceDeletionContentFailure; the namespace is synced again with backoff. */
+static void
+executor_reports_a_failed_collection_delete(void **state)
+{
+	static const struct fake_fault fault = { "DELETE", "gizmos", 1, 1, 500,
+	    "InternalError", "etcd is on fire", NULL };
+	struct env *env = *state;
+	struct executor_outcome outcome;
+	cJSON *status;
+
+	assert_described("requests", keep(env, carry_out(env, &fault, &outcome, &status)),
+	    "DELETE gizmos;PUT status");
+	assert_int_equal(outcome.failed, 1);
+	assert_described("status", keep(env, describe_status_body(status)),
+	    "Terminating; NamespaceDeletionDiscoveryFailure False ResourcesDiscovered; "
+	    "NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions; "
+	    "NamespaceDeletionContentFailure True ContentDeletionFailed: Failed to delete all "
+	    "resource types, 1 remaining: etcd is on fire; "
+	    "NamespaceContentRemaining False ContentRemoved; "
+	    "NamespaceFinalizersRemaining False ContentHasNoFinalizers");
+	cJSON_Delete(status);
+}
+
+/* --- what discovery tells the controller (metadatacache.c) -------------------------------- */
+
+/* Appends a discovered resource to d. */
+static void
+discovered(struct discovery *d, const char *group, const char *plural, const char *kind,
+    unsigned verbs)
+{
+	struct api_resource *a;
+
+	d->items = xrealloc(d->items, (d->count + 1) * sizeof *d->items);
+	a = &d->items[d->count++];
+	memset(a, 0, sizeof *a);
+	a->group = xstrdup(group);
+	a->version = xstrdup("v1");
+	a->resource = xstrdup(plural);
+	a->kind = xstrdup(kind);
+	a->namespaced = 1;
+	a->verbs = verbs;
+}
+
+/* The verbs of resource name as api_resources holds them, as text ("NULL" when not
+ * known, "absent" without a row). */
+static char *
+verbs_of(struct env *env, const char *name)
+{
+	sqlite3_stmt *stmt;
+	char *text;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT verbs FROM api_resources "
+	    "WHERE resource = ?1", -1, &stmt, NULL) != SQLITE_OK)
+		fail_msg("prepare: %s", sqlite3_errmsg(store_db(env->store)));
+	sqlite3_bind_text(stmt, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) != SQLITE_ROW)
+		text = xstrdup("absent");
+	else if (sqlite3_column_type(stmt, 0) == SQLITE_NULL)
+		text = xstrdup("NULL");
+	else
+		text = xasprintf("%d", sqlite3_column_int(stmt, 0));
+	sqlite3_finalize(stmt);
+	return text;
+}
+
+/* The group-versions discovery_failures holds, comma-separated. */
+static char *
+failures(struct env *env)
+{
+	sqlite3_stmt *stmt;
+	struct buf b;
+
+	if (sqlite3_prepare_v2(store_db(env->store), "SELECT group_version FROM "
+	    "discovery_failures ORDER BY group_version", -1, &stmt, NULL) != SQLITE_OK)
+		fail_msg("prepare: %s", sqlite3_errmsg(store_db(env->store)));
+	buf_init(&b);
+	while (sqlite3_step(stmt) == SQLITE_ROW)
+		buf_printf(&b, "%s%s", b.len > 0 ? "," : "",
+		    (const char *)sqlite3_column_text(stmt, 0));
+	sqlite3_finalize(stmt);
+	return buf_detach(&b);
+}
+
+/* Each read of discovery records the verbs of every resource it lists (a new one's and a
+ * typed one's alike) and replaces the group-versions it could not read. */
+static void
+discovery_reads_record_verbs_and_failures(void **state)
+{
+	struct env *env = *state;
+	struct event_base *base = event_base_new();
+	struct informer_set *informers = informer_set_new(base, NULL, env->store);
+	struct metadatacache *mc;
+	struct discovery d;
+
+	informer_set_add(informers, resource_find("pods"));
+	if (informer_set_start(informers, &env->error) != 0)
+		fail_msg("informer_set_start: %s", env->error);
+	mc = metadatacache_new(base, NULL, env->store, informers);
+	memset(&d, 0, sizeof d);
+	discovered(&d, "", "configmaps", "ConfigMap", NO_COLLECTION);
+	discovered(&d, "example.org", "sprockets", "Sprocket", ALL_VERBS);
+	d.failed = xstrdup("metrics.k8s.io/v1beta1, b.io/v2");
+	metadatacache_apply(mc, &d);
+	discovery_clear(&d);
+	assert_described("configmaps", keep(env, verbs_of(env, "configmaps")), "7");
+	assert_described("sprockets", keep(env, verbs_of(env, "sprockets.example.org")), "63");
+	assert_described("failures", keep(env, failures(env)),
+	    "b.io/v2,metrics.k8s.io/v1beta1");
+
+	memset(&d, 0, sizeof d);
+	discovered(&d, "", "configmaps", "ConfigMap", ALL_VERBS);
+	metadatacache_apply(mc, &d);
+	discovery_clear(&d);
+	assert_described("configmaps again", keep(env, verbs_of(env, "configmaps")), "63");
+	assert_described("failures again", keep(env, failures(env)), "");
+
+	informer_set_stop(informers);
+	informer_set_free(informers);
+	metadatacache_free(mc);
+	event_base_free(base);
+}
+
+/* --- main ----------------------------------------------------------------------------- */
+
+static struct CMUnitTest
+row_test(const char *name, CMUnitTestFunction f, const void *row)
+{
+	struct CMUnitTest t = { name, f, env_setup, env_teardown, (void *)(uintptr_t)row };
+
+	return t;
+}
+
+int
+main(void)
+{
+	struct CMUnitTest tests[NELEM(sync_cases) + NELEM(event_cases) + 10];
+	size_t n = 0;
+
+	for (size_t i = 0; i < NELEM(sync_cases); i++)
+		tests[n++] = row_test(sync_cases[i].name, sync_case_holds, &sync_cases[i]);
+	tests[n++] = row_test("sqlkcm's: the finalize carries the cached namespace",
+	    finalize_carries_the_cached_namespace, NULL);
+	tests[n++] = row_test("makeDeleteContentCondition: a failed deletion is reported in "
+	    "the status", deletion_failure_is_reported_in_the_status, NULL);
+	tests[n++] = row_test("newSuccessfulCondition: kube's messages",
+	    success_conditions_carry_kube_messages, NULL);
+	for (size_t i = 0; i < NELEM(event_cases); i++)
+		tests[n++] = row_test(event_cases[i].name, event_case_holds, &event_cases[i]);
+	tests[n++] = row_test("sqlkcm's: list_keys lists the namespaces being deleted",
+	    list_keys_lists_the_namespaces_being_deleted, NULL);
+	tests[n++] = row_test("NamespaceControllerConfiguration: kube's flags and defaults",
+	    flags_are_kubes, NULL);
+	tests[n++] = row_test("namespaces_terminating: what holds each namespace",
+	    view_shows_what_holds_a_namespace, NULL);
+	tests[n++] = row_test("namespaces_terminating: an empty namespace shows once",
+	    view_shows_an_empty_namespace_once, NULL);
+	tests[n++] = row_test("executor: a collection delete refused with 405 gives way to "
+	    "the deletes of each object", executor_lets_a_refused_collection_delete_pass, NULL);
+	tests[n++] = row_test("executor: a failed collection delete is reported in "
+	    "NamespaceDeletionContentFailure", executor_reports_a_failed_collection_delete, NULL);
+	tests[n++] = row_test("metadatacache: discovery's verbs and failures are recorded",
+	    discovery_reads_record_verbs_and_failures, NULL);
+	return _cmocka_run_group_tests("namespace", tests, n, NULL, NULL);
+}
