@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "command.h"
+#include "controller.h"
 #include "plan.h"
 #include "replay.h"
 #include "run.h"
@@ -36,14 +37,14 @@ static const struct command commands[] = {
 		"print the actions the controllers would take now, from the cache alone",
 		plan_usage,
 		plan_command,
-		NULL,
+		controller_flags_usage,
 	},
 	{
 		"replay",
 		"feed a recorded event log through the controllers, offline",
 		replay_usage,
 		replay_command,
-		NULL,
+		controller_flags_usage,
 	},
 	{
 		"shell",

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,6 +236,107 @@ controller_flag_seconds(const struct controller *c, const char *name)
 	if (time_parse_duration(controller_flag_text(c, name), &seconds) != 0)
 		return 0;
 	return seconds;
+}
+
+int
+controller_flag_count(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < controller_type_count; i++) {
+		for (int j = 0; controller_types[i]->flags != NULL &&
+		    controller_types[i]->flags[j].name != NULL; j++)
+			n++;
+	}
+	return n;
+}
+
+size_t
+controller_flag_options(struct option *o, size_t n, int base)
+{
+	if (controller_type_count * CONTROLLER_FLAGS_PER_TYPE > CONTROLLER_FLAG_CODES)
+		abort();
+	for (int i = 0; i < controller_type_count; i++) {
+		for (int j = 0; controller_types[i]->flags != NULL &&
+		    controller_types[i]->flags[j].name != NULL; j++) {
+			const char *name = controller_types[i]->flags[j].name;
+
+			if (j == CONTROLLER_FLAGS_PER_TYPE)
+				abort();	/* a table to fix, not a user's mistake */
+			for (size_t k = 0; k < n; k++) {
+				if (strcmp(o[k].name, name) == 0)
+					abort();
+			}
+			o[n].name = name;
+			o[n].has_arg = required_argument;
+			o[n].flag = NULL;
+			o[n++].val = base + CONTROLLER_FLAGS_PER_TYPE * i + j;
+		}
+	}
+	return n;
+}
+
+struct option *
+controller_longopts_new(const struct option *fixed, int base)
+{
+	size_t n = 0;
+	struct option *o;
+
+	while (fixed[n].name != NULL)
+		n++;
+	o = xcalloc(n + (size_t)controller_flag_count() + 1, sizeof *o);
+	memcpy(o, fixed, n * sizeof *o);
+	controller_flag_options(o, n, base);
+	return o;
+}
+
+void
+controller_flags_usage(FILE *out)
+{
+	fputs("\nThe controllers' flags:\n", out);
+	for (int i = 0; i < controller_type_count; i++) {
+		const struct controller_type *t = controller_types[i];
+
+		for (const struct controller_flag *f = t->flags; f != NULL && f->name != NULL;
+		    f++)
+			fprintf(out, "  --%s %s\n                            %s: %s (default: %s)\n",
+			    f->name, f->type == CONTROLLER_FLAG_INT ? "N" :
+			    f->type == CONTROLLER_FLAG_DURATION ? "DURATION" : "VALUE", t->name,
+			    f->help, *f->default_value != '\0' ? f->default_value : "none");
+	}
+}
+
+struct controller_config *
+controller_configs_new(void)
+{
+	struct controller_config *configs = xcalloc((size_t)controller_type_count,
+	    sizeof *configs);
+
+	for (int i = 0; i < controller_type_count; i++)
+		configs[i].flags = xcalloc(CONTROLLER_FLAGS_PER_TYPE, sizeof *configs[i].flags);
+	return configs;
+}
+
+int
+controller_configs_set(struct controller_config *configs, int code, const char *value,
+    char **error)
+{
+	int t = code / CONTROLLER_FLAGS_PER_TYPE, j = code % CONTROLLER_FLAGS_PER_TYPE;
+
+	if (code < 0 || t >= controller_type_count)
+		return error_set(error, "no controller flag has code %d", code);
+	if (controller_flag_check(&controller_types[t]->flags[j], value, error) != 0)
+		return -1;
+	((const char **)configs[t].flags)[j] = value;
+	return 0;
+}
+
+void
+controller_configs_free(struct controller_config *configs)
+{
+	for (int i = 0; configs != NULL && i < controller_type_count; i++)
+		free((void *)configs[i].flags);
+	free(configs);
 }
 
 struct controller *

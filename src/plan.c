@@ -23,6 +23,9 @@
 #include "timeutil.h"
 #include "util.h"
 
+/* The controllers' flags' option values: this plus their code. */
+#define PLAN_OPT_FLAG 4096
+
 const char plan_usage[] =
     "usage: sqlkcm plan [--db FILE] [--controllers LIST]\n"
     "\n"
@@ -36,6 +39,9 @@ const char plan_usage[] =
     "                            comma-separated (default: '*')\n"
     "  -v, --v N                 log verbosity, as klog (default: 0)\n"
     "  -h, --help                this help\n"
+    "and the controllers' own flags, as `sqlkcm run` takes them (below), so that plan\n"
+    "decides as the daemon does; the root CA publisher plans with --root-ca-file's CA,\n"
+    "and with an empty one without it.\n"
     "\n"
     "Each line is an object with controller, key (the owner's namespace/name; for the\n"
     "garbage collector, the object's uid), action (create, delete, adopt, release,\n"
@@ -79,23 +85,34 @@ plan_key(const char *key, void *arg)
 int
 plan_command(int argc, char **argv, FILE *out, FILE *err)
 {
-	static const struct option longopts[] = {
+	static const struct option fixed[] = {
 		{ "db", required_argument, NULL, 'd' },
 		{ "controllers", required_argument, NULL, 'c' },
 		{ "v", required_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct option *longopts = controller_longopts_new(fixed, PLAN_OPT_FLAG);
+	struct controller_config *configs = controller_configs_new();
 	const char *db = "sqlkcm.db", *list = "*";
 	struct store_options so = { .read_only = 1 };
 	struct store *store = NULL;
 	struct plan p;
 	char *error = NULL, *end;
-	int *enabled, c, rc = EXIT_FAILURE_RUN;
+	int *enabled = NULL, c, rc = EXIT_FAILURE_RUN;
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+v:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:v:h", longopts, NULL)) != -1) {
+		if (c >= PLAN_OPT_FLAG && c < PLAN_OPT_FLAG + CONTROLLER_FLAG_CODES) {
+			if (controller_configs_set(configs, c - PLAN_OPT_FLAG, optarg,
+			    &error) != 0) {
+				fprintf(err, "sqlkcm plan: %s\n", error);
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			continue;
+		}
 		switch (c) {
 		case 'd': db = optarg; break;
 		case 'c': list = optarg; break;
@@ -105,31 +122,36 @@ plan_command(int argc, char **argv, FILE *out, FILE *err)
 			    log_verbosity > 10) {
 				fprintf(err, "sqlkcm plan: invalid value \"%s\" for --v: want a "
 				    "whole number from 0 to 10\n", optarg);
-				return EXIT_USAGE;
+				rc = EXIT_USAGE;
+				goto out;
 			}
 			break;
 		case 'h':
 			fputs(plan_usage, out);
-			return EXIT_OK;
+			controller_flags_usage(out);
+			rc = EXIT_OK;
+			goto out;
 		case ':':
 			fprintf(err, "sqlkcm plan: %s needs a value\n", argv[optind - 1]);
-			return EXIT_USAGE;
+			rc = EXIT_USAGE;
+			goto out;
 		default:
 			fprintf(err, "sqlkcm plan: unknown flag %s (see sqlkcm plan --help)\n",
 			    argv[optind - 1]);
-			return EXIT_USAGE;
+			rc = EXIT_USAGE;
+			goto out;
 		}
 	}
 	if (optind < argc) {
 		fprintf(err, "sqlkcm plan: unexpected argument \"%s\"\n", argv[optind]);
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	enabled = xcalloc((size_t)controller_type_count, sizeof *enabled);
 	if (controller_parse_list(list, enabled, NULL, &error) != 0) {
 		fprintf(err, "sqlkcm plan: %s\n", error);
-		free(error);
-		free(enabled);
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	if (store_open(db, &so, &store, &error) != 0 ||
 	    store_register_api_resources(store, &error) != 0) {
@@ -144,7 +166,7 @@ plan_command(int argc, char **argv, FILE *out, FILE *err)
 	for (int i = 0; i < controller_type_count; i++) {
 		if (!enabled[i])
 			continue;
-		p.controller = controller_new(controller_types[i], store, NULL, &error);
+		p.controller = controller_new(controller_types[i], store, &configs[i], &error);
 		if (p.controller == NULL ||
 		    controller_types[i]->list_keys(p.controller, plan_key, &p, &error) != 0) {
 			fprintf(err, "sqlkcm plan: %s: %s\n", controller_types[i]->name, error);
@@ -161,6 +183,8 @@ plan_command(int argc, char **argv, FILE *out, FILE *err)
 out:
 	free(error);
 	free(enabled);
+	free(longopts);
+	controller_configs_free(configs);
 	store_close(store);
 	resource_metadata_free_all();
 	return rc;

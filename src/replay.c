@@ -46,6 +46,9 @@
 #include "store.h"
 #include "util.h"
 
+/* The controllers' flags' option values: this plus their code. */
+#define REPLAY_OPT_FLAG 4096
+
 const char replay_usage[] =
     "usage: sqlkcm replay LOG [--db FILE] [--controllers LIST] [--strict]\n"
     "\n"
@@ -66,6 +69,7 @@ const char replay_usage[] =
     "                            (default: report it on stderr with its line, skip it)\n"
     "  -v, --v N                 log verbosity, as klog (default: 0)\n"
     "  -h, --help                this help\n"
+    "and the controllers' own flags, as `sqlkcm run` takes them (below).\n"
     "\n"
     "Each line is an object with line and time (the position and time in LOG of the\n"
     "event that led to the sync), then controller, key (the owner's namespace/name),\n"
@@ -526,7 +530,8 @@ replay_run(FILE *in, const char *name, const struct replay_options *options, FIL
 		if (!options->enabled[i])
 			continue;
 		c = &rp.controllers[rp.ncontrollers];
-		c->controller = controller_new(controller_types[i], rp.store, NULL, error);
+		c->controller = controller_new(controller_types[i], rp.store,
+		    options->configs != NULL ? &options->configs[i] : NULL, error);
 		if (c->controller == NULL)
 			goto out;
 		rp.ncontrollers++;
@@ -591,7 +596,7 @@ out:
 int
 replay_command(int argc, char **argv, FILE *out, FILE *err)
 {
-	static const struct option longopts[] = {
+	static const struct option fixed[] = {
 		{ "db", required_argument, NULL, 'd' },
 		{ "controllers", required_argument, NULL, 'c' },
 		{ "strict", no_argument, NULL, 's' },
@@ -599,22 +604,35 @@ replay_command(int argc, char **argv, FILE *out, FILE *err)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct option *longopts = controller_longopts_new(fixed, REPLAY_OPT_FLAG);
+	struct controller_config *configs = controller_configs_new();
 	struct replay_options options;
 	struct replay_stats stats;
 	const char *list = "*", *path;
 	char *error = NULL, *end;
-	int *enabled, c, rc;
+	int *enabled = NULL, c, rc;
 	FILE *in;
 
 	memset(&options, 0, sizeof options);
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":v:h", longopts, NULL)) != -1) {
+		if (c >= REPLAY_OPT_FLAG && c < REPLAY_OPT_FLAG + CONTROLLER_FLAG_CODES) {
+			if (controller_configs_set(configs, c - REPLAY_OPT_FLAG, optarg,
+			    &error) != 0) {
+				fprintf(err, "sqlkcm replay: %s\n", error);
+				free(error);
+				rc = EXIT_USAGE;
+				goto out;
+			}
+			continue;
+		}
 		switch (c) {
 		case 'd':
 			if (*optarg == '\0') {
 				fprintf(err, "sqlkcm replay: --db needs a file name\n");
-				return EXIT_USAGE;
+				rc = EXIT_USAGE;
+				goto out;
 			}
 			options.db = optarg;
 			break;
@@ -626,45 +644,53 @@ replay_command(int argc, char **argv, FILE *out, FILE *err)
 			    log_verbosity > 10) {
 				fprintf(err, "sqlkcm replay: invalid value \"%s\" for --v: want a "
 				    "whole number from 0 to 10\n", optarg);
-				return EXIT_USAGE;
+				rc = EXIT_USAGE;
+				goto out;
 			}
 			break;
 		case 'h':
 			fputs(replay_usage, out);
-			return EXIT_OK;
+			controller_flags_usage(out);
+			rc = EXIT_OK;
+			goto out;
 		case ':':
 			fprintf(err, "sqlkcm replay: %s needs a value\n", argv[optind - 1]);
-			return EXIT_USAGE;
+			rc = EXIT_USAGE;
+			goto out;
 		default:
 			fprintf(err, "sqlkcm replay: unknown flag %s (see sqlkcm replay --help)\n",
 			    argv[optind - 1]);
-			return EXIT_USAGE;
+			rc = EXIT_USAGE;
+			goto out;
 		}
 	}
 	if (optind >= argc) {
 		fprintf(err, "sqlkcm replay: which log? (usage: sqlkcm replay LOG [flags])\n");
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	if (optind + 1 < argc) {
 		fprintf(err, "sqlkcm replay: unexpected argument \"%s\"\n", argv[optind + 1]);
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	path = argv[optind];
 	enabled = xcalloc((size_t)controller_type_count, sizeof *enabled);
 	if (controller_parse_list(list, enabled, NULL, &error) != 0) {
 		fprintf(err, "sqlkcm replay: %s\n", error);
 		free(error);
-		free(enabled);
-		return EXIT_USAGE;
+		rc = EXIT_USAGE;
+		goto out;
 	}
 	options.enabled = enabled;
+	options.configs = configs;
 	if (strcmp(path, "-") == 0) {
 		in = stdin;
 		path = "-";
 	} else if ((in = fopen(path, "r")) == NULL) {
 		fprintf(err, "sqlkcm replay: cannot open %s: %s\n", path, strerror(errno));
-		free(enabled);
-		return EXIT_FAILURE_RUN;
+		rc = EXIT_FAILURE_RUN;
+		goto out;
 	}
 	rc = EXIT_OK;
 	if (replay_run(in, path, &options, out, err, &stats, &error) != 0) {
@@ -676,6 +702,9 @@ replay_command(int argc, char **argv, FILE *out, FILE *err)
 	    stats.batches, stats.syncs, stats.bad);
 	if (in != stdin)
 		fclose(in);
+out:
 	free(enabled);
+	free(longopts);
+	controller_configs_free(configs);
 	return rc;
 }

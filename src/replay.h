@@ -6,9 +6,13 @@
 
 #include <stdio.h>
 
+struct controller_config;
+
 struct replay_options {
 	const char *db;		/* a new file to keep the cache in; NULL: in memory */
 	const int *enabled;	/* by controller_types index */
+	/* Their flags, by controller_types index; NULL: every default. */
+	const struct controller_config *configs;
 	int strict;		/* stop at the first bad record */
 };
 

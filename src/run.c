@@ -151,7 +151,7 @@ struct run_options {
 	const char *always_allow_paths;
 	int leader_elect;
 	int *disabled;		/* per controller type: its enable_flag said false */
-	const char ***flags;	/* per controller type: its flags' values (NULL: default) */
+	struct controller_config *configs;	/* per controller type: its flags' values */
 	double lease_duration;
 	double renew_deadline;
 	double retry_period;
@@ -358,8 +358,7 @@ run_longopts_have(const struct option *o, size_t n, const char *name)
  * that its command line is accepted as it is. */
 #define OPT_WORKERS 1024
 #define OPT_ENABLE 1536
-#define OPT_FLAG 1792		/* plus 16 times the type's index, plus the flag's */
-#define OPT_FLAGS_PER_TYPE 16
+#define OPT_FLAG 4096		/* plus the flag's code (controller_flag_options) */
 #define OPT_KCM 2048
 static struct option *
 run_longopts_new(const struct option *fixed)
@@ -369,7 +368,7 @@ run_longopts_new(const struct option *fixed)
 
 	while (fixed[n].name != NULL)
 		n++;
-	o = xcalloc(n + (2 + OPT_FLAGS_PER_TYPE) * (size_t)controller_type_count +
+	o = xcalloc(n + 2 * (size_t)controller_type_count + (size_t)controller_flag_count() +
 	    kcm_flag_count + 1, sizeof *o);
 	memcpy(o, fixed, n * sizeof *o);
 	for (int i = 0; i < controller_type_count; i++) {
@@ -383,16 +382,8 @@ run_longopts_new(const struct option *fixed)
 			o[n].has_arg = optional_argument;
 			o[n++].val = OPT_ENABLE + i;
 		}
-		for (int j = 0; controller_types[i]->flags != NULL &&
-		    controller_types[i]->flags[j].name != NULL; j++) {
-			if (j == OPT_FLAGS_PER_TYPE || run_longopts_have(o, n,
-			    controller_types[i]->flags[j].name))
-				abort();	/* a table to fix, not a user's mistake */
-			o[n].name = controller_types[i]->flags[j].name;
-			o[n].has_arg = required_argument;
-			o[n++].val = OPT_FLAG + OPT_FLAGS_PER_TYPE * i + j;
-		}
 	}
+	n = controller_flag_options(o, n, OPT_FLAG);
 	for (size_t i = 0; i < kcm_flag_count; i++) {
 		if (run_longopts_have(o, n, kcm_flags[i].name))
 			continue;	/* sqlkcm's own */
@@ -587,9 +578,7 @@ run_parse(int argc, char **argv, struct run_options *opts, FILE *out, FILE *err)
 	all = run_longopts_new(own);
 	opts->workers = xcalloc((size_t)controller_type_count, sizeof *opts->workers);
 	opts->disabled = xcalloc((size_t)controller_type_count, sizeof *opts->disabled);
-	opts->flags = xcalloc((size_t)controller_type_count, sizeof *opts->flags);
-	for (int i = 0; i < controller_type_count; i++)
-		opts->flags[i] = xcalloc(OPT_FLAGS_PER_TYPE, sizeof *opts->flags[i]);
+	opts->configs = controller_configs_new();
 	buf_init(&opts->ignored);
 	for (int i = 0; i < controller_type_count; i++)
 		opts->workers[i] = controller_types[i]->default_workers;
@@ -646,19 +635,15 @@ run_parse_options(int argc, char **argv, struct run_options *opts,
 			rc = optarg != NULL ? parse_bool(flag, optarg, &on, err) : 0;
 			opts->disabled[c - OPT_ENABLE] = !on;
 			free(flag);
-		} else if (c >= OPT_FLAG && c < OPT_FLAG + OPT_FLAGS_PER_TYPE *
-		    controller_type_count) {
-			int t = (c - OPT_FLAG) / OPT_FLAGS_PER_TYPE, j = (c - OPT_FLAG) %
-			    OPT_FLAGS_PER_TYPE;
+		} else if (c >= OPT_FLAG && c < OPT_FLAG + CONTROLLER_FLAG_CODES) {
 			char *why = NULL;
 
-			if (controller_flag_check(&controller_types[t]->flags[j], optarg,
+			if (controller_configs_set(opts->configs, c - OPT_FLAG, optarg,
 			    &why) != 0) {
 				fprintf(err, "sqlkcm run: %s\n", why);
 				free(why);
 				return -1;
 			}
-			opts->flags[t][j] = optarg;
 		} else if (c >= OPT_KCM && c < OPT_KCM + (int)kcm_flag_count) {
 			rc = run_kcm_flag(&kcm_flags[c - OPT_KCM], optarg, opts, err);
 		} else {
@@ -879,7 +864,8 @@ run_configz(const struct run_options *opts, const struct client *client)
 		for (int j = 0; controller_types[i]->flags != NULL &&
 		    controller_types[i]->flags[j].name != NULL; j++) {
 			const struct controller_flag *f = &controller_types[i]->flags[j];
-			const char *v = opts->flags[i][j] != NULL ? opts->flags[i][j] :
+			const char *v = opts->configs[i].flags[j] != NULL ?
+			    opts->configs[i].flags[j] :
 			    f->default_value;
 
 			if (f->type == CONTROLLER_FLAG_INT)
@@ -953,9 +939,7 @@ run_start_http(struct daemon *d, const struct run_options *opts, const struct cl
 static void
 run_options_free(struct run_options *opts)
 {
-	for (int i = 0; opts->flags != NULL && i < controller_type_count; i++)
-		free(opts->flags[i]);
-	free(opts->flags);
+	controller_configs_free(opts->configs);
 	free(opts->workers);
 	free(opts->disabled);
 	buf_free(&opts->ignored);
@@ -1007,7 +991,6 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	int *workers = xcalloc((size_t)controller_type_count, sizeof *workers);
 	int any = 0;
 	struct manager_options mopts;
-	struct controller_config *configs = NULL;
 	char *cluster_ca = NULL;
 	struct event *sigterm = NULL, *sigint = NULL, *sighup = NULL;
 	struct informer_handlers handlers;
@@ -1153,12 +1136,9 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		if (d.metadata != NULL)
 			metadatacache_register_metrics(d.metadata, d.metrics);
 		cluster_ca = run_cluster_ca(kc);
-		configs = xcalloc((size_t)controller_type_count, sizeof *configs);
-		for (int i = 0; i < controller_type_count; i++) {
-			configs[i].flags = opts.flags[i];
-			configs[i].cluster_ca = cluster_ca;
-		}
-		mopts.configs = configs;
+		for (int i = 0; i < controller_type_count; i++)
+			opts.configs[i].cluster_ca = cluster_ca;
+		mopts.configs = opts.configs;
 		mopts.enabled = enabled;
 		mopts.workers = workers;
 		mopts.metrics = d.metrics;
@@ -1268,7 +1248,6 @@ out:
 		kubeevents_free(events[i]);
 	free(events);
 	run_options_free(&opts);
-	free(configs);
 	free(cluster_ca);
 	kubeevents_free(lease_events);
 	informer_set_free(d.informers);

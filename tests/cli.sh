@@ -288,5 +288,30 @@ check "run --kubeconfig naming an empty CA file names it, exit 1" 1 "" \
 	"certificate-authority: $tmp/empty-ca is empty" \
 	-- run --kubeconfig "$tmp/empty-ca-config" --db "$nodb"
 
+# The controllers' own flags: declared by each controller, checked by type, taken by run,
+# plan and replay alike.
+check "run --help lists podgc's --terminated-pod-gc-threshold with its default" 0 \
+	"terminated-pod-gc-threshold N" "" -- run --help
+check "plan --help lists the controllers' flags" 0 "namespace-sync-period DURATION" "" \
+	-- plan --help
+check "replay --help lists the controllers' flags" 0 "root-ca-file VALUE" "" -- replay --help
+check "a whole-number controller flag refuses a word, naming it" 2 "" \
+	'invalid value "many" for --terminated-pod-gc-threshold: want a whole number' \
+	-- run --terminated-pod-gc-threshold many
+check "a duration controller flag wants a unit" 2 "" \
+	'invalid value "300" for --namespace-sync-period: want a duration' \
+	-- plan --db "$nodb" --namespace-sync-period 300
+check "replay checks the controllers' flags before it reads the log" 2 "" \
+	'invalid value "1e3" for --terminated-pod-gc-threshold' \
+	-- replay /nonexistent.log --terminated-pod-gc-threshold 1e3
+check "a controller flag needs its value" 2 "" "--root-ca-file needs a value" \
+	-- plan --root-ca-file
+printf 'clusters:\n- name: k\n  cluster:\n    server: https://127.0.0.1:1\n    insecure-skip-tls-verify: true\nusers:\n- name: u\n  user: {token: t}\ncontexts:\n- name: c\n  context: {cluster: k, user: u}\ncurrent-context: c\n' \
+	>"$tmp/unreachable-config"
+check "an unreadable --root-ca-file stops run with the file named" 1 "" \
+	"root-ca-file at $tmp/no-such-ca.crt" \
+	-- run --kubeconfig "$tmp/unreachable-config" --db "$tmp/rootca.db" --secure-port 0 \
+	--controllers root-ca-cert-publisher --root-ca-file "$tmp/no-such-ca.crt"
+
 echo "1..$n"
 [ "$failed" = 0 ]
