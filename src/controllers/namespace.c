@@ -175,7 +175,8 @@ strings_join_sorted(struct strings *s)
 {
 	struct buf b;
 
-	qsort(s->items, (size_t)s->n, sizeof *s->items, compare_strings);
+	if (s->n > 1)
+		qsort(s->items, (size_t)s->n, sizeof *s->items, compare_strings);
 	buf_init(&b);
 	for (int i = 0; i < s->n; i++)
 		buf_printf(&b, "%s%s", i > 0 ? ", " : "", s->items[i]);
@@ -793,7 +794,8 @@ finalize_write(struct sync_result *out, const cJSON *ns, const char *name)
 		if (!seen)
 			strings_add(&keep, xstrdup(f->valuestring));
 	}
-	qsort(keep.items, (size_t)keep.n, sizeof *keep.items, compare_strings);
+	if (keep.n > 1)
+		qsort(keep.items, (size_t)keep.n, sizeof *keep.items, compare_strings);
 	a->type = ACTION_UPDATE;
 	a->verb = "finalize";
 	a->subresource = "finalize";
