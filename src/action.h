@@ -10,6 +10,7 @@
 
 #include "util.h"
 
+struct metrics_series;
 struct resource;
 
 enum action_type {
@@ -45,6 +46,11 @@ struct action {
 					   delete of a pod) */
 	const char *subresource;	/* ACTION_PATCH, ACTION_UPDATE: send to this
 					   subresource ("status", "finalize"), not the object */
+	/* A controller's own counters (NULL: none) the executor adds 1 to when the write
+	 * succeeds, and when it fails (kube's podgc counts every pod it tries, and the
+	 * failures apart). */
+	struct metrics_series *count_done;
+	struct metrics_series *count_failed[2];
 	int exists_ok;			/* ACTION_CREATE: AlreadyExists is success (the
 					   object wanted is there), as kube's serviceaccount
 					   controller takes it */

@@ -13,6 +13,7 @@
 #include "store.h"
 
 struct expectations;
+struct metrics_registry;
 struct consistency;
 
 /* Where a controller's handlers put keys. */
@@ -72,6 +73,9 @@ struct controller_config {
 	/* The PEM of the CA the kubeconfig trusts for the apiserver: what kube-controller-
 	 * manager publishes as the root CA when --root-ca-file is not given. */
 	const char *cluster_ca;
+	/* The daemon's registry, where a controller registers its own metrics (kube's
+	 * pod_gc_collector_force_delete_pods_total, ...); NULL in plan and replay. */
+	struct metrics_registry *metrics;
 };
 
 /* A kind of controller, as kube-controller-manager's controller descriptors. */

@@ -61,6 +61,7 @@
 #include "informer.h"
 #include "json.h"
 #include "log.h"
+#include "metrics.h"
 #include "resource.h"
 #include "restops.h"
 #include "store.h"
@@ -557,8 +558,11 @@ write_done(struct execution *x, struct action *a, struct restops_result *res)
 		    a->name != NULL ? a->name : "?");
 		if (!deletes)
 			record_write(x, a->resource, res->object);
+		metrics_counter_add(a->count_done, 1);
 		return;
 	}
+	metrics_counter_add(a->count_failed[0], 1);
+	metrics_counter_add(a->count_failed[1], 1);
 	x->writes_stopped = 1;
 	if (a->type == ACTION_CREATE && api_status_is_namespace_terminating(&res->status)) {
 		/* The namespace is going, and the owner with it: stop, without an error, and

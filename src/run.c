@@ -1136,8 +1136,10 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		if (d.metadata != NULL)
 			metadatacache_register_metrics(d.metadata, d.metrics);
 		cluster_ca = run_cluster_ca(kc);
-		for (int i = 0; i < controller_type_count; i++)
+		for (int i = 0; i < controller_type_count; i++) {
 			opts.configs[i].cluster_ca = cluster_ca;
+			opts.configs[i].metrics = d.metrics;
+		}
 		mopts.configs = opts.configs;
 		mopts.enabled = enabled;
 		mopts.workers = workers;

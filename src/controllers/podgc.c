@@ -46,6 +46,7 @@
 #include "controllers/podgc.h"
 #include "json.h"
 #include "log.h"
+#include "metrics.h"
 #include "resource.h"
 #include "timeutil.h"
 #include "util.h"
@@ -116,6 +117,10 @@ struct podgc_state {
 	long long terminated_seen;
 	struct quarantine *quarantine;
 	int nquarantine;
+	/* kube's pod_gc_collector_force_delete_pods_total and ..._pod_errors_total, by
+	 * namespace and reason; NULL without a registry (plan, replay). */
+	struct metrics_family *deleting_total;
+	struct metrics_family *deleting_errors;
 };
 
 /* Why a pod is deleted: kube's reasons (its metric's reason label). */
@@ -442,10 +447,24 @@ failed_patch(const struct podgc_pod *p, cJSON *condition)
 /* Appends kube's markFailedAndDeletePod for p to r: the status patch unless the pod has
  * finished already, then the forced deletion. */
 static void
-force_delete(struct sync_result *r, const struct resource *pods, const struct podgc_pod *p,
+force_delete(struct podgc_state *st, struct sync_result *r, const struct podgc_pod *p,
     enum podgc_reason reason, const char *why, double now)
 {
+	static const char *const reasons[] = {
+		[REASON_TERMINATED] = "terminated", [REASON_OUT_OF_SERVICE] = "out-of-service",
+		[REASON_ORPHANED] = "orphaned", [REASON_UNSCHEDULED] = "unscheduled",
+	};
+	const char *labels[] = { p->namespace, reasons[reason], NULL };
+	const struct resource *pods = st->pods;
+	struct metrics_series *total = NULL, *errors = NULL;
 	struct action *a;
+
+	/* kube's counts: every pod it tries to delete, and those that fail (the status
+	 * patch or the deletion). */
+	if (st->deleting_total != NULL) {
+		total = metrics_series_get(st->deleting_total, labels);
+		errors = metrics_series_get(st->deleting_errors, labels);
+	}
 
 	if (p->phase == NULL || (strcmp(p->phase, "Succeeded") != 0 &&
 	    strcmp(p->phase, "Failed") != 0)) {
@@ -460,6 +479,8 @@ force_delete(struct sync_result *r, const struct resource *pods, const struct po
 		a->body = failed_patch(p, reason == REASON_ORPHANED ?
 		    disruption_condition(p, now) : NULL);
 		a->reason = xstrdup(why);
+		a->count_failed[0] = total;
+		a->count_failed[1] = errors;
 	}
 	a = action_append(&r->writes, &r->nwrites);
 	a->type = ACTION_DELETE;
@@ -470,6 +491,9 @@ force_delete(struct sync_result *r, const struct resource *pods, const struct po
 	a->uid = xstrdup(p->uid);
 	a->delete_now = 1;
 	a->reason = xstrdup(why);
+	a->count_done = total;
+	a->count_failed[0] = total;
+	a->count_failed[1] = errors;
 }
 
 static int
@@ -505,7 +529,7 @@ podgc_sync(struct controller *c, const char *key, double now, struct sync_result
 	} else if (reason != REASON_NONE) {
 		if (reason == REASON_ORPHANED)
 			confirm_node_absent(out, p.node);
-		force_delete(out, st->pods, &p, reason, why, now);
+		force_delete(st, out, &p, reason, why, now);
 	}
 	free(why);
 	pod_clear(&p);
@@ -656,6 +680,27 @@ podgc_list_keys(struct controller *c, void (*cb)(const char *key, void *arg), vo
 
 /* --- the type --------------------------------------------------------------------------- */
 
+/* Registers kube's two counters of the pods it force-deletes. */
+static int
+podgc_register_metrics(struct podgc_state *st, struct metrics_registry *registry,
+    char **error)
+{
+	static const char *const labels[] = { "namespace", "reason", NULL };
+	static const struct metrics_spec total = { METRICS_COUNTER,
+	    "pod_gc_collector_force_delete_pods_total",
+	    "Number of pods that are being forcefully deleted since the Pod GC Controller "
+	    "started.", labels, NULL, 0 };
+	static const struct metrics_spec errors = { METRICS_COUNTER,
+	    "pod_gc_collector_force_delete_pod_errors_total",
+	    "Number of errors encountered when forcefully deleting the pods since the Pod GC "
+	    "Controller started.", labels, NULL, 0 };
+
+	st->deleting_total = metrics_family_register(registry, &total, error);
+	st->deleting_errors = st->deleting_total != NULL ?
+	    metrics_family_register(registry, &errors, error) : NULL;
+	return st->deleting_errors != NULL ? 0 : -1;
+}
+
 static int
 podgc_init(struct controller *c, char **error)
 {
@@ -665,6 +710,9 @@ podgc_init(struct controller *c, char **error)
 	st->pods = resource_find("pods");
 	st->threshold = controller_flag_int(c, THRESHOLD_FLAG);
 	st->terminated_seen = -1;
+	if (c->config->metrics != NULL && podgc_register_metrics(st, c->config->metrics,
+	    error) != 0)
+		return -1;
 	return store_prepare_statements(store_db(c->store), podgc_sql, STMT_COUNT, st->stmt,
 	    "podgc", error);
 }

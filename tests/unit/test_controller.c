@@ -91,7 +91,7 @@ static void
 flags_read_back_as_given_or_by_default(void **state)
 {
 	const char *given[] = { "5", NULL, "/tmp/ca.pem" };
-	struct controller_config config = { given, "PEM" };
+	struct controller_config config = { given, "PEM", NULL };
 	struct controller defaults = { .type = &test_type };
 	struct controller configured = { .type = &test_type, .config = &config };
 	static const struct controller_config none;

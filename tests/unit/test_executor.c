@@ -40,6 +40,7 @@
 #include "fixtures.h"
 #include "informer.h"
 #include "json.h"
+#include "metrics.h"
 #include "resource.h"
 #include "manager.h"
 #include "store.h"
@@ -1465,6 +1466,49 @@ create_write_that_may_exist_already_is_done(void **state)
 	assert_outcome(h, 0, 0);
 }
 
+/* A write's counters: count_done when it succeeds, both count_failed when it fails. */
+static void
+write_counters_count_success_and_failure(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault refused = { "PATCH", "replicasets/rs-2", 1, 0, 500,
+	    "InternalError", "fake error", NULL };
+	static const char *const labels[] = { "outcome", NULL };
+	static const struct metrics_spec spec = { METRICS_COUNTER, "test_writes_total",
+	    "Writes.", labels, NULL, 0 };
+	struct metrics_registry *registry = metrics_registry_new();
+	struct metrics_family *family = metrics_family_register(registry, &spec, NULL);
+	struct metrics_series *ok = metrics_series_get(family,
+	    (const char *const[]){ "ok", NULL });
+	struct metrics_series *tried = metrics_series_get(family,
+	    (const char *const[]){ "tried", NULL });
+	struct metrics_series *failed = metrics_series_get(family,
+	    (const char *const[]){ "failed", NULL });
+	struct sync_result r;
+	struct action *a;
+	struct buf text;
+
+	deployment_result(&r);
+	a = rs_write(&r, ACTION_PATCH, "rs-1");
+	a->count_done = ok;
+	a->count_failed[0] = tried;
+	a->count_failed[1] = failed;
+	a = rs_write(&r, ACTION_PATCH, "rs-2");
+	a->count_done = ok;
+	a->count_failed[0] = tried;
+	a->count_failed[1] = failed;
+	fake_apiserver_set_faults(h->fake, &refused, 1);
+	carry_out_result(h, &r);
+
+	buf_init(&text);
+	metrics_render(registry, &text);
+	assert_non_null(strstr(text.data, "test_writes_total{outcome=\"ok\"} 1\n"));
+	assert_non_null(strstr(text.data, "test_writes_total{outcome=\"tried\"} 1\n"));
+	assert_non_null(strstr(text.data, "test_writes_total{outcome=\"failed\"} 1\n"));
+	buf_free(&text);
+	metrics_registry_free(registry);
+}
+
 /* A creation refused because the namespace is being deleted stops the writes without a
  * failure (kube's handleErr forgets a NamespaceTerminating error): no further write, no
  * status, no event, no backoff. */
@@ -2071,6 +2115,7 @@ main(void)
 		cmocka_unit_test(
 		    create_write_refused_by_a_terminating_namespace_stops_without_failure),
 		T(create_write_that_may_exist_already_is_done),
+		T(write_counters_count_success_and_failure),
 		T(delete_write_not_found_is_done_and_the_next_write_goes_out),
 		T(patch_write_not_found_is_a_failure),
 		T(sync_events_are_recorded_before_any_write),

@@ -36,6 +36,7 @@
 #include "controllers/podgc.h"
 #include "informer.h"
 #include "json.h"
+#include "metrics.h"
 #include "resource.h"
 #include "store.h"
 #include "util.h"
@@ -949,6 +950,42 @@ terminations_queue_nothing_until_past_the_threshold(void **state)
 	}
 }
 
+/* With the daemon's registry, each deletion carries kube's counters, by namespace and
+ * reason: the attempt counted when the delete is answered, attempt and error when the
+ * status patch or the delete fails (the executor adds to them). */
+static void
+deletions_carry_kubes_counters(void **state)
+{
+	struct env *env = *state;
+	const struct pod_spec pods[] = { DELETING("a", RUNNING, NULL), { NULL } };
+	struct metrics_registry *registry = metrics_registry_new();
+	struct buf text;
+
+	env->config.metrics = registry;
+	controller_start(env, "-1");
+	cache_pods(env, pods);
+	if (env->c->type->sync(env->c, "default/a", NOW, &env->result, &env->error) != 0)
+		fail_msg("sync: %s", env->error);
+	assert_int_equal(env->result.nwrites, 2);
+	/* The patch fails: one attempt, one error. */
+	assert_null(env->result.writes[0].count_done);
+	metrics_counter_add(env->result.writes[0].count_failed[0], 1);
+	metrics_counter_add(env->result.writes[0].count_failed[1], 1);
+	/* The delete succeeds: one more attempt. */
+	metrics_counter_add(env->result.writes[1].count_done, 1);
+	buf_init(&text);
+	metrics_render(registry, &text);
+	assert_non_null(strstr(text.data, "pod_gc_collector_force_delete_pods_total"
+	    "{namespace=\"default\",reason=\"unscheduled\"} 2\n"));
+	assert_non_null(strstr(text.data, "pod_gc_collector_force_delete_pod_errors_total"
+	    "{namespace=\"default\",reason=\"unscheduled\"} 1\n"));
+	buf_free(&text);
+	sync_result_clear(&env->result);
+	controller_free(env->c);
+	env->c = NULL;
+	metrics_registry_free(registry);
+}
+
 /* list_keys at start: the forced pods and the terminated ones past the threshold. */
 static void
 list_keys_lists_every_candidate(void **state)
@@ -992,7 +1029,7 @@ main(void)
 {
 	struct CMUnitTest tests[NELEM(terminated_cases) + NELEM(orphaned_cases) +
 	    NELEM(unscheduled_cases) + NELEM(terminating_cases) + NELEM(patch_cases) +
-	    NELEM(event_cases) + 6];
+	    NELEM(event_cases) + 7];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(terminated_cases); i++)
@@ -1022,5 +1059,7 @@ main(void)
 	    terminations_queue_nothing_until_past_the_threshold, NULL);
 	tests[n++] = row_test("sqlkcm's: list_keys lists every pod a rule applies to",
 	    list_keys_lists_every_candidate, NULL);
+	tests[n++] = row_test("kube's metrics: force_delete_pods_total and its errors, by "
+	    "namespace and reason", deletions_carry_kubes_counters, NULL);
 	return _cmocka_run_group_tests("podgc", tests, n, NULL, NULL);
 }
