@@ -17,6 +17,7 @@
 #include "command.h"
 #include "controller.h"
 #include "plan.h"
+#include "registry.h"
 #include "replay.h"
 #include "run.h"
 #include "shell.h"

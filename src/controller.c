@@ -1,41 +1,21 @@
 /*
- * controller.c - the controller registry: every controller sqlkcm has, found by name,
- * chosen with --controllers, created over a store.
+ * controller.c - what every controller is made of: created over a store with its
+ * expectations and write records, its flags read back, the bookkeeping of a sync's result,
+ * and the helpers controllers share. The list of controllers is registry.c's.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "consistency.h"
 #include "controller.h"
-#include "controllers/deployment.h"
-#include "controllers/garbagecollector.h"
-#include "controllers/namespace.h"
-#include "controllers/podgc.h"
-#include "controllers/replicaset.h"
-#include "controllers/rootcacertpublisher.h"
-#include "controllers/serviceaccount.h"
 #include "expectations.h"
-#include "kcmflags.h"
 #include "log.h"
 #include "selector.h"
 #include "timeutil.h"
 #include "util.h"
-
-const struct controller_type *const controller_types[] = {
-	&replicaset_controller_type,
-	&replicationcontroller_controller_type,
-	&deployment_controller_type,
-	&garbagecollector_controller_type,
-	&namespace_controller_type,
-	&serviceaccount_controller_type,
-	&rootcacertpublisher_controller_type,
-	&podgc_controller_type,
-};
-const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 
 int
 controller_watches(const struct controller_type *t, const struct resource *resource)
@@ -47,101 +27,6 @@ controller_watches(const struct controller_type *t, const struct resource *resou
 		if (strcmp(*name, resource->name) == 0)
 			return 1;
 	}
-	return 0;
-}
-
-const struct controller_type *
-controller_type_find(const char *name)
-{
-	for (int i = 0; i < controller_type_count; i++) {
-		if (strcmp(controller_types[i]->name, name) == 0)
-			return controller_types[i];
-	}
-	return NULL;
-}
-
-/* Returns 1 if the n bytes at text are s. */
-static int
-same(const char *text, size_t n, const char *s)
-{
-	return s != NULL && strlen(s) == n && strncmp(text, s, n) == 0;
-}
-
-/* Returns the index of the controller named by the n bytes at name, as sqlkcm or
- * kube-controller-manager names it (kcm's "replicaset-controller" and its older
- * "replicaset" alike); -2 for a controller of kube-controller-manager that sqlkcm does not
- * run; -1 for a name nobody knows. */
-static int
-controller_index(const char *name, size_t n)
-{
-	const char *kcm = NULL;
-
-	for (int i = 0; i < controller_type_count; i++) {
-		if (same(name, n, controller_types[i]->name))
-			return i;
-	}
-	for (size_t k = 0; k < kcm_controller_count && kcm == NULL; k++) {
-		if (same(name, n, kcm_controllers[k].name) || same(name, n, kcm_controllers[k].alias))
-			kcm = kcm_controllers[k].name;
-	}
-	if (kcm == NULL)
-		return -1;
-	for (size_t k = 0; k < kcm_controller_count; k++) {
-		if (strcmp(kcm_controllers[k].name, kcm) != 0 || kcm_controllers[k].alias == NULL)
-			continue;
-		for (int i = 0; i < controller_type_count; i++) {
-			if (strcmp(controller_types[i]->name, kcm_controllers[k].alias) == 0)
-				return i;
-		}
-	}
-	return -2;
-}
-
-int
-controller_parse_list(const char *list, int *enabled, struct buf *ignored, char **error)
-{
-	int star = 0, *explicit = xcalloc((size_t)controller_type_count, sizeof *explicit);
-	const char *p = list;
-
-	for (int i = 0; i < controller_type_count; i++)
-		enabled[i] = 0;
-	while (*p != '\0') {
-		const char *end = strchr(p, ',');
-		size_t n = end != NULL ? (size_t)(end - p) : strlen(p);
-		int off = n > 0 && p[0] == '-', i;
-
-		if (n == 1 && p[0] == '*') {
-			star = 1;
-		} else {
-			i = controller_index(p + off, n - (size_t)off);
-			if (i == -2) {
-				if (ignored != NULL)
-					buf_printf(ignored, "%s%.*s", ignored->len > 0 ? ", " : "",
-					    (int)n, p);
-			} else if (i < 0) {
-				char *all = NULL;
-				for (int j = 0; j < controller_type_count; j++) {
-					char *next = xasprintf("%s%s%s", all != NULL ? all : "",
-					    j > 0 ? ", " : "", controller_types[j]->name);
-					free(all);
-					all = next;
-				}
-				error_set(error, "--controllers: unknown controller \"%.*s\" "
-				    "(known: %s)", (int)(n - (size_t)off), p + off, all);
-				free(all);
-				free(explicit);
-				return -1;
-			} else {
-				explicit[i] = off ? -1 : 1;
-			}
-		}
-		if (end == NULL)
-			break;
-		p = end + 1;
-	}
-	for (int i = 0; i < controller_type_count; i++)
-		enabled[i] = explicit[i] == 1 || (star && explicit[i] != -1);
-	free(explicit);
 	return 0;
 }
 
@@ -236,107 +121,6 @@ controller_flag_seconds(const struct controller *c, const char *name)
 	if (time_parse_duration(controller_flag_text(c, name), &seconds) != 0)
 		return 0;
 	return seconds;
-}
-
-int
-controller_flag_count(void)
-{
-	int n = 0;
-
-	for (int i = 0; i < controller_type_count; i++) {
-		for (int j = 0; controller_types[i]->flags != NULL &&
-		    controller_types[i]->flags[j].name != NULL; j++)
-			n++;
-	}
-	return n;
-}
-
-size_t
-controller_flag_options(struct option *o, size_t n, int base)
-{
-	if (controller_type_count * CONTROLLER_FLAGS_PER_TYPE > CONTROLLER_FLAG_CODES)
-		abort();
-	for (int i = 0; i < controller_type_count; i++) {
-		for (int j = 0; controller_types[i]->flags != NULL &&
-		    controller_types[i]->flags[j].name != NULL; j++) {
-			const char *name = controller_types[i]->flags[j].name;
-
-			if (j == CONTROLLER_FLAGS_PER_TYPE)
-				abort();	/* a table to fix, not a user's mistake */
-			for (size_t k = 0; k < n; k++) {
-				if (strcmp(o[k].name, name) == 0)
-					abort();
-			}
-			o[n].name = name;
-			o[n].has_arg = required_argument;
-			o[n].flag = NULL;
-			o[n++].val = base + CONTROLLER_FLAGS_PER_TYPE * i + j;
-		}
-	}
-	return n;
-}
-
-struct option *
-controller_longopts_new(const struct option *fixed, int base)
-{
-	size_t n = 0;
-	struct option *o;
-
-	while (fixed[n].name != NULL)
-		n++;
-	o = xcalloc(n + (size_t)controller_flag_count() + 1, sizeof *o);
-	memcpy(o, fixed, n * sizeof *o);
-	controller_flag_options(o, n, base);
-	return o;
-}
-
-void
-controller_flags_usage(FILE *out)
-{
-	fputs("\nThe controllers' flags:\n", out);
-	for (int i = 0; i < controller_type_count; i++) {
-		const struct controller_type *t = controller_types[i];
-
-		for (const struct controller_flag *f = t->flags; f != NULL && f->name != NULL;
-		    f++)
-			fprintf(out, "  --%s %s\n                            %s: %s (default: %s)\n",
-			    f->name, f->type == CONTROLLER_FLAG_INT ? "N" :
-			    f->type == CONTROLLER_FLAG_DURATION ? "DURATION" : "VALUE", t->name,
-			    f->help, *f->default_value != '\0' ? f->default_value : "none");
-	}
-}
-
-struct controller_config *
-controller_configs_new(void)
-{
-	struct controller_config *configs = xcalloc((size_t)controller_type_count,
-	    sizeof *configs);
-
-	for (int i = 0; i < controller_type_count; i++)
-		configs[i].flags = xcalloc(CONTROLLER_FLAGS_PER_TYPE, sizeof *configs[i].flags);
-	return configs;
-}
-
-int
-controller_configs_set(struct controller_config *configs, int code, const char *value,
-    char **error)
-{
-	int t = code / CONTROLLER_FLAGS_PER_TYPE, j = code % CONTROLLER_FLAGS_PER_TYPE;
-
-	if (code < 0 || t >= controller_type_count)
-		return error_set(error, "no controller flag has code %d", code);
-	if (controller_flag_check(&controller_types[t]->flags[j], value, error) != 0)
-		return -1;
-	((const char **)configs[t].flags)[j] = value;
-	return 0;
-}
-
-void
-controller_configs_free(struct controller_config *configs)
-{
-	for (int i = 0; configs != NULL && i < controller_type_count; i++)
-		free((void *)configs[i].flags);
-	free(configs);
 }
 
 struct controller *

@@ -62,6 +62,7 @@
 #include "json.h"
 #include "log.h"
 #include "metrics.h"
+#include "registry.h"
 #include "resource.h"
 #include "restops.h"
 #include "store.h"

@@ -43,6 +43,7 @@
 #include "informer.h"
 #include "log.h"
 #include "manager.h"
+#include "registry.h"
 #include "resource.h"
 #include "restops.h"
 #include "selector.h"

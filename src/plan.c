@@ -18,6 +18,7 @@
 #include "exitstatus.h"
 #include "log.h"
 #include "plan.h"
+#include "registry.h"
 #include "resource.h"
 #include "store.h"
 #include "timeutil.h"

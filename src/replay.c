@@ -38,6 +38,7 @@
 
 #include "consistency.h"
 #include "controller.h"
+#include "registry.h"
 #include "watchlog.h"
 #include "exitstatus.h"
 #include "expectations.h"

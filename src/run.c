@@ -52,6 +52,7 @@
 #include "manager.h"
 #include "metadatacache.h"
 #include "metrics.h"
+#include "registry.h"
 #include "watchrecord.h"
 #include "resource.h"
 #include "run.h"

@@ -3,7 +3,7 @@
 #
 # A new controller is a file in src/controllers/ and one entry in the controller table:
 # nothing else in src/ may name one, nor a kind only one controller acts on. Outside
-# src/controllers/, with comments left out, only the table (src/controller.c), the resource
+# src/controllers/, with comments left out, only the table (src/registry.c), the resource
 # registry (src/resource.c), kube-controller-manager's flags and controllers as data
 # (src/kcmflags.c) and the shell's help on the views people query (src/shell.c) may say
 # "replicaset". One test per source file.
@@ -13,7 +13,7 @@ failed=0
 for f in "$src"/*.c "$src"/*.h; do
 	name=${f##*/}
 	case "$name" in
-	controller.c | resource.c | kcmflags.c | shell.c | schema_sql.c) continue ;;
+	registry.c | resource.c | kcmflags.c | shell.c | schema_sql.c) continue ;;
 	esac
 	n=$((n + 1))
 	# The code without its comments, line numbers kept; the lines that name one.

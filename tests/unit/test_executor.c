@@ -41,6 +41,7 @@
 #include "informer.h"
 #include "json.h"
 #include "metrics.h"
+#include "registry.h"
 #include "resource.h"
 #include "manager.h"
 #include "store.h"
