@@ -4,6 +4,9 @@
 # grant nothing more; rbac-garbagecollector.yaml's are enough for the garbage collector. sqlkcm runs with
 # the ServiceAccount's own token, as it would in the Deployment, on the control plane with
 # RBAC on; the Deployment manifest is checked by the apiserver (server-side dry run).
+# rbac-namespace.yaml, rbac-serviceaccount.yaml, rbac-root-ca-cert-publisher.yaml and
+# rbac-podgc.yaml are enough for those four controllers, rbac-replicationcontroller.yaml
+# for ReplicationControllers.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -18,6 +21,11 @@ cleanup() {
 	# cluster, so a deleted namespace would stay Terminating and refuse the next run.
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:replicaset-controller \
 	    sqlkcm:deployment-controller sqlkcm:garbage-collector --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole sqlkcm:namespace-controller \
+	    sqlkcm:service-account-controller sqlkcm:root-ca-cert-publisher \
+	    sqlkcm:pod-garbage-collector sqlkcm:replicationcontroller-controller \
+	    --wait=false >/dev/null 2>&1
+	kubectl delete namespace "$ns-doomed" --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding sqlkcm:auth-delegator --wait=false >/dev/null 2>&1
 	kubectl delete -n sqlkcm-system rolebinding,role sqlkcm:leader-election \
 	    --wait=false >/dev/null 2>&1
@@ -212,5 +220,78 @@ check "and a deleted Deployment's ReplicaSets" cluster_wait_until 60 "dep's Repl
 check "no request of the collector was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/gcsa.log"'
 sqlkcm_stop gcsa
+
+# The namespace, ServiceAccount, root CA publisher and pod GC controllers' manifests: with
+# them, the four work under the same ServiceAccount and nothing they ask for is forbidden.
+# The collector's rights, which cover much of theirs, are taken away first.
+kubectl delete clusterrolebinding sqlkcm:garbage-collector >/dev/null
+check "rbac-namespace.yaml, rbac-serviceaccount.yaml, rbac-root-ca-cert-publisher.yaml and rbac-podgc.yaml apply" \
+    kubectl apply -f "$manifests/rbac-namespace.yaml" -f "$manifests/rbac-serviceaccount.yaml" \
+    -f "$manifests/rbac-root-ca-cert-publisher.yaml" -f "$manifests/rbac-podgc.yaml"
+check "with them, it may finalize namespaces, delete any collection, create ServiceAccounts, update ConfigMaps, patch pod status, get nodes" eval \
+    'cluster_wait_until 30 "the roles" can update namespaces --subresource=finalize &&
+     can update namespaces --subresource=status && can delete namespaces &&
+     can deletecollection widgets.example.com -n '"$ns"' &&
+     can create serviceaccounts -n '"$ns"' && can update configmaps -n '"$ns"' &&
+     can patch pods --subresource=status -n '"$ns"' && can get nodes'
+check "and still may not update pods, ServiceAccounts or nodes, nor create secrets" eval \
+    'cannot update pods -n '"$ns"' && cannot update serviceaccounts -n '"$ns"' &&
+     cannot update nodes && cannot create secrets -n '"$ns"
+sqlkcm_start nssa --kubeconfig "$work/kubeconfig" --db "$work/ns.db" \
+    --controllers namespace,serviceaccount,root-ca-cert-publisher,podgc -v 2
+check "the four controllers sync their caches with those rights" \
+    cluster_wait_until 90 "their caches" grep -q "controller=namespace: caches synced" \
+    "$work/nssa.log"
+kubectl create namespace "$ns-doomed" >/dev/null
+check "a new namespace gets its ServiceAccount default and kube-root-ca.crt" \
+    cluster_wait_until 60 "default and kube-root-ca.crt" \
+    kubectl get -n "$ns-doomed" serviceaccount/default configmap/kube-root-ca.crt
+kubectl create configmap -n "$ns-doomed" c --from-literal=k=v >/dev/null
+kubectl delete namespace "$ns-doomed" --wait=false >/dev/null
+check "deleted with its content, it is gone" cluster_wait_until 60 "the namespace" \
+    eval '! kubectl get namespace '"$ns-doomed"' >/dev/null 2>&1'
+# (A write into a namespace being deleted is refused with a 403 too, whatever the rights.)
+check "no request of those controllers was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/nssa.log" | grep -v "being terminated"'
+sqlkcm_stop nssa
+
+# The ReplicationController controller's manifest, beside rbac.yaml (whose pod rules it
+# shares with the ReplicaSet controller).
+check "rbac-replicationcontroller.yaml applies" \
+    kubectl apply -f "$manifests/rbac-replicationcontroller.yaml"
+check "with it, it may update ReplicationControllers' status and finalizers, not the objects" \
+    eval 'cluster_wait_until 30 "the role" can update replicationcontrollers \
+     --subresource=status -n '"$ns"' &&
+     can update replicationcontrollers --subresource=finalizers -n '"$ns"' &&
+     cannot update replicationcontrollers -n '"$ns"
+sqlkcm_start rcsa --kubeconfig "$work/kubeconfig" --db "$work/rc.db" \
+    --controllers replicationcontroller -v 2
+check "the ReplicationController controller syncs its caches with those rights" \
+    cluster_wait_until 90 "its caches" grep -q "controller=replicationcontroller: caches synced" \
+    "$work/rcsa.log"
+kubectl apply -n "$ns" -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: ReplicationController
+metadata:
+  name: rbac-rc
+spec:
+  replicas: 2
+  selector:
+    app: rbac-rc
+  template:
+    metadata:
+      labels:
+        app: rbac-rc
+    spec:
+      containers:
+      - name: c
+        image: pause
+YAML
+check "a ReplicationController gets its pods and its status" cluster_wait_until 60 \
+    "2 replicas" eval '[ "$(kubectl get rc -n '"$ns"' rbac-rc -o jsonpath={.status.replicas})" = 2 ]'
+check "no request of the ReplicationController controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/rcsa.log"'
+sqlkcm_stop rcsa
+kubectl delete rc -n "$ns" rbac-rc --cascade=orphan --wait=false >/dev/null 2>&1
 
 tap_done
