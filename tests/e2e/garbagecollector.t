@@ -353,24 +353,7 @@ check "c6 stays (5 s later), owned by b6" kj '
 assert not deleting(o) and [r["name"] for r in refs(o)] == ["b6"], brief(o)' configmap c6
 
 # --- 7. a custom resource whose CRD appears while the collector runs ------------------------
-kubectl create -f - >/dev/null <<EOF
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: $crd
-spec:
-  group: $group
-  scope: Namespaced
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        x-kubernetes-preserve-unknown-fields: true
-EOF
+widget_crd_create "$group"
 check "the Widget CRD is Established" \
     kubectl wait --for=condition=Established "crd/$crd" --timeout=60s
 # kubectl's own discovery may lag a moment behind.

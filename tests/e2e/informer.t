@@ -71,10 +71,8 @@ check "150 pods are owned by the ReplicaSet in owner_refs" test "$(sqlite3 "$db"
 	 WHERE p.namespace = '$ns_c' AND o.controller = 1
 	   AND o.owner_uid = '6b1c4b7e-0000-4000-8000-000000000001'")" = 150
 check "no label or owner row outlives its object" test "$(sqlite3 "$db" \
-	"SELECT (SELECT count(*) FROM object_labels WHERE object_id NOT IN (SELECT id FROM cache_pods
-	  UNION ALL SELECT id FROM cache_replicasets UNION ALL SELECT id FROM cache_deployments)) +
-	 (SELECT count(*) FROM object_owners WHERE object_id NOT IN (SELECT id FROM cache_pods
-	  UNION ALL SELECT id FROM cache_replicasets UNION ALL SELECT id FROM cache_deployments))")" = 0
+	"SELECT (SELECT count(*) FROM object_labels WHERE object_id NOT IN (SELECT id FROM objects)) +
+	 (SELECT count(*) FROM object_owners WHERE object_id NOT IN (SELECT id FROM objects))")" = 0
 
 # Hostile but valid input: quotes, backslashes and unicode in a 200 KB annotation.
 python3 - "${ns_e}" <<'PY' | kubectl create -f - >/dev/null

@@ -197,14 +197,17 @@ for chunk in iter(lambda: sys.stdin.readline(), ""):
         # not a pod: kubectl ends, and the next watch rebuilds the set.
         if ev.get("type") not in ("ADDED", "MODIFIED", "DELETED"):
             continue
-        pod = ev.get("object") or {}
-        uid = (pod.get("metadata") or {}).get("uid")
-        if not uid:
-            continue    # not a pod (a Status kubectl passed on): nothing to count
-        if ev["type"] != "DELETED" and owned(pod):
-            live.add(uid)
-        else:
-            live.discard(uid)
+        obj = ev.get("object") or {}
+        # kubectl 1.36 prints the state it starts from as ADDED events of a PodList (500
+        # pods each); later changes come one pod at a time.
+        for pod in obj.get("items") or [obj]:
+            uid = (pod.get("metadata") or {}).get("uid")
+            if not uid:
+                continue    # not a pod (a Status kubectl passed on): nothing to count
+            if ev["type"] != "DELETED" and owned(pod):
+                live.add(uid)
+            else:
+                live.discard(uid)
         top = max(top, len(live))
         open(work + "/max", "w").write(str(top))
         open(work + "/now", "w").write(str(len(live)))
@@ -282,6 +285,29 @@ wait_for() {
 skip() {
 	tap_n=$((tap_n + 1))
 	echo "ok $tap_n - $1 # SKIP $2"
+}
+
+# widget_crd_create GROUP: a namespaced custom resource, Widget (widgets.GROUP, v1, any
+# fields), for the tests of what sqlkcm learns by discovery.
+widget_crd_create() {
+	kubectl create -f - >/dev/null <<EOF
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.$1
+spec:
+  group: $1
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+EOF
 }
 
 # kcm_start NAME ARGS...: runs the control plane's own kube-controller-manager (the binary

@@ -325,24 +325,7 @@ kubectl create deployment web -n "$doomed" --image=pause --replicas=2 >/dev/null
 for c in c1 c2 kept; do
 	kubectl create configmap "$c" -n "$doomed" --from-literal=k=v >/dev/null
 done
-kubectl create -f - >/dev/null <<EOF
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: $crd
-spec:
-  group: $group
-  scope: Namespaced
-  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        x-kubernetes-preserve-unknown-fields: true
-EOF
+widget_crd_create "$group"
 kubectl wait --for=condition=Established "crd/$crd" --timeout=60s >/dev/null
 # (kubectl's own discovery may lag a moment behind the CRD.)
 check "two Widgets (a custom resource) are created in it" wait_for 60 eval '

@@ -1892,6 +1892,60 @@ two_pods_created(struct managed *mg)
 	return fake_apiserver_count(mg->h->fake, "POST", "pods") == 2;
 }
 
+/* Until: a pod was created. */
+static int
+pod_created(struct managed *mg)
+{
+	return fake_apiserver_count(mg->h->fake, "POST", "pods") > 0;
+}
+
+/* The pods informer reaches resourceVersion 600, with no event (a bookmark). */
+static void
+pods_informer_catches_up(evutil_socket_t fd, short what, void *arg)
+{
+	struct harness *h = arg;
+	char *error = NULL;
+
+	(void)fd;
+	(void)what;
+	if (sqlite3_exec(store_db(h->f->store), "UPDATE informers SET resource_version = '600'"
+	    " WHERE resource = 'pods'", NULL, NULL, &error) != SQLITE_OK)
+		fail_msg("catching up: %s", error);
+}
+
+/* A sync that finds the cache behind the controller's own writes is retried with backoff
+ * (kube's AddRateLimited), so that the owner is synced once the cache has caught up even
+ * when no event of it brings the key back: an informer that caught up by a bookmark, or a
+ * relist that changed nothing of the owner's. */
+static void
+manager_syncs_a_lagging_key_once_the_cache_caught_up_without_an_event(void **state)
+{
+	struct harness *h = *state;
+	struct timeval later = { 1, 500000 };
+	struct event *catch_up;
+	struct managed *mg;
+	char *error = NULL;
+
+	add_rs(h->f, &(struct rs){ .replicas = 1 });
+	/* It wrote pods at resourceVersion 500; the pods informer is at 10. */
+	if (sqlite3_exec(store_db(h->f->store), "INSERT INTO informers (resource, "
+	    "resource_version, list_epoch, synced) VALUES ('pods', '10', 1, 1) "
+	    "ON CONFLICT (resource) DO UPDATE SET resource_version = '10';"
+	    "INSERT INTO controller_writes (controller, key, owner_uid, resource, "
+	    "resource_version) VALUES ('replicaset', 'default/foobar', 'uid-foobar', 'pods', "
+	    "'500')", NULL, NULL, &error) != SQLITE_OK)
+		fail_msg("setting up: %s", error);
+	catch_up = evtimer_new(h->fake->base, pods_informer_catches_up, h);
+	evtimer_add(catch_up, &later);
+	mg = managed_new(h, 0);
+	managed_run(mg, pod_created);
+
+	/* Nothing before the informer caught up, then the creation. */
+	assert_requests(h, "POST pods;PUT replicasets/foobar/status");
+	event_free(catch_up);
+	managed_free(mg);
+}
+
 /* A failed sync is retried after a backoff, and the success that follows is final
  * (processNextWorkItem: AddRateLimited on error, Forget on success). */
 static void
@@ -2130,6 +2184,7 @@ main(void)
 		/* the manager */
 		T(manager_retries_a_failed_sync_with_backoff),
 		T(manager_syncs_again_at_once_when_the_cache_proved_wrong),
+		T(manager_syncs_a_lagging_key_once_the_cache_caught_up_without_an_event),
 		T(manager_releases_inherited_expectations_when_the_cache_agrees),
 		T(manager_keeps_inherited_expectations_until_a_live_read_succeeds),
 		T(manager_recovery_leaves_expectations_of_this_run_alone),
