@@ -94,6 +94,11 @@ struct controller_type {
 	/* A flag that turns it off whatever --controllers says, as kube-controller-manager
 	 * has one for its garbage collector ("enable-garbage-collector"), or NULL. */
 	const char *enable_flag;
+	/* kube-controller-manager gives some controllers' clients a multiple of
+	 * --kube-api-qps and --kube-api-burst (its namespace controller 20 and 100 times,
+	 * "very chatty"; its garbage collector twice the rate); 0 means 1. */
+	int qps_scale;
+	int burst_scale;
 	/* Its other flags, ended by a NULL name; NULL: none. */
 	const struct controller_flag *flags;
 	/* The source component of the events it records ("replicaset-controller"). */

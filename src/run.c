@@ -1116,10 +1116,18 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 		controller_clients = xcalloc((size_t)controller_type_count,
 		    sizeof *controller_clients);
 		for (int i = 0, first = 1; i < controller_type_count; i++) {
+			const struct controller_type *t = controller_types[i];
+			struct client_options own = copts;
+
 			if (!enabled[i])
 				continue;
-			if (!first) {
-				controller_clients[i] = client_new(d.base, kc, &copts, &error);
+			/* kube's multiples of the rate, for the controllers it gives them. */
+			if (t->qps_scale > 1)
+				own.qps *= t->qps_scale;
+			if (t->burst_scale > 1)
+				own.burst *= t->burst_scale;
+			if (!first || t->qps_scale > 1 || t->burst_scale > 1) {
+				controller_clients[i] = client_new(d.base, kc, &own, &error);
 				if (controller_clients[i] == NULL) {
 					fprintf(err, "sqlkcm run: %s\n", error);
 					goto out;

@@ -990,6 +990,7 @@ const struct controller_type garbagecollector_controller_type = {
 	.resources = gc_resources,
 	.watches_metadata = 1,
 	.default_workers = 20,
+	.qps_scale = 2,		/* kube's: each deletion takes two requests */
 	.workers_flag = "concurrent-gc-syncs",
 	.workers_help = "objects the garbage collector works on at once",
 	.enable_flag = "enable-garbage-collector",
