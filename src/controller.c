@@ -213,7 +213,13 @@ controller_list_keys_of(sqlite3_stmt *stmt, const char *what,
 
 	controller_stmt(stmt);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		char *key = xasprintf("%s/%s", sqlite3_column_text(stmt, 0),
+		char *key;
+
+		if (sqlite3_column_count(stmt) == 1) {
+			cb((const char *)sqlite3_column_text(stmt, 0), arg);
+			continue;
+		}
+		key = xasprintf("%s/%s", sqlite3_column_text(stmt, 0),
 		    sqlite3_column_text(stmt, 1));
 		cb(key, arg);
 		free(key);

@@ -149,7 +149,8 @@ sqlite3_stmt *controller_stmt(sqlite3_stmt *stmt);
 void controller_enqueue_matching(sqlite3_stmt *stmt, const char *namespace,
     const cJSON *labels, const struct controller_queue *q);
 
-/* Calls cb with "namespace/name" for each row (namespace, name) of stmt, for list_keys;
+/* Calls cb with "namespace/name" for each row (namespace, name) of stmt, or with the
+ * name for each row of one column (a cluster-scoped key: a namespace), for list_keys;
  * what names the controller in an error. */
 int controller_list_keys_of(sqlite3_stmt *stmt, const char *what,
     void (*cb)(const char *key, void *arg), void *arg, char **error);

@@ -307,16 +307,8 @@ publisher_list_keys(struct controller *c, void (*cb)(const char *key, void *arg)
     char **error)
 {
 	struct publisher_state *st = c->state;
-	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_KEYS]);
-	int rc;
 
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-		cb((const char *)sqlite3_column_text(stmt, 0), arg);
-	sqlite3_reset(stmt);
-	if (rc != SQLITE_DONE)
-		return error_set(error, "root-ca-cert-publisher: listing namespaces: %s",
-		    sqlite3_errmsg(store_db(c->store)));
-	return 0;
+	return controller_list_keys_of(st->stmt[STMT_KEYS], "root-ca-cert-publisher", cb, arg, error);
 }
 
 /* --- the type -------------------------------------------------------------------------- */

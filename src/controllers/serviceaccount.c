@@ -157,16 +157,8 @@ sa_list_keys(struct controller *c, void (*cb)(const char *key, void *arg), void 
     char **error)
 {
 	struct sa_state *st = c->state;
-	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_KEYS]);
-	int rc;
 
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-		cb((const char *)sqlite3_column_text(stmt, 0), arg);
-	sqlite3_reset(stmt);
-	if (rc != SQLITE_DONE)
-		return error_set(error, "serviceaccount: listing namespaces: %s",
-		    sqlite3_errmsg(store_db(c->store)));
-	return 0;
+	return controller_list_keys_of(st->stmt[STMT_KEYS], "serviceaccount", cb, arg, error);
 }
 
 /* --- the type -------------------------------------------------------------------------- */
