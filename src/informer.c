@@ -63,6 +63,7 @@
 #include "client.h"
 #include "informer.h"
 #include "json.h"
+#include "jsonspan.h"
 #include "jsonstream.h"
 #include "log.h"
 #include "metrics.h"
@@ -415,10 +416,9 @@ informer_check_kind(struct informer *inf, const cJSON *object)
 	return 0;
 }
 
-/* Upserts one object (taking it); 0 when stored or skipped as bad, -1 when the store
- * failed (the turn is then over and every informer restarting: the caller stops). */
 static int
-informer_apply_upsert(struct informer *inf, cJSON *object)
+informer_apply_upsert_text(struct informer *inf, cJSON *object, const char *body,
+    size_t body_len)
 {
 	struct informer_set *set = inf->set;
 	enum store_change change;
@@ -434,8 +434,8 @@ informer_apply_upsert(struct informer *inf, cJSON *object)
 		cJSON_Delete(object);
 		return -1;
 	}
-	rc = store_upsert_object(set->store, inf->resource, object, inf->epoch, &change,
-	    TAILQ_EMPTY(&set->handlers) ? NULL : &old_body, &error);
+	rc = store_upsert_text(set->store, inf->resource, object, body, body_len, inf->epoch,
+	    &change, TAILQ_EMPTY(&set->handlers) ? NULL : &old_body, &error);
 	if (rc == STORE_INVALID) {
 		char *key = object_key(object);
 		log_error("informer resource=%s object=%s: not stored: %s", inf->resource->name,
@@ -462,6 +462,18 @@ informer_apply_upsert(struct informer *inf, cJSON *object)
 	informer_notify(inf, change == STORE_ADDED ? INFORMER_ADDED : INFORMER_UPDATED,
 	    object, old_body);
 	return 0;
+}
+
+/* Upserts one object (taking it) whose text, when not NULL, is body (store_parse_object's,
+ * also taken); 0 when stored or skipped as bad, -1 when the store failed (the turn is then
+ * over and every informer restarting: the caller stops). */
+static int
+informer_apply_upsert(struct informer *inf, cJSON *object, char *body, size_t body_len)
+{
+	int rc = informer_apply_upsert_text(inf, object, body, body_len);
+
+	free(body);
+	return rc;
 }
 
 /* Deletes one object (taking it). */
@@ -722,15 +734,79 @@ informer_synced(struct informer *inf, const char *rv, const char *how)
 	return 0;
 }
 
+/* The items of a LIST page, each parsed from its own text as the store keeps it. */
+struct list_page {
+	cJSON *list;		/* the page without its items: metadata, kind, apiVersion */
+	struct list_item {
+		cJSON *object;
+		char *body;	/* store_parse_object's text; NULL for an item that is not
+				 * an object (parsed as it is, for the store to refuse) */
+		size_t len;
+	} *items;
+	int n;
+};
+
+static void
+list_page_free(struct list_page *page, int from)
+{
+	for (int i = from; i < page->n; i++) {
+		cJSON_Delete(page->items[i].object);
+		free(page->items[i].body);
+	}
+	free(page->items);
+	cJSON_Delete(page->list);
+}
+
+/* Reads a LIST response body into *page, every item parsed before any is applied, as
+ * one parse of the whole would be: 0, or -1 when the body is not a list's valid JSON. */
+static int
+list_page_parse(const struct resource *r, const char *text, size_t len,
+    struct list_page *page)
+{
+	struct json_span items, item;
+	struct json_iter it;
+	int rc, cap = 0;
+
+	memset(page, 0, sizeof *page);
+	page->list = json_parse_object_except((struct json_span){ text, text + len }, "items",
+	    &items);
+	if (page->list == NULL || items.start == NULL || json_iter_init(&it, items, '[') != 0)
+		goto fail;
+	while ((rc = json_iter_element(&it, &item)) == 1) {
+		struct list_item *li;
+
+		if (page->n == cap) {
+			cap = cap == 0 ? 512 : cap * 2;
+			page->items = xrealloc(page->items, (size_t)cap * sizeof *page->items);
+		}
+		li = &page->items[page->n];
+		li->object = store_parse_object(r, item.start, (size_t)(item.end - item.start),
+		    &li->body, &li->len);
+		if (li->object == NULL)
+			li->object = cJSON_ParseWithLength(item.start,
+			    (size_t)(item.end - item.start));
+		if (li->object == NULL)
+			goto fail;
+		page->n++;
+	}
+	if (rc == 0)
+		return 0;
+fail:
+	list_page_free(page, 0);
+	memset(page, 0, sizeof *page);
+	return -1;
+}
+
 /* One LIST page came back. */
 static void
 informer_list_done(const struct client_response *resp, void *arg)
 {
 	struct informer *inf = arg;
 	struct informer_set *set = inf->set;
-	cJSON *list, *items, *item;
+	struct list_page page;
+	cJSON *list;
 	const cJSON *cont, *rv;
-	int n = 0;
+	int n;
 
 	inf->request = NULL;
 	inf->request_gen++;
@@ -739,24 +815,25 @@ informer_list_done(const struct client_response *resp, void *arg)
 		return;
 	}
 	inf->down_since = 0;
-	list = cJSON_ParseWithLength(resp->body, resp->len);
-	items = cJSON_GetObjectItemCaseSensitive(list, "items");
-	rv = json_path(list, "metadata.resourceVersion");
-	if (!cJSON_IsArray(items) || !cJSON_IsString(rv)) {
-		cJSON_Delete(list);
+	if (list_page_parse(inf->resource, resp->body, resp->len, &page) != 0 ||
+	    !cJSON_IsString(rv = json_path(page.list, "metadata.resourceVersion"))) {
+		if (page.list != NULL)
+			list_page_free(&page, 0);
 		INFORMER_COUNT(inf, errors);
 		informer_retry(inf, "list: the response is not a list with items and a resourceVersion");
 		return;
 	}
-	/* Items are detached one by one and handed to the store (and the handlers). */
-	while ((item = items->child) != NULL) {
-		cJSON_DetachItemViaPointer(items, item);
-		if (informer_apply_upsert(inf, item) != 0) {
-			cJSON_Delete(list);
+	list = page.list;
+	/* Items are handed to the store (and the handlers) one by one. */
+	for (n = 0; n < page.n; n++) {
+		struct list_item *li = &page.items[n];
+
+		if (informer_apply_upsert(inf, li->object, li->body, li->len) != 0) {
+			list_page_free(&page, n + 1);
 			return;		/* the cache write failed: starting over */
 		}
-		n++;
 	}
+	free(page.items);
 	log_v(4, "informer resource=%s: list page of %d items", inf->resource->name, n);
 	free(inf->list_rv);
 	inf->list_rv = xstrdup(rv->valuestring);
@@ -905,11 +982,22 @@ informer_watch_value(const char *text, size_t len, unsigned long line, void *arg
 	struct informer_set *set = inf->set;
 	unsigned long gen = inf->request_gen;
 	struct watch_event ev;
+	struct json_span object_text;
 	struct api_status st;
-	char *error = NULL;
+	char *error = NULL, *body = NULL;
+	size_t body_len = 0;
 
 	(void)line;
-	if (watch_event_parse(text, len, &ev, &error) != 0) {
+	if (watch_event_split(text, len, &ev, &object_text, &error) == 0 &&
+	    object_text.start != NULL) {
+		ev.object = store_parse_object(inf->resource, object_text.start,
+		    (size_t)(object_text.end - object_text.start), &body, &body_len);
+		if (ev.object == NULL && watch_event_parse(text, len, &ev, &error) == 0) {
+			watch_event_clear(&ev);
+			error = xstrdup("watch event \"object\" cannot be read");
+		}
+	}
+	if (error != NULL) {
 		/* A stream we cannot read cannot be trusted past this point: watch again from
 		 * the last event applied (or sync again, during initial events). */
 		char *why = xasprintf("watch: bad event: %s", error);
@@ -927,14 +1015,17 @@ informer_watch_value(const char *text, size_t len, unsigned long line, void *arg
 		/* Initial events are a snapshot in no order: they move no resourceVersion. */
 		if (!inf->initial_events)
 			informer_set_rv(inf, object_rv(ev.object));
-		informer_apply_upsert(inf, ev.object);
+		informer_apply_upsert(inf, ev.object, body, body_len);
 		ev.object = NULL;
+		body = NULL;
 		break;
 	case WATCH_DELETED:
 		if (!inf->initial_events)
 			informer_set_rv(inf, object_rv(ev.object));
 		informer_apply_delete(inf, ev.object);
 		ev.object = NULL;
+		free(body);
+		body = NULL;
 		break;
 	case WATCH_BOOKMARK:
 		if (inf->initial_events) {

@@ -333,8 +333,8 @@ replay_apply(struct replay *rp, struct replay_event *e, char **error)
 		rc = store_delete_object(rp->store, e->ev.resource, uid->valuestring, &change,
 		    old_body, &why);
 	} else {
-		rc = store_upsert_object(rp->store, e->ev.resource, e->ev.object, 1, &change,
-		    old_body, &why);
+		rc = store_upsert_text(rp->store, e->ev.resource, e->ev.object, e->ev.text,
+		    e->ev.text_len, 1, &change, old_body, &why);
 	}
 	/* A resource a record named by "metadataOf" goes in api_resources as the daemon's
 	 * discovery puts it there, so that `plan` and the views know its kind. */

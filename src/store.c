@@ -55,6 +55,7 @@
 
 #include "log.h"
 #include "metrics.h"
+#include "jsonspan.h"
 #include "schema.h"
 #include "store.h"
 #include "timeutil.h"
@@ -877,9 +878,45 @@ meta_string(const cJSON *metadata, const char *field)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* The members of metadata that no cached object keeps, and those a metadata resource's
+ * objects drop too (nothing reads them, and a Secret applied by kubectl has its data in
+ * the last-applied-configuration annotation). */
+static const char *const store_dropped[] = { "managedFields", NULL };
+static const char *const store_dropped_metadata_only[] = { "managedFields", "annotations",
+	NULL };
+
+cJSON *
+store_parse_object(const struct resource *r, const char *text, size_t text_len,
+    char **body, size_t *len)
+{
+	struct json_span span = { text, text + text_len };
+	cJSON *object;
+
+	*body = json_copy_without(span, "metadata", r->metadata_only ?
+	    store_dropped_metadata_only : store_dropped, len);
+	if (*body == NULL)
+		return NULL;
+	object = cJSON_ParseWithLength(*body, *len);
+	if (!cJSON_IsObject(object)) {
+		cJSON_Delete(object);
+		free(*body);
+		*body = NULL;
+		return NULL;
+	}
+	return object;
+}
+
 int
 store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
     long long epoch, enum store_change *change, char **old_body, char **error)
+{
+	return store_upsert_text(s, r, object, NULL, 0, epoch, change, old_body, error);
+}
+
+int
+store_upsert_text(struct store *s, const struct resource *r, cJSON *object,
+    const char *text, size_t text_len, long long epoch, enum store_change *change,
+    char **old_body, char **error)
 {
 	struct store_table *t = store_table_of(s, r, error);
 	cJSON *metadata = cJSON_GetObjectItemCaseSensitive(object, "metadata");
@@ -892,7 +929,7 @@ store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
 	const cJSON *generation = cJSON_GetObjectItemCaseSensitive(metadata, "generation");
 	sqlite3_int64 hash, old_hash = 0, id = 0;
 	int exists, same_rv = 0, idx, rc;
-	char *body;
+	char *body = NULL;
 
 	if (change != NULL)
 		*change = STORE_UNCHANGED;
@@ -944,15 +981,17 @@ store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
 			return -1;
 	}
 
-	cJSON_DeleteItemFromObjectCaseSensitive(metadata, "managedFields");
-	/* An object cached by its metadata keeps no annotations: nothing reads them, and a
-	 * Secret applied by kubectl has its data in last-applied-configuration. */
-	if (r->metadata_only)
-		cJSON_DeleteItemFromObjectCaseSensitive(metadata, "annotations");
-	body = cJSON_PrintUnformatted(object);
-	if (body == NULL)
-		return error_set(error, "%s %s/%s: cannot serialise the object", r->kind,
-		    ns != NULL ? ns : "", name);
+	if (text == NULL) {
+		for (const char *const *d = r->metadata_only ? store_dropped_metadata_only :
+		    store_dropped; *d != NULL; d++)
+			cJSON_DeleteItemFromObjectCaseSensitive(metadata, *d);
+		body = cJSON_PrintUnformatted(object);
+		if (body == NULL)
+			return error_set(error, "%s %s/%s: cannot serialise the object", r->kind,
+			    ns != NULL ? ns : "", name);
+		text = body;
+		text_len = strlen(body);
+	}
 	hash = store_index_hash(labels, owners);
 
 	sqlite3_bind_text(t->upsert, 1, uid, -1, SQLITE_STATIC);
@@ -967,7 +1006,7 @@ store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
 	    SQLITE_STATIC);
 	sqlite3_bind_int64(t->upsert, 8, epoch);
 	sqlite3_bind_int64(t->upsert, 9, hash);
-	sqlite3_bind_text(t->upsert, 10, body, -1, SQLITE_STATIC);
+	sqlite3_bind_text(t->upsert, 10, text, (int)text_len, SQLITE_STATIC);
 	/* A new object's id; an update keeps the row's (the upsert does not set it). */
 	if (!exists)
 		id = ++s->last_id;

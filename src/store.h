@@ -82,6 +82,21 @@ void store_rollback(struct store *s);
 int store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
     long long epoch, enum store_change *change, char **old_body, char **error);
 
+/* Parses the text of one r object as received (a LIST item, a watch event's or a log
+ * record's object) into what the store keeps of it: *body is a malloc'd copy of the text
+ * without the members the cache drops (metadata.managedFields, and for a metadata resource
+ * metadata.annotations), *len its length, and the object returned is that copy parsed.
+ * Give both to store_upsert_text: the dropped members are never parsed and the body is
+ * not printed again. NULL (and *body NULL) when the text is not an object's valid JSON. */
+cJSON *store_parse_object(const struct resource *r, const char *text, size_t text_len,
+    char **body, size_t *len);
+
+/* store_upsert_object for an object and its text from store_parse_object: the text is
+ * stored as it is. */
+int store_upsert_text(struct store *s, const struct resource *r, cJSON *object,
+    const char *text, size_t text_len, long long epoch, enum store_change *change,
+    char **old_body, char **error);
+
 /* Deletes the object with uid from r's table. *change is STORE_DELETED or, when there was
  * no such row, STORE_UNCHANGED; *old_body (if not NULL) receives the deleted body. */
 int store_delete_object(struct store *s, const struct resource *r, const char *uid,

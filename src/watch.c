@@ -135,6 +135,36 @@ watch_event_parse(const char *text, size_t len, struct watch_event *out, char **
 	return 0;
 }
 
+int
+watch_event_split(const char *text, size_t len, struct watch_event *out,
+    struct json_span *object, char **error)
+{
+	struct json_span span = { text, text + len };
+	cJSON *root = json_parse_object_except(span, "object", object);
+	char *ignored = NULL;
+
+	out->type = WATCH_ERROR;
+	out->object = NULL;
+	if (root == NULL || object->start == NULL || *object->start != '{' ||
+	    watch_event_parse_type(root, &out->type, &ignored) != 0) {
+		/* Bad, or not what the scanner reads: the whole parse decides, and says why. */
+		free(ignored);
+		cJSON_Delete(root);
+		object->start = object->end = NULL;
+		return watch_event_parse(text, len, out, error);
+	}
+	cJSON_Delete(root);
+	if (out->type == WATCH_ADDED || out->type == WATCH_MODIFIED ||
+	    out->type == WATCH_DELETED)
+		return 0;
+	out->object = cJSON_ParseWithLength(object->start, (size_t)(object->end -
+	    object->start));
+	object->start = object->end = NULL;
+	if (out->object == NULL)
+		return watch_event_parse(text, len, out, error);
+	return 0;
+}
+
 /* Frees the event's object. */
 void
 watch_event_clear(struct watch_event *ev)

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonspan.h"
 #include "watchlog.h"
 #include "json.h"
 #include "timeutil.h"
@@ -113,6 +114,7 @@ void
 watchlog_event_clear(struct watchlog_event *ev)
 {
 	cJSON_Delete(ev->object);
+	free(ev->text);
 	memset(ev, 0, sizeof *ev);
 }
 
@@ -386,17 +388,61 @@ describe(const cJSON *item)
 	return cJSON_IsString(item) ? item->valuestring : json_kind_name(item);
 }
 
+/* The members of an object's metadata that no cache keeps (as store_parse_object drops
+ * them; a metadata resource's annotations, which it drops too, are taken out once the
+ * record's resource is known). */
+static const char *const dropped_metadata[] = { "managedFields", NULL };
+
+/* Parses a record sqlkcm recorded the quick way: its object is copied without what the
+ * store drops and only that copy is parsed (into *object_text, and set as the root's
+ * "object"). NULL for another record (a kubectl --watch event), one the scanner does not
+ * read, or one that is not valid JSON: the whole parse then reads it or says why. */
+static cJSON *
+record_parse_split(const char *text, size_t len, char **object_text, size_t *object_len)
+{
+	struct json_span span = { text, text + len }, object;
+	cJSON *root = json_parse_object_except(span, "object", &object), *parsed;
+
+	*object_text = NULL;
+	if (root == NULL || object.start == NULL || *object.start != '{' ||
+	    cJSON_GetObjectItemCaseSensitive(root, "object") != NULL) {
+		cJSON_Delete(root);	/* (a second "object" key: the first one counts) */
+		return NULL;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(root, "resource") == NULL &&
+	    cJSON_GetObjectItemCaseSensitive(root, "metadataOf") == NULL) {
+		/* Not recorded by sqlkcm (kubectl --watch): the event's time is read from the
+		 * object's managedFields. */
+		cJSON_Delete(root);
+		return NULL;
+	}
+	*object_text = json_copy_without(object, "metadata", dropped_metadata, object_len);
+	if (*object_text == NULL ||
+	    (parsed = cJSON_ParseWithLength(*object_text, *object_len)) == NULL) {
+		free(*object_text);
+		*object_text = NULL;
+		cJSON_Delete(root);
+		return NULL;
+	}
+	cJSON_AddItemToObject(root, "object", parsed);
+	return root;
+}
+
 /* Reads the record text (len bytes starting on line) into *ev. Returns 1 for an event,
  * 0 for a record to skip (a bookmark), -1 for a bad record. */
 static int
 watchlog_parse_record(struct watchlog *log, const char *text, size_t len, unsigned long line,
     int at_end, struct watchlog_event *ev, char **error)
 {
-	const char *end = NULL;
+	const char *end = text + len;
 	cJSON *root, *object, *type, *time = NULL, *resource, *metadata_of, *uid;
+	char *object_text = NULL;
+	size_t object_len = 0;
 	int recorded, rc = -1;
 
-	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	root = record_parse_split(text, len, &object_text, &object_len);
+	if (root == NULL)
+		root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
 	if (root == NULL) {
 		const char *at = cJSON_GetErrorPtr();
 		unsigned long where = line;
@@ -504,8 +550,17 @@ watchlog_parse_record(struct watchlog *log, const char *text, size_t len, unsign
 		time_text_set(ev->time, ev->time_text);
 	ev->line = line;
 	ev->object = cJSON_DetachItemViaPointer(root, object);
+	if (ev->resource->metadata_only && object_text != NULL) {
+		/* Its annotations go too: the store prints what is left. */
+		free(object_text);
+		object_text = NULL;
+	}
+	ev->text = object_text;
+	ev->text_len = object_len;
+	object_text = NULL;
 	rc = 1;
 out:
+	free(object_text);
 	cJSON_Delete(root);
 	if (rc != 1) {
 		ev->resource = NULL;

@@ -29,6 +29,9 @@ struct watchlog_event {
 	enum watchlog_type type;
 	const struct resource *resource;
 	cJSON *object;			/* owned: watchlog_event_clear frees it */
+	char *text;			/* owned: object's text as the store keeps it (see
+					 * store_parse_object), or NULL: print object */
+	size_t text_len;
 	double time;			/* Unix seconds, never less than the previous event's */
 	char time_text[WATCHLOG_TIME_SIZE];	/* RFC 3339: as recorded, or derived */
 };

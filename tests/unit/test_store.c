@@ -277,6 +277,75 @@ pod_columns_are_copied_and_managed_fields_dropped(void **state)
 	store_close(s);
 }
 
+/* An object given as text is stored as it came, less managedFields: a number cJSON would
+ * print as a double (2^53 + 1) and the members' order and spelling are kept. */
+static void
+text_is_stored_as_received_less_managed_fields(void **state)
+{
+	(void)state;
+	struct store *s = open_memory();
+	const char *text = "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":"
+	    "{\"managedFields\":[{\"manager\":\"kubectl\"}],\"name\":\"p\",\"namespace\":\"ns\","
+	    "\"uid\":\"u1\",\"resourceVersion\":\"4\",\"labels\":{\"app\":\"web\"}},"
+	    "\"spec\":{\"nodeName\":\"n\",\"x\":9007199254740993},"
+	    "\"status\":{\"phase\":\"Running\"}}";
+	enum store_change change;
+	char *body, *error = NULL;
+	size_t len;
+	cJSON *obj = store_parse_object(pods, text, strlen(text), &body, &len);
+
+	assert_non_null(obj);
+	assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(obj,
+	    "metadata"), "managedFields"));
+	assert_int_equal(len, strlen(body));
+	assert_int_equal(store_upsert_text(s, pods, obj, body, len, 1, &change, NULL, &error), 0);
+	assert_int_equal(change, STORE_ADDED);
+	assert_query(s, "SELECT body FROM cache_pods", NULL,
+	    "{\"kind\":\"Pod\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"p\","
+	    "\"namespace\":\"ns\",\"uid\":\"u1\",\"resourceVersion\":\"4\","
+	    "\"labels\":{\"app\":\"web\"}},\"spec\":{\"nodeName\":\"n\",\"x\":9007199254740993},"
+	    "\"status\":{\"phase\":\"Running\"}}");
+	/* The columns and the index rows come from the parsed copy, as from any object. */
+	assert_query(s, "SELECT phase || ' ' || node_name FROM cache_pods", NULL, "Running n");
+	assert_query(s, "SELECT key || '=' || value FROM object_labels", NULL, "app=web");
+	cJSON_Delete(obj);
+	free(body);
+	store_close(s);
+}
+
+/* A metadata resource's text loses its annotations too; text that is not an object's
+ * valid JSON is refused with nothing to free. */
+static void
+parse_object_drops_what_the_resource_does_not_keep_and_refuses_bad_text(void **state)
+{
+	(void)state;
+	const struct resource *sas = resource_find("serviceaccounts");
+	const char *text = "{\"metadata\":{\"name\":\"default\",\"annotations\":{\"a\":\"b\"},"
+	    "\"managedFields\":[],\"uid\":\"u\"}}";
+	const char *bad[] = { "", "[]", "{\"metadata\":{\"name\":}}", "{\"metadata\":{}",
+	    "{\"metadata\":{\"a\":1}} x", "\"text\"" };
+	char *body;
+	size_t len;
+	cJSON *obj;
+
+	assert_non_null(sas);
+	obj = store_parse_object(sas, text, strlen(text), &body, &len);
+	assert_non_null(obj);
+	assert_string_equal(body, "{\"metadata\":{\"name\":\"default\",\"uid\":\"u\"}}");
+	cJSON_Delete(obj);
+	free(body);
+	obj = store_parse_object(pods, text, strlen(text), &body, &len);
+	assert_string_equal(body, "{\"metadata\":{\"name\":\"default\",\"annotations\":"
+	    "{\"a\":\"b\"},\"uid\":\"u\"}}");
+	cJSON_Delete(obj);
+	free(body);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		body = (char *)"unset";
+		assert_null(store_parse_object(pods, bad[i], strlen(bad[i]), &body, &len));
+		assert_null(body);
+	}
+}
+
 /* The Ready column: the condition's status, not its presence. */
 static void
 ready_column_follows_the_ready_condition(void **state)
@@ -1260,6 +1329,8 @@ main(void)
 		cmocka_unit_test(object_ids_are_unique_across_tables_and_kept_by_updates),
 		cmocka_unit_test(version_2_cache_keeps_its_labels_and_owners),
 		cmocka_unit_test(migration_gives_back_the_old_tables_pages),
+		cmocka_unit_test(text_is_stored_as_received_less_managed_fields),
+		cmocka_unit_test(parse_object_drops_what_the_resource_does_not_keep_and_refuses_bad_text),
 		cmocka_unit_test(metadata_resources_share_one_table_and_each_keeps_its_rows),
 		cmocka_unit_test(core_resources_live_in_cache_objects_whole_or_by_metadata),
 	};
