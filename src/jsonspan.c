@@ -37,11 +37,18 @@ json_span_skip_space(const char *p, const char *end)
 static const char *
 string_end(const char *p, const char *end)
 {
-	for (p++; p < end; p++) {
-		if (*p == '"')
+	const char *start = ++p;
+
+	/* memchr finds the next quote fast; it ends the string unless an odd number of
+	 * backslashes stands right before it. */
+	while ((p = memchr(p, '"', (size_t)(end - p))) != NULL) {
+		const char *b = p;
+
+		while (b > start && b[-1] == '\\')
+			b--;
+		if ((p - b) % 2 == 0)
 			return p + 1;
-		if (*p == '\\' && ++p == end)
-			return NULL;
+		p++;
 	}
 	return NULL;
 }
@@ -305,7 +312,8 @@ json_copy_without(struct json_span span, const char *in, const char *const *cut,
 	struct json_span obj = span;
 	struct json_member m, found = { { NULL, NULL }, { NULL, NULL }, NULL };
 	struct json_iter it;
-	struct buf out;
+	size_t size = (size_t)(span.end - span.start), n;
+	char *out, *p;
 	int rc, kept = 0, dropped = 0;
 
 	if (in != NULL) {
@@ -320,38 +328,45 @@ json_copy_without(struct json_span span, const char *in, const char *const *cut,
 			return NULL;
 		if (found.start == NULL || *found.value.start != '{') {
 			/* Nothing to cut: the text as it is. */
-			*len = (size_t)(span.end - span.start);
-			return xstrndup(span.start, *len);
+			*len = size;
+			return xstrndup(span.start, size);
 		}
 		obj = found.value;
 	}
 	if (json_iter_init(&it, obj, '{') != 0)
 		return NULL;
-	buf_init(&out);
-	buf_append(&out, span.start, (size_t)(json_span_skip_space(obj.start, obj.end) -
-	    span.start));
-	buf_append(&out, "{", 1);
+	/* One allocation: the copy is never longer than the text (the members kept, with at
+	 * most the commas that were between them). */
+	p = out = xmalloc(size + 1);
+	n = (size_t)(json_span_skip_space(obj.start, obj.end) - span.start);
+	memcpy(p, span.start, n);
+	p += n;
+	*p++ = '{';
 	while ((rc = json_iter_member(&it, &m)) == 1) {
 		if (member_in(&m, cut)) {
 			dropped++;
 			continue;
 		}
 		if (kept++ > 0)
-			buf_append(&out, ",", 1);
-		buf_append(&out, m.start, (size_t)(m.value.end - m.start));
+			*p++ = ',';
+		memcpy(p, m.start, (size_t)(m.value.end - m.start));
+		p += m.value.end - m.start;
 	}
 	if (rc != 0 || (in == NULL && iter_at_end(&it) != 0)) {
-		buf_free(&out);
+		free(out);
 		return NULL;
 	}
 	if (dropped == 0) {
 		/* Kept whole, white space and all. */
-		buf_free(&out);
-		*len = (size_t)(span.end - span.start);
-		return xstrndup(span.start, *len);
+		memcpy(out, span.start, size);
+		out[size] = '\0';
+		*len = size;
+		return out;
 	}
-	buf_append(&out, "}", 1);
-	buf_append(&out, it.p, (size_t)(span.end - it.p));
-	*len = out.len;
-	return buf_detach(&out);
+	*p++ = '}';
+	memcpy(p, it.p, (size_t)(span.end - it.p));
+	p += span.end - it.p;
+	*p = '\0';
+	*len = (size_t)(p - out);
+	return out;
 }
