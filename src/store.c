@@ -73,6 +73,9 @@ struct store_table {
 	sqlite3_stmt *delete_row;
 	sqlite3_stmt *delete_unlisted;
 	sqlite3_stmt *count;
+	sqlite3_stmt *insert;		/* a new row, no upsert: see store_begin_list */
+	sqlite3_stmt *any_row;		/* does the table hold any of the resource's rows */
+	long long empty_epoch;		/* the list of this epoch began with none of them */
 };
 
 struct store {
@@ -480,6 +483,12 @@ store_prepare_table(struct store *s, const struct resource *r, char **error)
 	    r->table, cols.data, params.data, updates.data);
 	rc = store_prepare(s, sql, &t->upsert, error);
 	free(sql);
+	if (rc == 0) {
+		sql = xasprintf("INSERT INTO %s (%s) VALUES (%s)", r->table, cols.data,
+		    params.data);
+		rc = store_prepare(s, sql, &t->insert, error);
+		free(sql);
+	}
 	buf_free(&cols);
 	buf_free(&params);
 	buf_free(&updates);
@@ -503,6 +512,7 @@ store_prepare_table(struct store *s, const struct resource *r, char **error)
 	PREPARE(delete_unlisted, "DELETE FROM %1$s WHERE uid IN "
 	    "(SELECT uid FROM %1$s WHERE list_epoch < ?1%2$s LIMIT ?2) RETURNING uid, body");
 	PREPARE(count, "SELECT count(*) FROM %1$s WHERE 1%2$s");
+	PREPARE(any_row, "SELECT 1 FROM %1$s WHERE 1%2$s LIMIT 1");
 #undef PREPARE
 	return 0;
 }
@@ -913,6 +923,51 @@ store_upsert_object(struct store *s, const struct resource *r, cJSON *object,
 	return store_upsert_text(s, r, object, NULL, 0, epoch, change, old_body, error);
 }
 
+/* Binds an object's row to stmt (the upsert or the insert) and runs it: 0 when written,
+ * 1 when a uniqueness constraint refused it (nothing written), -1 on an error. */
+static int
+store_write_row(struct store *s, const struct resource *r, sqlite3_stmt *stmt,
+    cJSON *object, const char *text, size_t text_len, long long epoch,
+    sqlite3_int64 hash, sqlite3_int64 id, char **error)
+{
+	const cJSON *metadata = cJSON_GetObjectItemCaseSensitive(object, "metadata");
+	const cJSON *generation = cJSON_GetObjectItemCaseSensitive(metadata, "generation");
+	const char *ns = meta_string(metadata, "namespace");
+	int idx = 12, rc;
+
+	sqlite3_bind_text(stmt, 1, meta_string(metadata, "uid"), -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, ns != NULL ? ns : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, meta_string(metadata, "name"), -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 4, meta_string(metadata, "resourceVersion"), -1,
+	    SQLITE_STATIC);
+	if (cJSON_IsNumber(generation))
+		sqlite3_bind_int64(stmt, 5, (sqlite3_int64)generation->valuedouble);
+	sqlite3_bind_text(stmt, 6, meta_string(metadata, "creationTimestamp"), -1,
+	    SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 7, meta_string(metadata, "deletionTimestamp"), -1,
+	    SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 8, epoch);
+	sqlite3_bind_int64(stmt, 9, hash);
+	sqlite3_bind_text(stmt, 10, text, (int)text_len, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 11, id);
+	store_bind_resource(stmt, r);
+	for (const struct resource_column *c = r->columns; c->name != NULL; c++, idx++) {
+		if (resource_column_bind(c, stmt, idx, object) != SQLITE_OK) {
+			sqlite3_reset(stmt);
+			sqlite3_clear_bindings(stmt);
+			return store_error(s, error, "binding a column");
+		}
+	}
+	rc = sqlite3_step(stmt);
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+	if ((rc & 0xff) == SQLITE_CONSTRAINT)
+		return 1;
+	if (rc != SQLITE_DONE)
+		return store_error(s, error, "writing an object");
+	return 0;
+}
+
 int
 store_upsert_text(struct store *s, const struct resource *r, cJSON *object,
     const char *text, size_t text_len, long long epoch, enum store_change *change,
@@ -926,9 +981,8 @@ store_upsert_text(struct store *s, const struct resource *r, cJSON *object,
 	const char *ns = meta_string(metadata, "namespace");
 	const cJSON *labels = cJSON_GetObjectItemCaseSensitive(metadata, "labels");
 	const cJSON *owners = cJSON_GetObjectItemCaseSensitive(metadata, "ownerReferences");
-	const cJSON *generation = cJSON_GetObjectItemCaseSensitive(metadata, "generation");
 	sqlite3_int64 hash, old_hash = 0, id = 0;
-	int exists, same_rv = 0, idx, rc;
+	int exists, same_rv = 0, rc;
 	char *body = NULL;
 
 	if (change != NULL)
@@ -946,6 +1000,26 @@ store_upsert_text(struct store *s, const struct resource *r, cJSON *object,
 		    name != NULL ? name : "?", uid == NULL || *uid == '\0' ? "uid" :
 		    name == NULL || *name == '\0' ? "name" : "resourceVersion");
 		return STORE_INVALID;
+	}
+	hash = store_index_hash(labels, owners);
+
+	if (text != NULL && epoch != 0 && epoch == t->empty_epoch) {
+		/* A list into a table that held none of r's objects (the initial sync, the
+		 * bulk of the work): nothing to read first. A row of its uid or name there
+		 * after all (an object listed twice) refuses the insert, and the usual way
+		 * below deals with it. */
+		rc = store_write_row(s, r, t->insert, object, text, text_len, epoch, hash,
+		    s->last_id + 1, error);
+		if (rc < 0)
+			return -1;
+		if (rc == 0) {
+			id = ++s->last_id;
+			if (store_write_index(s, id, labels, owners, 1, error) != 0)
+				return -1;
+			if (change != NULL)
+				*change = STORE_ADDED;
+			return 0;
+		}
 	}
 
 	sqlite3_bind_text(t->select_row, 1, uid, -1, SQLITE_STATIC);
@@ -992,37 +1066,13 @@ store_upsert_text(struct store *s, const struct resource *r, cJSON *object,
 		text = body;
 		text_len = strlen(body);
 	}
-	hash = store_index_hash(labels, owners);
-
-	sqlite3_bind_text(t->upsert, 1, uid, -1, SQLITE_STATIC);
-	sqlite3_bind_text(t->upsert, 2, ns != NULL ? ns : "", -1, SQLITE_STATIC);
-	sqlite3_bind_text(t->upsert, 3, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(t->upsert, 4, rv, -1, SQLITE_STATIC);
-	if (cJSON_IsNumber(generation))
-		sqlite3_bind_int64(t->upsert, 5, (sqlite3_int64)generation->valuedouble);
-	sqlite3_bind_text(t->upsert, 6, meta_string(metadata, "creationTimestamp"), -1,
-	    SQLITE_STATIC);
-	sqlite3_bind_text(t->upsert, 7, meta_string(metadata, "deletionTimestamp"), -1,
-	    SQLITE_STATIC);
-	sqlite3_bind_int64(t->upsert, 8, epoch);
-	sqlite3_bind_int64(t->upsert, 9, hash);
-	sqlite3_bind_text(t->upsert, 10, text, (int)text_len, SQLITE_STATIC);
 	/* A new object's id; an update keeps the row's (the upsert does not set it). */
 	if (!exists)
 		id = ++s->last_id;
-	sqlite3_bind_int64(t->upsert, 11, id);
-	store_bind_resource(t->upsert, r);
-	idx = 12;
-	for (const struct resource_column *c = r->columns; c->name != NULL; c++, idx++) {
-		if (resource_column_bind(c, t->upsert, idx, object) != SQLITE_OK) {
-			sqlite3_reset(t->upsert);
-			sqlite3_clear_bindings(t->upsert);
-			cJSON_free(body);
-			return store_error(s, error, "binding a column");
-		}
-	}
-	rc = store_step_done(s, t->upsert, error, "writing an object");
+	rc = store_write_row(s, r, t->upsert, object, text, text_len, epoch, hash, id, error);
 	cJSON_free(body);
+	if (rc == 1)
+		rc = store_error(s, error, "writing an object");
 	if (rc != 0)
 		return -1;
 	if ((!exists || hash != old_hash) &&
@@ -1104,8 +1154,11 @@ store_set_resource_version(struct store *s, const struct resource *r, const char
 int
 store_begin_list(struct store *s, const struct resource *r, long long *epoch, char **error)
 {
+	struct store_table *t = store_table_of(s, r, error);
 	int rc;
 
+	if (t == NULL)
+		return -1;
 	sqlite3_bind_text(s->informer_begin_list, 1, r->name, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s->informer_begin_list);
 	if (rc == SQLITE_ROW)
@@ -1113,12 +1166,22 @@ store_begin_list(struct store *s, const struct resource *r, long long *epoch, ch
 	sqlite3_reset(s->informer_begin_list);
 	if (rc != SQLITE_ROW)
 		return store_error(s, error, "starting a list");
+	/* An empty table (a first sync): this list's objects are all new, and
+	 * store_upsert_text inserts them without reading first, until the list ends. */
+	store_bind_resource(t->any_row, r);
+	rc = sqlite3_step(t->any_row);
+	sqlite3_reset(t->any_row);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_error(s, error, "starting a list");
+	t->empty_epoch = rc == SQLITE_DONE ? *epoch : 0;
 	return 0;
 }
 
 int
 store_finish_list(struct store *s, const struct resource *r, const char *rv, char **error)
 {
+	if (r->index < s->ntables)
+		s->tables[r->index].empty_epoch = 0;
 	sqlite3_bind_text(s->informer_finish_list, 1, r->name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s->informer_finish_list, 2, rv, -1, SQLITE_STATIC);
 	return store_step_done(s, s->informer_finish_list, error, "finishing a list");

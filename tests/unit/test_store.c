@@ -313,6 +313,59 @@ text_is_stored_as_received_less_managed_fields(void **state)
 	store_close(s);
 }
 
+/* Upserts a pod given as text, as the informers do; returns the change. */
+static enum store_change
+upsert_pod_text(struct store *s, long long epoch, const char *uid, const char *name,
+    const char *rv, const char *label)
+{
+	char *text = xasprintf("{\"metadata\":{\"uid\":\"%s\",\"name\":\"%s\",\"namespace\":"
+	    "\"ns\",\"resourceVersion\":\"%s\",\"labels\":{\"l\":\"%s\"}}}", uid, name, rv, label);
+	enum store_change change;
+	char *body, *error = NULL;
+	size_t len;
+	cJSON *obj = store_parse_object(pods, text, strlen(text), &body, &len);
+
+	assert_non_null(obj);
+	assert_int_equal(store_upsert_text(s, pods, obj, body, len, epoch, &change, NULL,
+	    &error), 0);
+	assert_null(error);
+	cJSON_Delete(obj);
+	free(body);
+	free(text);
+	return change;
+}
+
+/* A list into an empty table inserts without reading first; an object listed twice, or a
+ * name listed with a second uid, still ends as one row with only its own index rows. */
+static void
+first_list_inserts_and_a_repeated_object_still_ends_as_one_row(void **state)
+{
+	(void)state;
+	struct store *s = open_memory();
+	long long epoch;
+	char *error = NULL;
+
+	assert_int_equal(store_begin_list(s, pods, &epoch, &error), 0);
+	assert_int_equal(upsert_pod_text(s, epoch, "u1", "a", "1", "one"), STORE_ADDED);
+	assert_int_equal(upsert_pod_text(s, epoch, "u2", "b", "2", "two"), STORE_ADDED);
+	/* The same uid again: an update of its row, its labels replaced. */
+	assert_int_equal(upsert_pod_text(s, epoch, "u1", "a", "3", "three"), STORE_UPDATED);
+	/* Another uid under a listed name: the old object is gone, its rows too. */
+	assert_int_equal(upsert_pod_text(s, epoch, "u3", "b", "4", "four"), STORE_ADDED);
+	assert_int_equal(store_finish_list(s, pods, "4", &error), 0);
+	assert_query(s, "SELECT group_concat(uid || ':' || name || ':' || resource_version, ' ') "
+	    "FROM (SELECT * FROM cache_pods ORDER BY uid)", NULL, "u1:a:3 u3:b:4");
+	assert_query(s, "SELECT group_concat(uid || '=' || value, ' ') FROM (SELECT o.uid, "
+	    "l.value FROM object_labels l JOIN cache_pods o ON o.id = l.object_id ORDER BY "
+	    "o.uid)", NULL, "u1=three u3=four");
+	assert_int_equal(query_int(s, "SELECT count(*) FROM object_labels", NULL), 2);
+	/* A later list finds the table full and reads as before. */
+	assert_int_equal(store_begin_list(s, pods, &epoch, &error), 0);
+	assert_int_equal(upsert_pod_text(s, epoch, "u1", "a", "3", "three"), STORE_UNCHANGED);
+	assert_int_equal(upsert_pod_text(s, epoch, "u3", "b", "5", "five"), STORE_UPDATED);
+	store_close(s);
+}
+
 /* A metadata resource's text loses its annotations too; text that is not an object's
  * valid JSON is refused with nothing to free. */
 static void
@@ -1330,6 +1383,7 @@ main(void)
 		cmocka_unit_test(version_2_cache_keeps_its_labels_and_owners),
 		cmocka_unit_test(migration_gives_back_the_old_tables_pages),
 		cmocka_unit_test(text_is_stored_as_received_less_managed_fields),
+		cmocka_unit_test(first_list_inserts_and_a_repeated_object_still_ends_as_one_row),
 		cmocka_unit_test(parse_object_drops_what_the_resource_does_not_keep_and_refuses_bad_text),
 		cmocka_unit_test(metadata_resources_share_one_table_and_each_keeps_its_rows),
 		cmocka_unit_test(core_resources_live_in_cache_objects_whole_or_by_metadata),
