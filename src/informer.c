@@ -139,6 +139,8 @@ struct informer {
 	double down_since;		/* monotonic: backing off since; 0 while it is not */
 	struct event *prune_event;
 	long long prune_epoch;
+	struct list_page *page;		/* a LIST page received, its items not all written */
+	struct event *page_event;	/* writes them */
 	struct informer_stats stats;	/* this informer's part of the set's totals */
 	struct metrics_series *metrics[INFORMER_METRIC_COUNT];	/* NULL without metrics */
 	TAILQ_ENTRY(informer) link;
@@ -189,6 +191,9 @@ static void informer_retry(struct informer *inf, const char *why);
 static void informer_retry_within(struct informer *inf, const char *why, long max_ms);
 static void informer_restart(struct informer *inf, const char *why);
 static void informer_list_done(const struct client_response *resp, void *arg);
+struct list_page;
+static void list_page_free(struct list_page *page);
+static void informer_list_apply(evutil_socket_t fd, short what, void *arg);
 static void informer_watch_data(const char *data, size_t len, void *arg);
 static void informer_watch_done(const struct client_response *resp, void *arg);
 
@@ -231,6 +236,10 @@ informer_cancel(struct informer *inf)
 	inf->request = NULL;
 	free(inf->offline_path);
 	inf->offline_path = NULL;
+	/* A page not yet written belongs to the requests dropped. */
+	list_page_free(inf->page);
+	inf->page = NULL;
+	event_del(inf->page_event);
 }
 
 /* --- the loop turn's transaction ------------------------------------------------------ */
@@ -734,7 +743,7 @@ informer_synced(struct informer *inf, const char *rv, const char *how)
 	return 0;
 }
 
-/* The items of a LIST page, each parsed from its own text as the store keeps it. */
+/* A LIST page, its items each parsed from its own text as the store keeps it. */
 struct list_page {
 	cJSON *list;		/* the page without its items: metadata, kind, apiVersion */
 	struct list_item {
@@ -744,33 +753,41 @@ struct list_page {
 		size_t len;
 	} *items;
 	int n;
+	int next;		/* the items before it were handed to the store */
 };
 
 static void
-list_page_free(struct list_page *page, int from)
+list_page_free(struct list_page *page)
 {
-	for (int i = from; i < page->n; i++) {
+	if (page == NULL)
+		return;
+	for (int i = page->next; i < page->n; i++) {
 		cJSON_Delete(page->items[i].object);
 		free(page->items[i].body);
 	}
 	free(page->items);
 	cJSON_Delete(page->list);
+	free(page);
 }
 
-/* Reads a LIST response body into *page, every item parsed before any is applied, as
- * one parse of the whole would be: 0, or -1 when the body is not a list's valid JSON. */
-static int
-list_page_parse(const struct resource *r, const char *text, size_t len,
-    struct list_page *page)
+/* Reads a LIST response body, every item parsed before any is applied, as one parse of the
+ * whole would be: NULL when the body is not a list's valid JSON. */
+static struct list_page *
+list_page_parse(const struct resource *r, const char *text, size_t len)
 {
+	struct list_page *page = xcalloc(1, sizeof *page);
 	struct json_span items, item;
 	struct json_iter it;
 	int rc, cap = 0;
 
-	memset(page, 0, sizeof *page);
 	page->list = json_parse_object_except((struct json_span){ text, text + len }, "items",
 	    &items);
-	if (page->list == NULL || items.start == NULL || json_iter_init(&it, items, '[') != 0)
+	if (page->list == NULL || items.start == NULL)
+		goto fail;
+	/* An empty PartialObjectMetadataList has "items": null. */
+	if (items.end - items.start == 4 && memcmp(items.start, "null", 4) == 0)
+		return page;
+	if (json_iter_init(&it, items, '[') != 0)
 		goto fail;
 	while ((rc = json_iter_element(&it, &item)) == 1) {
 		struct list_item *li;
@@ -790,63 +807,82 @@ list_page_parse(const struct resource *r, const char *text, size_t len,
 		page->n++;
 	}
 	if (rc == 0)
-		return 0;
+		return page;
 fail:
-	list_page_free(page, 0);
-	memset(page, 0, sizeof *page);
-	return -1;
+	list_page_free(page);
+	return NULL;
 }
 
-/* One LIST page came back. */
+/* One LIST page came back. Its items are written from a loop callback of their own
+ * (informer_list_apply), of the lowest priority, after the request for the next page went
+ * out: the apiserver makes that page while the store takes this one. */
 static void
 informer_list_done(const struct client_response *resp, void *arg)
 {
 	struct informer *inf = arg;
-	struct informer_set *set = inf->set;
-	struct list_page page;
-	cJSON *list;
+	struct list_page *page;
 	const cJSON *cont, *rv;
-	int n;
+	unsigned long gen;
 
 	inf->request = NULL;
-	inf->request_gen++;
+	gen = ++inf->request_gen;
+	/* The page before, if its callback has not run yet, goes first. */
+	if (inf->page != NULL) {
+		informer_list_apply(-1, 0, inf);
+		if (inf->request_gen != gen)
+			return;		/* its write failed: the sync starts over */
+	}
 	if (resp->http_code != 200) {
 		informer_failed(inf, "list", resp);
 		return;
 	}
 	inf->down_since = 0;
-	if (list_page_parse(inf->resource, resp->body, resp->len, &page) != 0 ||
-	    !cJSON_IsString(rv = json_path(page.list, "metadata.resourceVersion"))) {
-		if (page.list != NULL)
-			list_page_free(&page, 0);
+	page = list_page_parse(inf->resource, resp->body, resp->len);
+	if (page == NULL ||
+	    !cJSON_IsString(rv = json_path(page->list, "metadata.resourceVersion"))) {
+		list_page_free(page);
 		INFORMER_COUNT(inf, errors);
 		informer_retry(inf, "list: the response is not a list with items and a resourceVersion");
 		return;
 	}
-	list = page.list;
-	/* Items are handed to the store (and the handlers) one by one. */
-	for (n = 0; n < page.n; n++) {
-		struct list_item *li = &page.items[n];
-
-		if (informer_apply_upsert(inf, li->object, li->body, li->len) != 0) {
-			list_page_free(&page, n + 1);
-			return;		/* the cache write failed: starting over */
-		}
-	}
-	free(page.items);
-	log_v(4, "informer resource=%s: list page of %d items", inf->resource->name, n);
+	log_v(4, "informer resource=%s: list page of %d items", inf->resource->name, page->n);
 	free(inf->list_rv);
 	inf->list_rv = xstrdup(rv->valuestring);
-	cont = json_path(list, "metadata.continue");
+	cont = json_path(page->list, "metadata.continue");
 	free(inf->continue_token);
 	inf->continue_token = NULL;
+	inf->page = page;
 	if (cJSON_IsString(cont) && *cont->valuestring != '\0') {
 		inf->continue_token = xstrdup(cont->valuestring);
-		cJSON_Delete(list);
 		informer_list(inf);
-		return;
 	}
-	cJSON_Delete(list);
+	event_active(inf->page_event, EV_TIMEOUT, 0);
+}
+
+/* Hands the items of the page received to the store (and the handlers), one by one; after
+ * the last page, the list is whole. */
+static void
+informer_list_apply(evutil_socket_t fd, short what, void *arg)
+{
+	struct informer *inf = arg;
+	struct informer_set *set = inf->set;
+	struct list_page *page = inf->page;
+
+	(void)fd;
+	(void)what;
+	if (page == NULL)
+		return;
+	while (page->next < page->n) {
+		struct list_item *li = &page->items[page->next++];
+
+		/* A failed write restarts every informer, which drops the page. */
+		if (informer_apply_upsert(inf, li->object, li->body, li->len) != 0)
+			return;
+	}
+	inf->page = NULL;
+	list_page_free(page);
+	if (inf->continue_token != NULL)
+		return;		/* the next page is on its way */
 
 	/* The last page: the list is whole. */
 	if (informer_set_begin(set) != 0 || informer_synced(inf, inf->list_rv, "LIST") != 0)
@@ -855,7 +891,6 @@ informer_list_done(const struct client_response *resp, void *arg)
 	inf->list_fallback = 0;		/* the next sync tries WatchList again */
 	informer_watch(inf);
 }
-
 /* Sends the next LIST page (the first one begins a new list epoch). */
 static void
 informer_list(struct informer *inf)
@@ -1421,6 +1456,10 @@ informer_set_add(struct informer_set *set, const struct resource *r)
 	inf->retry_timer = evtimer_new(set->base, informer_retry_expired, inf);
 	inf->watchdog = evtimer_new(set->base, informer_watchdog_expired, inf);
 	inf->prune_event = event_new(set->base, -1, 0, informer_prune, inf);
+	inf->page_event = event_new(set->base, -1, 0, informer_list_apply, inf);
+	/* Last in a loop turn, as the flush: the request for the next page goes out first
+	 * (curl sends it from its timer, a turn after the request is queued). */
+	event_priority_set(inf->page_event, PRIORITY_FLUSH);
 	TAILQ_INSERT_TAIL(&set->informers, inf, link);
 	if (set->metrics != NULL)
 		informer_register_metrics(inf);
@@ -1519,6 +1558,7 @@ informer_free(struct informer *inf)
 	event_free(inf->retry_timer);
 	event_free(inf->watchdog);
 	event_free(inf->prune_event);
+	event_free(inf->page_event);
 	json_stream_free(inf->stream);
 	free(inf->resource_version);
 	free(inf->continue_token);

@@ -563,6 +563,43 @@ watch_list_off_lists(void **state)
 	world_free(w);
 }
 
+/* An empty list: a PartialObjectMetadataList with no items has "items": null. The
+ * informer is synced with nothing, as with "items": []; a list with no items at all is
+ * refused. */
+static void
+empty_list_with_null_items_is_synced(void **state)
+{
+	const char *lists[] = {
+		"{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":"
+		"{\"resourceVersion\":\"7\"},\"items\":null}",
+		"{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":"
+		"{\"resourceVersion\":\"7\"},\"items\":[]}",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) {
+		struct world *w = world_new();
+
+		world_start(w, INFORMER_WATCH_LIST_OFF);
+		respond(w, 200, lists[i]);
+		world_run(w);
+		assert_true(informer_set_synced(w->set));
+		assert_int_equal(pod_count(w), 0);
+		assert_logged(w, "synced by LIST resourceVersion=7 objects=0");
+		world_free(w);
+	}
+	{
+		struct world *w = world_new();
+
+		world_start(w, INFORMER_WATCH_LIST_OFF);
+		respond(w, 200, "{\"kind\":\"PodList\",\"metadata\":{\"resourceVersion\":\"7\"}}");
+		world_run(w);
+		assert_false(informer_set_synced(w->set));
+		assert_logged(w, "the response is not a list with items and a resourceVersion");
+		world_free(w);
+	}
+}
+
 static void
 transient_failures_retry_watch_list_without_falling_back(void **state)
 {
@@ -735,17 +772,21 @@ failed_write_during_a_list_starts_the_list_over(void **state)
 	    "{\"resourceVersion\":\"5\",\"continue\":\"tok\"},\"items\":[{\"metadata\":"
 	    "{\"uid\":\"uid-a\",\"namespace\":\"ns\",\"name\":\"a\",\"resourceVersion\":"
 	    "\"5\"}}]}");
+	/* The next page is asked for before this one is written. */
 	assert_non_null(strstr(request(w), "continue=tok"));
+	assert_int_equal(pod_count(w), 0);
+	world_run(w);
+	assert_int_equal(pod_count(w), 1);
 	disk_full(w, 1);
 	text = big_pod_list("6", 20);
 	respond(w, 200, text);
 	free(text);
 	world_run(w);
 	assert_logged(w, "the cache write failed");
-	assert_int_equal(pod_count(w), 0);
+	assert_int_equal(pod_count(w), 1);	/* none of the second page */
 	disk_full(w, 0);
 	world_run_until_request(w);
-	/* Not from the continue token: its first page was in the lost turn. */
+	/* Not from the continue token: the list in progress is not trusted any more. */
 	assert_null(strstr(request(w), "continue="));
 	assert_non_null(strstr(request(w), "/api/v1/pods?limit="));
 	world_free(w);
@@ -1084,6 +1125,7 @@ main(void)
 		cmocka_unit_test(stream_ending_before_the_bookmark_falls_back_to_list),
 		cmocka_unit_test(watch_list_forced_on_retries_instead_of_listing),
 		cmocka_unit_test(watch_list_off_lists),
+		cmocka_unit_test(empty_list_with_null_items_is_synced),
 		cmocka_unit_test(transient_failures_retry_watch_list_without_falling_back),
 		cmocka_unit_test(parse_accepts_auto_true_false),
 		cmocka_unit_test(full_disk_loses_the_turn_and_syncs_again_from_the_stored_resource_version),
