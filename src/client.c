@@ -651,7 +651,9 @@ client_prepare(struct client *c, struct client_request *r, char **error)
 	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, CLIENT_CONNECT_TIMEOUT_MS);
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+	/* gzip, unless the kubeconfig's cluster says disable-compression, as client-go. */
+	if (c->config == NULL || !c->config->disable_compression)
+		curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 	if (r->timeout_ms > 0)
 		curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, r->timeout_ms);
 	if (strcmp(r->method, "GET") != 0)

@@ -519,6 +519,8 @@ cluster_decode(struct kc_doc *d, yaml_node_t *map, const char *where, struct kub
 	    map_get_bool(d, map, where, "insecure-skip-tls-verify",
 	    &c->insecure_skip_tls_verify, error) == -1 ||
 	    map_get_string(d, map, where, "proxy-url", &c->proxy_url, error) == -1 ||
+	    map_get_bool(d, map, where, "disable-compression", &c->disable_compression,
+	    error) == -1 ||
 	    map_get_string(d, map, where, "certificate-authority", &ca_file, error) == -1 ||
 	    map_get_data(d, map, where, "certificate-authority-data", &c->ca_pem,
 	    &c->ca_pem_len, error) == -1) {
@@ -1055,6 +1057,8 @@ config_take(struct kube_config *dst, struct kube_config *src)
 #undef TAKE
 	if (src->insecure_skip_tls_verify)
 		dst->insecure_skip_tls_verify = 1;
+	if (src->disable_compression)
+		dst->disable_compression = 1;
 	if (src->ca_pem_len)
 		dst->ca_pem_len = src->ca_pem_len;
 	if (src->cert_pem_len)

@@ -33,6 +33,7 @@ struct kube_config {
 	char *tls_server_name;
 	int insecure_skip_tls_verify;	/* only when the kubeconfig sets it true */
 	char *proxy_url;		/* clusters[].cluster.proxy-url, or NULL */
+	int disable_compression;	/* clusters[].cluster.disable-compression: no gzip */
 	char *ca_file;
 	char *ca_pem;
 	size_t ca_pem_len;

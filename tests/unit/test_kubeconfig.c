@@ -203,7 +203,20 @@ parse_accepts_json_and_yaml_booleans_and_wrapped_base64(void **state)
 	c = parse_ok(CLUSTER_OK "    insecure-skip-tls-verify: false\n" USER_OK CONTEXT_OK, PATH,
 	    NULL);
 	assert_int_equal(c->insecure_skip_tls_verify, 0);
+	assert_int_equal(c->disable_compression, 0);
 	kube_config_free(c);
+	/* disable-compression, as client-go reads it: no gzip asked for. */
+	c = parse_ok(CLUSTER_OK "    disable-compression: true\n" USER_OK CONTEXT_OK, PATH, NULL);
+	assert_int_equal(c->disable_compression, 1);
+	kube_config_free(c);
+	{
+		char *error = parse_error(CLUSTER_OK "    disable-compression: sometimes\n"
+		    USER_OK CONTEXT_OK, NULL);
+
+		assert_non_null(error);
+		assert_non_null(strstr(error, "disable-compression"));
+		free(error);
+	}
 }
 
 static void
