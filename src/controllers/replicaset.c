@@ -57,6 +57,7 @@ enum {
 	STMT_RS_IN_NAMESPACE,
 	STMT_RS_KEYS,
 	STMT_RS_MIN_READY,
+	STMT_RELATED,
 	STMT_COUNT
 };
 
@@ -97,6 +98,18 @@ static const char *const replicaset_sql[STMT_COUNT] = {
 	[STMT_RS_IN_NAMESPACE] = "SELECT name, selector FROM {table}"
 	    " WHERE namespace = ?1 ORDER BY name",
 	[STMT_RS_KEYS] = "SELECT namespace, name FROM {table} ORDER BY namespace, name",
+	/* Per node, the active pods controlled by any of {table} with the same controller
+	 * owner as ?1 (itself included): what ranking by pods on the same node counts. */
+	[STMT_RELATED] = "SELECT coalesce(p.node_name, ''), count(*)"
+	    "  FROM {table} me"
+	    "  JOIN object_owners mine ON mine.object_id = me.id AND mine.controller = 1"
+	    "  JOIN object_owners r ON r.owner_uid = mine.owner_uid AND r.controller = 1"
+	    "  JOIN {table} sr ON sr.id = r.object_id"
+	    "  JOIN object_owners o ON o.owner_uid = sr.uid AND o.controller = 1"
+	    "  JOIN cache_pods p ON p.id = o.object_id"
+	    " WHERE me.uid = ?1 AND p.deletion_timestamp IS NULL"
+	    "   AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')"
+	    " GROUP BY 1",
 	[STMT_RS_MIN_READY] = "SELECT min_ready_seconds FROM {table}"
 	    " WHERE namespace = ?1 AND name = ?2",
 };
@@ -523,6 +536,7 @@ struct candidate {
 	char *uid;
 	char *name;
 	char *phase;
+	char *node;		/* spec.nodeName, "" when unscheduled */
 	int controlled;		/* its controller owner is this ReplicaSet */
 	int matches;		/* the selector matches its labels */
 	int fully_labeled;	/* it has every label of the template */
@@ -542,6 +556,7 @@ candidates_clear(struct candidates *cs)
 		free(cs->v[i].uid);
 		free(cs->v[i].name);
 		free(cs->v[i].phase);
+		free(cs->v[i].node);
 	}
 	free(cs->v);
 	cs->v = NULL;
@@ -573,12 +588,7 @@ column_strdup(sqlite3_stmt *stmt, int i)
  * terminating) that the ReplicaSet controls or that have no controller (kube's
  * FilterPodsByOwner with orphans: a pod is the ReplicaSet's when its controller reference
  * names it by kind, name and uid, not by the uid alone), with what claiming, counting and
- * ranking need.
- * on_same_node counts, per node, the active pods controlled by any ReplicaSet with the same
- * controller owner as this one (a Deployment's ReplicaSets share the spread); a ReplicaSet
- * without a controller owner has no related pods, so every rank is 0, as in kube. (kube
- * finds the related pods by those ReplicaSets' selectors; the pods they control are the
- * ones their selectors match, unless a label was edited by hand.)
+ * ranking need (on_same_node aside: related_count, when pods are ranked).
  */
 /* Returns the prepared pod listing for the SQL in sql, from the cache or prepared now;
  * NULL with *error set on failure. */
@@ -637,29 +647,12 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 	    "         p.controller_uid"
 	    "    FROM cache_pods p"
 	    "   WHERE p.namespace = ?1 AND p.controller_uid IS NULL"
-	    "     AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')),"
-	    " siblings AS ("
-	    "  SELECT sr.uid FROM ");
-	buf_append_str(sql, st->flavor->table);
-	buf_append_str(sql, " me"
-	    "    JOIN object_owners mine ON mine.object_id = me.id AND mine.controller = 1"
-	    "    JOIN object_owners r ON r.owner_uid = mine.owner_uid AND r.controller = 1"
-	    "    JOIN ");
-	buf_append_str(sql, st->flavor->table);
-	buf_append_str(sql, " sr ON sr.id = r.object_id"
-	    "   WHERE me.uid = ?2),"
-	    " related AS ("
-	    "  SELECT coalesce(p.node_name, '') AS node, count(*) AS n"
-	    "    FROM siblings s JOIN object_owners o ON o.owner_uid = s.uid AND o.controller = 1"
-	    "    JOIN cache_pods p ON p.id = o.object_id"
-	    "   WHERE p.deletion_timestamp IS NULL"
-	    "     AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')"
-	    "   GROUP BY 1)"
+	    "     AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed'))"
 	    " SELECT a.uid, a.name, a.phase, a.node_name IS NOT NULL AND a.node_name != '',"
 	    "        coalesce(a.ready, 0), a.ready_since, a.restarts, a.sidecar_restarts,"
 	    "        coalesce(a.deletion_cost, 0), a.creation_timestamp,"
 	    "        a.controller_uid IS NOT NULL AND a.controller_uid = ?2,"
-	    "        coalesce(rel.n, 0),"
+	    "        coalesce(a.node_name, ''),"
 	    "        NOT EXISTS (SELECT 1 FROM json_each(?3) t WHERE NOT EXISTS ("
 	    "            SELECT 1 FROM object_labels l WHERE l.object_id = a.id AND l.key = t.key"
 	    "               AND l.value = t.value)),"
@@ -667,7 +660,7 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 	    "        ");
 	selector_to_sql(sel, "a.id", sql);
 	buf_append_str(sql,
-	    "   FROM live a LEFT JOIN related rel ON rel.node = coalesce(a.node_name, '')"
+	    "   FROM live a"
 	    /* Unary + keeps the planner from reading the namespace's pods in name order
 	     * to skip the sort: then it uses (namespace, controller_uid) and sorts the few. */
 	    "  ORDER BY +a.name");
@@ -703,7 +696,7 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 		c->rank.deletion_cost = sqlite3_column_int64(stmt, 8);
 		c->rank.created = column_time(stmt, 9);
 		c->controlled = sqlite3_column_int(stmt, 10);
-		c->rank.on_same_node = sqlite3_column_int(stmt, 11);
+		c->node = column_strdup(stmt, 11);
 		c->fully_labeled = sqlite3_column_int(stmt, 12);
 		c->terminating = sqlite3_column_int(stmt, 13);
 		c->matches = sqlite3_column_int(stmt, 14);
@@ -772,11 +765,48 @@ diff_read(struct replicaset_state *st, const char *uid, long long *desired,
 	return 0;
 }
 
-/* Adds the creations or deletions that bring the claimed pods to spec.replicas. */
-static void
-manage(const struct replicaset_state *st, struct sync_result *out, const cJSON *rs,
-    const char *namespace,
-    struct candidates *cs, const int *claimed, int nclaimed, long long replicas, double now)
+/*
+ * Sets on_same_node of the n ranked pods: the active pods on the pod's node controlled by
+ * any ReplicaSet with the same controller owner as this one (a Deployment's ReplicaSets
+ * share the spread). A ReplicaSet without a controller owner has no related pods, so every
+ * count is 0, as in kube. (kube finds the related pods by those ReplicaSets' selectors; the
+ * pods they control are the ones their selectors match, unless a label was edited by
+ * hand.) Read only when pods are ranked for deletion, not in every sync.
+ */
+static int
+related_count(struct replicaset_state *st, const char *rs_uid, const struct candidates *cs,
+    struct pod_rank *ranked, int n, char **error)
+{
+	sqlite3_stmt *stmt = state_stmt(st, STMT_RELATED);
+	int rc;
+
+	sqlite3_bind_text(stmt, 1, rs_uid, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		const char *node = (const char *)sqlite3_column_text(stmt, 0);
+		int count = sqlite3_column_int(stmt, 1);
+
+		for (int i = 0; i < n; i++) {
+			const char *mine = cs->v[ranked[i].index].node;
+
+			if (mine != NULL && node != NULL && strcmp(mine, node) == 0)
+				ranked[i].on_same_node = count;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		error_set(error, "%s: counting related pods: %s", st->flavor->controller,
+		    sqlite3_errmsg(st->db));
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Adds the creations or deletions that bring the claimed pods to spec.replicas; -1 when
+ * the pods to delete cannot be ranked. */
+static int
+manage(struct replicaset_state *st, struct sync_result *out, const cJSON *rs,
+    const char *namespace, const char *rs_uid,
+    struct candidates *cs, const int *claimed, int nclaimed, long long replicas, double now,
+    char **error)
 {
 	long long diff = nclaimed - replicas;
 	struct pod_rank *ranked;
@@ -796,10 +826,10 @@ manage(const struct replicaset_state *st, struct sync_result *out, const cJSON *
 			    replicas));
 			a->body_borrowed = i > 0;
 		}
-		return;
+		return 0;
 	}
 	if (diff == 0)
-		return;
+		return 0;
 	n = (int)(diff < REPLICASET_BURST_REPLICAS ? diff : REPLICASET_BURST_REPLICAS);
 	ranked = xmalloc((size_t)nclaimed * sizeof *ranked);
 	for (int i = 0; i < nclaimed; i++) {
@@ -807,8 +837,13 @@ manage(const struct replicaset_state *st, struct sync_result *out, const cJSON *
 		ranked[i].index = claimed[i];
 	}
 	/* All of them go: no ranking needed (kube keeps their order then). */
-	if (n < nclaimed)
+	if (n < nclaimed) {
+		if (related_count(st, rs_uid, cs, ranked, nclaimed, error) != 0) {
+			free(ranked);
+			return -1;
+		}
 		replicaset_rank_pods(ranked, nclaimed, now);
+	}
 	for (int i = 0; i < n; i++) {
 		const struct candidate *c = &cs->v[ranked[i].index];
 		struct action *a = action_append(&out->manage, &out->nmanage);
@@ -817,6 +852,7 @@ manage(const struct replicaset_state *st, struct sync_result *out, const cJSON *
 		    nclaimed, (int)diff, replicas));
 	}
 	free(ranked);
+	return 0;
 }
 
 
@@ -1032,7 +1068,9 @@ replicaset_sync(struct controller *c, const char *key, double now, struct sync_r
 
 	/* Manage. */
 	if (satisfied && !deleting) {
-		manage(st, out, rs, namespace, &cs, claimed, nclaimed, replicas, now);
+		if (manage(st, out, rs, namespace, uid, &cs, claimed, nclaimed, replicas, now,
+		    error) != 0)
+			goto out;
 	} else if (!satisfied && nclaimed != replicas) {
 		long long adds = 0, dels = 0;
 		int found;
