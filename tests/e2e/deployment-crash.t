@@ -49,7 +49,7 @@ watch_replicas() {
 		echo "RESTART"
 		sleep 0.2
 	done | python3 -c '
-import json, sys
+import json, os, sys
 work = sys.argv[1]
 dec = json.JSONDecoder()
 buf, sizes, top = "", {}, 0
@@ -73,7 +73,10 @@ for chunk in iter(lambda: sys.stdin.readline(), ""):
         else:
             sizes[rs["metadata"]["uid"]] = rs["spec"].get("replicas", 1)
         top = max(top, sum(sizes.values()))
-        open(work + "/rs-max", "w").write(str(top))
+        # Replaced whole, so that a reader never sees it empty.
+        with open(work + "/.rs-max", "w") as f:
+            f.write(str(top))
+        os.replace(work + "/.rs-max", work + "/rs-max")
 ' "$work" &
 	rs_watcher=$!
 }

@@ -169,7 +169,7 @@ watch_owned_pods() {
 		echo "RESTART"
 		sleep 0.2
 	done | python3 -c '
-import json, sys
+import json, os, sys
 name, work = sys.argv[1], sys.argv[2]
 dec = json.JSONDecoder()
 buf, live, top = "", set(), 0
@@ -180,6 +180,11 @@ def owned(p):
     return any(r.get("controller") and (r["name"] == name or
                (name.endswith("*") and r["name"].startswith(name[:-1])))
                for r in m.get("ownerReferences", []))
+# The tests read these files at any moment: each is replaced whole, never seen empty.
+def put(what, n):
+    with open(work + "/." + what, "w") as f:
+        f.write(str(n))
+    os.replace(work + "/." + what, work + "/" + what)
 for chunk in iter(lambda: sys.stdin.readline(), ""):
     # A kubectl that died mid-object leaves no newline: the marker ends that line.
     if chunk.endswith("RESTART\n"):
@@ -209,8 +214,8 @@ for chunk in iter(lambda: sys.stdin.readline(), ""):
             else:
                 live.discard(uid)
         top = max(top, len(live))
-        open(work + "/max", "w").write(str(top))
-        open(work + "/now", "w").write(str(len(live)))
+        put("max", top)
+        put("now", len(live))
 ' "$2" "$3" &
 	pod_watcher=$!
 	sleep 1
