@@ -15,6 +15,8 @@
  * - json_copy_without: when the text is a JSON object it succeeds; it succeeds only on one
  *   bracketed object with nothing but white space after it; when it succeeds on a text
  *   cJSON parses, the copy parses to the text's tree less the cut members.
+ * - json_parse_exact: it parses what cJSON parses, and what it prints reads back as cJSON's
+ *   tree of the text.
  * A "JSON object" here is one cJSON parses with no control byte outside JSON's white space
  * and no byte order mark: cJSON reads those as white space, the scanner (like JSON) not.
  * Keys written with escapes are never cut or skipped (jsonspan.h), and cJSON ends a name
@@ -22,6 +24,7 @@
  */
 #include "config.h"
 
+#include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +102,10 @@ same_tree(const cJSON *a, const cJSON *b)
 		return a == b;
 	if ((a->type & 0xff) != (b->type & 0xff))
 		return 0;
+	/* cJSON_Compare takes an infinity for unequal to itself; and it allows the last bit
+	 * that cJSON's own print of a double may lose. */
+	if (cJSON_IsNumber(a) && a->valuedouble == b->valuedouble)
+		return 1;
 	if (!cJSON_IsObject(a) && !cJSON_IsArray(a))
 		return cJSON_Compare(a, b, 1);
 	for (x = a->child, y = b->child; x != NULL && y != NULL; x = x->next, y = y->next)
@@ -278,6 +285,43 @@ check_copy_without(struct json_span text, const char *in, const char *const *cut
 /* The libFuzzer entry point. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* 1 when a number of the tree is infinite (cJSON prints it as null). */
+static int
+has_infinity(const cJSON *v)
+{
+	if (cJSON_IsNumber(v) && (v->valuedouble > DBL_MAX || v->valuedouble < -DBL_MAX))
+		return 1;
+	for (v = v->child; v != NULL; v = v->next)
+		if (has_infinity(v))
+			return 1;
+	return 0;
+}
+
+/* json_parse_exact: it parses what cJSON parses, and its tree printed and read again by
+ * cJSON is the tree cJSON read (a large integer kept as text reads as the same double). */
+static void
+check_parse_exact(struct json_span text)
+{
+	size_t len = (size_t)(text.end - text.start);
+	cJSON *plain = cJSON_ParseWithLength(text.start, len);
+	cJSON *exact = json_parse_exact(text.start, len), *again;
+	char *printed;
+
+	if ((plain == NULL) != (exact == NULL))
+		abort();
+	/* An infinity prints as null, unless its text was kept: not compared. */
+	if (exact != NULL && !has_infinity(plain) &&
+	    (printed = cJSON_PrintUnformatted(exact)) != NULL) {
+		again = cJSON_Parse(printed);
+		if (again == NULL || !same_tree(again, plain))
+			abort();
+		cJSON_Delete(again);
+		free(printed);
+	}
+	cJSON_Delete(plain);
+	cJSON_Delete(exact);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -312,6 +356,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_walks(text);
 	check_parse_except(text, skip_names[(data[0] >> 4) & 3], is_object);
 	check_copy_without(text, in, cut, is_object);
+	check_parse_exact(text);
 	free(bytes);
 	return 0;
 }

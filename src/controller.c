@@ -12,6 +12,7 @@
 #include "consistency.h"
 #include "controller.h"
 #include "expectations.h"
+#include "jsonspan.h"
 #include "log.h"
 #include "selector.h"
 #include "timeutil.h"
@@ -175,6 +176,15 @@ controller_stmt(sqlite3_stmt *stmt)
 	sqlite3_reset(stmt);
 	sqlite3_clear_bindings(stmt);
 	return stmt;
+}
+
+cJSON *
+controller_column_json(sqlite3_stmt *stmt, int col)
+{
+	const char *text = (const char *)sqlite3_column_text(stmt, col);
+
+	return text != NULL ? json_parse_exact(text, (size_t)sqlite3_column_bytes(stmt, col)) :
+	    NULL;
 }
 
 void

@@ -143,6 +143,11 @@ int controller_key_split(const char *key, char **namespace, const char **name);
 /* Resets a prepared statement and its bindings for a new use; returns it. */
 sqlite3_stmt *controller_stmt(sqlite3_stmt *stmt);
 
+/* The cached body in column col of stmt's current row, parsed with its large integers
+ * kept as written (json_parse_exact), for a body that may be sent back; NULL when the
+ * column is NULL or not JSON. */
+cJSON *controller_column_json(sqlite3_stmt *stmt, int col);
+
 /* Adds to q every owner of namespace that stmt lists (rows of name and selector JSON, for
  * namespace bound as ?1) whose selector is not empty and matches labels: kube's lookup of
  * the owners that could adopt an orphan. An orphan without labels has none. */

@@ -3,6 +3,9 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -30,12 +33,37 @@ json_path(const cJSON *object, const char *path)
 	return node;
 }
 
+/* d as a long long, held within the type's range (a cast outside it is undefined). */
+static long long
+clamp_ll(double d)
+{
+	if (d != d)
+		return 0;
+	if (d >= 9223372036854775807.0)
+		return LLONG_MAX;
+	if (d <= -9223372036854775808.0)
+		return LLONG_MIN;
+	return (long long)d;
+}
+
 long long
 json_int(const cJSON *object, const char *path, long long def)
 {
 	const cJSON *v = json_path(object, path);
+	long long n;
+	char *end;
 
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : def;
+	if (cJSON_IsNumber(v))
+		return clamp_ll(v->valuedouble);
+	/* A large integer kept as its text (json_parse_exact). */
+	if (cJSON_IsRaw(v) && v->valuestring != NULL) {
+		errno = 0;
+		n = strtoll(v->valuestring, &end, 10);
+		if (errno == 0 && *end == '\0')
+			return n;
+		return clamp_ll(v->valuedouble);
+	}
+	return def;
 }
 
 const char *

@@ -10,7 +10,8 @@
  * NULL when a step is missing or not an object. */
 const cJSON *json_path(const cJSON *object, const char *path);
 
-/* The number at path under object, or def when absent or not a number. */
+/* The integer at path under object (a large one kept as its text too, held within the
+ * range of long long), or def when absent or not a number. */
 long long json_int(const cJSON *object, const char *path, long long def);
 
 /* The string at path under object, or "" when absent or not a string. */

@@ -370,3 +370,95 @@ json_copy_without(struct json_span span, const char *in, const char *const *cut,
 	*len = (size_t)(p - out);
 	return out;
 }
+
+/* --- numbers as they were written ------------------------------------------------------ */
+
+/*
+ * cJSON keeps a number as a double and prints an integer of 10^15 or more in exponent
+ * form (10^15 becomes 1e+15), which the apiserver refuses for an integer field, and an
+ * integer beyond 2^53 rounded. Below 10^15 an integer prints with all its digits, and a
+ * fraction prints as the double it was read as, so only the large ones need their text.
+ */
+#define JSON_EXACT_LIMIT 1e15
+
+static int
+number_needs_text(const cJSON *v)
+{
+	return cJSON_IsNumber(v) && !(v->valuedouble > -JSON_EXACT_LIMIT &&
+	    v->valuedouble < JSON_EXACT_LIMIT);
+}
+
+static int
+has_large_number(const cJSON *v)
+{
+	const cJSON *c;
+
+	if (number_needs_text(v))
+		return 1;
+	for (c = v->child; c != NULL; c = c->next)
+		if (has_large_number(c))
+			return 1;
+	return 0;
+}
+
+/*
+ * Walks the tree v and its text s side by side (cJSON keeps members and elements in the
+ * text's order, repeated keys included) and turns each large number into a raw value
+ * holding its text; its valuedouble stays. -1 when tree and text do not match.
+ */
+static int
+keep_number_text(cJSON *v, struct json_span s)
+{
+	struct json_iter it;
+	struct json_member m;
+	struct json_span e;
+	cJSON *c;
+
+	if (number_needs_text(v)) {
+		char *lexeme = xstrndup(s.start, (size_t)(s.end - s.start)), *rest;
+
+		/* The text must be this number's, should the walk have gone astray. */
+		if (strtod(lexeme, &rest) != v->valuedouble || *rest != '\0') {
+			free(lexeme);
+			return -1;
+		}
+		v->valuestring = lexeme;
+		v->type = cJSON_Raw | (v->type & ~0xff);
+		return 0;
+	}
+	if (cJSON_IsObject(v)) {
+		if (json_iter_init(&it, s, '{') != 0)
+			return -1;
+		for (c = v->child; c != NULL; c = c->next) {
+			if (json_iter_member(&it, &m) != 1 || keep_number_text(c, m.value) != 0)
+				return -1;
+		}
+		return 0;
+	}
+	if (cJSON_IsArray(v)) {
+		if (json_iter_init(&it, s, '[') != 0)
+			return -1;
+		for (c = v->child; c != NULL; c = c->next) {
+			if (json_iter_element(&it, &e) != 1 || keep_number_text(c, e) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+cJSON *
+json_parse_exact(const char *text, size_t len)
+{
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	struct json_span s;
+
+	if (root == NULL || !has_large_number(root))
+		return root;
+	s.start = json_span_skip_space(text, text + len);
+	s.end = end;
+	/* Should the scanner not follow a text cJSON read (a byte cJSON takes for white
+	 * space), the numbers not reached stay doubles. */
+	(void)keep_number_text(root, s);
+	return root;
+}

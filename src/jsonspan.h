@@ -74,4 +74,12 @@ cJSON *json_parse_object_except(struct json_span span, const char *skip,
 char *json_copy_without(struct json_span span, const char *in, const char *const *cut,
     size_t *len);
 
+/* Parses text as cJSON_ParseWithLength does (the value may be followed by anything), but
+ * keeps each integer of 10^15 or more (or -10^15 or less) as a raw value holding its
+ * text, with its valuedouble set, so that printing the tree gives the number as it was
+ * written: cJSON alone prints 10^15 as 1e+15 and rounds integers beyond 2^53. For the
+ * bodies sqlkcm sends back (a template copied into a pod, an object updated whole).
+ * Readers see such a value as cJSON_IsRaw, not cJSON_IsNumber; json_int reads both. */
+cJSON *json_parse_exact(const char *text, size_t len);
+
 #endif

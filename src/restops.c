@@ -32,6 +32,7 @@
 
 #include "apistatus.h"
 #include "client.h"
+#include "jsonspan.h"
 #include "resource.h"
 #include "restops.h"
 #include "util.h"
@@ -225,7 +226,7 @@ restops_done(const struct client_response *resp, void *arg)
 		res.status.message = xstrdup(resp->transport_error);
 	}
 	if (res.status.reason == API_OK && resp->len > 0)
-		res.object = cJSON_ParseWithLength(resp->body, resp->len);
+		res.object = json_parse_exact(resp->body, resp->len);
 	req->on_done(&res, req->arg);
 	cJSON_Delete(res.object);
 	api_status_clear(&res.status);

@@ -769,7 +769,7 @@ create_new(struct dsync *s, long long new_revision, char **error)
 	sqlite3_bind_text(stmt, 1, s->namespace, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 2, name, -1, SQLITE_TRANSIENT);
 	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW)
-		existing = cJSON_Parse((const char *)sqlite3_column_text(stmt, 0));
+		existing = controller_column_json(stmt, 0);
 	sqlite3_reset(stmt);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		error_set(error, "deployment: reading replica set %s: %s", name,
@@ -1377,7 +1377,7 @@ deployment_read(struct deployment_state *st, const char *namespace, const char *
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {
 		*uid = xstrdup((const char *)sqlite3_column_text(stmt, 0));
-		*d = cJSON_Parse((const char *)sqlite3_column_text(stmt, 1));
+		*d = controller_column_json(stmt, 1);
 		rc = *d != NULL ? SQLITE_DONE : SQLITE_CORRUPT;
 	}
 	sqlite3_reset(stmt);
@@ -1401,7 +1401,7 @@ claim(struct dsync *s, const struct selector *sel, char **error)
 	sqlite3_bind_text(stmt, 2, s->uid, -1, SQLITE_TRANSIENT);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		const char *uid = (const char *)sqlite3_column_text(stmt, 0);
-		cJSON *rs = cJSON_Parse((const char *)sqlite3_column_text(stmt, 1));
+		cJSON *rs = controller_column_json(stmt, 1);
 		int ours = sqlite3_column_type(stmt, 2) != SQLITE_NULL;
 		enum controllerref_claim c;
 

@@ -221,15 +221,13 @@ gc_lookup(struct controller *c, const char *uid, struct gc_object *o, char **err
 	sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_STATIC);
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {
-		const char *body = (const char *)sqlite3_column_text(stmt, 5);
-
 		o->resource_name = column_dup(stmt, 0);
 		o->uid = xstrdup(uid);
 		o->namespace = column_dup(stmt, 1);
 		o->name = column_dup(stmt, 2);
 		o->resource_version = column_dup(stmt, 3);
 		o->deleting = sqlite3_column_type(stmt, 4) != SQLITE_NULL;
-		o->body = body != NULL ? cJSON_Parse(body) : NULL;
+		o->body = controller_column_json(stmt, 5);
 		o->resource = resource_find_any(o->resource_name);
 		o->namespaced = o->resource != NULL ? o->resource->namespaced :
 		    o->namespace[0] != '\0';

@@ -842,7 +842,7 @@ ns_read(struct controller *c, const char *name, char **uid, char **deleting, cJS
 
 		*uid = xstrdup((const char *)sqlite3_column_text(stmt, 0));
 		*deleting = d != NULL ? xstrdup(d) : NULL;
-		*ns = cJSON_Parse((const char *)sqlite3_column_text(stmt, 2));
+		*ns = controller_column_json(stmt, 2);
 	}
 	sqlite3_reset(stmt);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)

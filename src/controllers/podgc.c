@@ -245,7 +245,7 @@ pod_read(struct controller *c, const char *namespace, const char *name, struct p
 		p->phase = column_dup(stmt, 1);
 		p->node = column_dup(stmt, 2);
 		p->generation = sqlite3_column_int64(stmt, 3);
-		p->body = cJSON_Parse((const char *)sqlite3_column_text(stmt, 4));
+		p->body = controller_column_json(stmt, 4);
 	}
 	sqlite3_reset(stmt);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)

@@ -342,8 +342,6 @@ replicaset_pod_from_template_of(const struct resource *owner, const cJSON *rs)
 	return pod;
 }
 
-/* Returns the integer member name of o, or def. */
-
 cJSON *
 replicaset_status_new(const cJSON *rs, const struct replicaset_counts *counts)
 {
@@ -929,7 +927,7 @@ replicaset_read(struct replicaset_state *st, const char *namespace, const char *
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {
 		*uid = column_strdup(stmt, 0);
-		*rs = cJSON_Parse((const char *)sqlite3_column_text(stmt, 1));
+		*rs = controller_column_json(stmt, 1);
 		rc = SQLITE_DONE;
 		if (*rs == NULL) {
 			free(*uid);

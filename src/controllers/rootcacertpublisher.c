@@ -239,13 +239,12 @@ publisher_sync(struct controller *c, const char *key, double now, struct sync_re
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {
 		const char *uid = (const char *)sqlite3_column_text(stmt, 1);
-		const char *body = (const char *)sqlite3_column_text(stmt, 4);
 
 		out->owner_uid = xstrdup((const char *)sqlite3_column_text(stmt, 0));
 		configmap_uid = uid != NULL ? xstrdup(uid) : NULL;
 		data_current = sqlite3_column_int(stmt, 2);
 		described = sqlite3_column_int(stmt, 3);
-		configmap = body != NULL ? cJSON_Parse(body) : NULL;
+		configmap = controller_column_json(stmt, 4);
 	}
 	sqlite3_reset(stmt);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)

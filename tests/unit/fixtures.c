@@ -232,6 +232,21 @@ fixture_upsert(struct fixture *f, const struct resource *r, cJSON *object)
 	cJSON_Delete(object);
 }
 
+void
+fixture_upsert_text(struct fixture *f, const struct resource *r, const char *text)
+{
+	char *error = NULL, *body = NULL;
+	size_t len = 0;
+	cJSON *object = store_parse_object(r, text, strlen(text), &body, &len);
+
+	if (object == NULL)
+		fail_msg("not an object's JSON: %s", text);
+	if (store_upsert_text(f->store, r, object, body, len, 1, NULL, NULL, &error) != 0)
+		fail_msg("upsert: %s", error);
+	cJSON_Delete(object);
+	free(body);
+}
+
 /* Writes the ReplicaSet r describes into the cache. */
 void
 add_rs(struct fixture *f, const struct rs *r)

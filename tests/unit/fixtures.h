@@ -102,6 +102,9 @@ cJSON *pod_new(const struct pod *p);
 /* Writes object (taken) into r's table. */
 void fixture_upsert(struct fixture *f, const struct resource *r, cJSON *object);
 
+/* Writes the object text into r's table as an informer would: its body kept as written. */
+void fixture_upsert_text(struct fixture *f, const struct resource *r, const char *text);
+
 /* Writes the ReplicaSet r (the pod p) describes into the cache. */
 void add_rs(struct fixture *f, const struct rs *r);
 void add_pod(struct fixture *f, const struct pod *p);

@@ -3411,6 +3411,63 @@ sync_waits_for_its_writes_and_forgets_a_gone_deployment(void **state)
 	world_free(&w);
 }
 
+/* Bodies go out as they came in: a template's integers of 10^15 and 2^63-1 reach the new
+ * ReplicaSet with their digits (cJSON alone would send 1e+15, which the apiserver refuses,
+ * and round the other), and so does the Deployment's status update. */
+static void
+sync_sends_large_integers_of_the_template_as_written(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{"
+	    "\"name\":\"web\",\"namespace\":\"default\",\"uid\":\"uid-web\","
+	    "\"resourceVersion\":\"7\",\"generation\":1},\"spec\":{\"replicas\":2,"
+	    "\"selector\":{\"matchLabels\":{\"app\":\"web\"}},\"template\":{"
+	    "\"metadata\":{\"labels\":{\"app\":\"web\"}},\"spec\":{"
+	    "\"terminationGracePeriodSeconds\":1000000000000000,"
+	    "\"activeDeadlineSeconds\":9223372036854775807,"
+	    "\"containers\":[{\"name\":\"c\",\"image\":\"pause\"}]}}}}";
+	struct world w = { 0 };
+	struct sync_result r;
+	char *error = NULL;
+	int creates = 0, statuses = 0;
+
+	w.f = fixture_new();
+	w.c = controller_new(&deployment_controller_type, w.f->store, NULL, &error);
+	if (w.c == NULL)
+		fail_msg("controller_new: %s", error);
+	fixture_upsert_text(w.f, resource_find("deployments"), text);
+	w.d = fixture_parse(text);
+	w.key = xstrdup("default/web");
+	world_sync(&w, NOW, &r);
+	for (int i = 0; i < r.nwrites; i++) {
+		const struct action *a = &r.writes[i];
+		char *body = cJSON_PrintUnformatted(a->body);
+
+		if (strcmp(a->verb, "create") == 0 || strcmp(a->verb, "update-status") == 0) {
+			creates += strcmp(a->verb, "create") == 0;
+			statuses += strcmp(a->verb, "update-status") == 0;
+			if (strstr(body, "\"terminationGracePeriodSeconds\":1000000000000000,") ==
+			    NULL || strstr(body, "\"activeDeadlineSeconds\":"
+			    "9223372036854775807,") == NULL)
+				fail_msg("%s: the template's integers changed: %s", a->verb, body);
+		}
+		free(body);
+	}
+	if (r.status != NULL) {
+		char *body = cJSON_PrintUnformatted(r.status->body);
+
+		statuses++;
+		if (strstr(body, "\"activeDeadlineSeconds\":9223372036854775807,") == NULL)
+			fail_msg("status: the template's integers changed: %s", body);
+		free(body);
+	}
+	assert_int_equal(creates, 1);
+	assert_true(statuses >= 1);
+	sync_result_clear(&r);
+	world_free(&w);
+}
+
 int
 main(void)
 {
@@ -3478,6 +3535,7 @@ main(void)
 		cmocka_unit_test(sync_rolls_back_without_touching_replicasets),
 		cmocka_unit_test(sync_reads_the_rollback_annotation_as_kube),
 		cmocka_unit_test(sync_waits_for_its_writes_and_forgets_a_gone_deployment),
+		cmocka_unit_test(sync_sends_large_integers_of_the_template_as_written),
 	};
 
 	return cmocka_run_group_tests_name("deployment", tests, NULL, NULL);

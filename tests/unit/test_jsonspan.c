@@ -18,6 +18,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
+#include "json.h"
 #include "jsonspan.h"
 #include "util.h"
 
@@ -638,6 +639,59 @@ value_end_is_where_cjson_ends_for_every_text_it_accepts_whole(void **state)
 		check_value_end_agrees_with_cjson(copy_cases[i].text, strlen(copy_cases[i].text));
 }
 
+/* json_parse_exact: a tree that prints back each large integer as written (10^15 and up,
+ * 2^63-1, negative ones, in arrays, under repeated keys), leaves the other numbers numbers,
+ * and reads like cJSON's otherwise; json_int reads the kept ones exactly. */
+static void
+parse_exact_keeps_the_text_of_large_integers(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text, *printed;
+	} cases[] = {
+		{ "{\"a\":1000000000000000}", NULL },
+		{ "{\"a\":9223372036854775807,\"b\":[-1000000000000000,12,1.5]}", NULL },
+		{ "[{\"x\":{\"y\":123456789012345678}},999999999999999]", NULL },
+		{ "{\"a\":1,\"a\":90071992547409931}", NULL },
+		{ " {\"a\" : 1e15 , \"b\":\"1e15\"} ", "{\"a\":1e15,\"b\":\"1e15\"}" },
+		{ "{\"small\":[0,-3,2147483648,99999999999999]}", NULL },
+		{ "1000000000000000", NULL },
+		{ "{\"a\":1000000000000000} trailing", "{\"a\":1000000000000000}" },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct exact e = exact_new(cases[i].text);
+		cJSON *tree = json_parse_exact(e.bytes, (size_t)(e.span.end - e.span.start));
+		char *got;
+
+		assert_non_null(tree);
+		got = cJSON_PrintUnformatted(tree);
+		assert_string_equal(got, cases[i].printed != NULL ? cases[i].printed :
+		    cases[i].text);
+		free(got);
+		cJSON_Delete(tree);
+		exact_free(&e);
+	}
+
+	struct exact e = exact_new("{\"big\":9223372036854775807,\"n\":7,\"neg\":"
+	    "-9223372036854775808,\"huge\":1e300}");
+	cJSON *tree = json_parse_exact(e.bytes, (size_t)(e.span.end - e.span.start));
+	assert_true(cJSON_IsRaw(cJSON_GetObjectItem(tree, "big")));
+	assert_true(cJSON_IsNumber(cJSON_GetObjectItem(tree, "n")));
+	assert_true(json_int(tree, "big", 0) == 9223372036854775807LL);
+	assert_true(json_int(tree, "neg", 0) == -9223372036854775807LL - 1);
+	assert_true(json_int(tree, "n", 0) == 7);
+	/* Beyond long long: held at its end, not an undefined cast. */
+	assert_true(json_int(tree, "huge", 0) == 9223372036854775807LL);
+	cJSON_Delete(tree);
+	exact_free(&e);
+
+	/* What cJSON refuses, this refuses. */
+	e = exact_new("{\"a\":1000000000000000,");
+	assert_null(json_parse_exact(e.bytes, (size_t)(e.span.end - e.span.start)));
+	exact_free(&e);
+}
+
 int
 main(void)
 {
@@ -653,6 +707,7 @@ main(void)
 		cmocka_unit_test(parse_object_except_refuses_what_is_not_a_json_object),
 		cmocka_unit_test(copy_without_drops_the_cut_members_and_keeps_every_other_byte),
 		cmocka_unit_test(value_end_is_where_cjson_ends_for_every_text_it_accepts_whole),
+		cmocka_unit_test(parse_exact_keeps_the_text_of_large_integers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

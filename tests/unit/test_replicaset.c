@@ -1397,6 +1397,40 @@ sync_with_the_right_pods_does_nothing(void **state)
 	sync_result_clear(&r);
 }
 
+/* kube item: bodies go out as they came in. Integers cJSON would print in exponent form
+ * (10^15 as 1e+15, refused by the apiserver for an int64) or round (2^63-1) reach the pods
+ * made from the template, and the status update, with their digits. */
+static void
+sync_sends_large_integers_of_the_template_as_written(void **state)
+{
+	struct fixture *f = *state;
+	struct sync_result r;
+	char *pod, *status;
+
+	fixture_upsert_text(f, f->replicasets,
+	    "{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\",\"metadata\":{"
+	    "\"name\":\"foobar\",\"namespace\":\"default\",\"uid\":\"uid-foobar\","
+	    "\"resourceVersion\":\"18\",\"generation\":1},\"spec\":{\"replicas\":2,"
+	    "\"selector\":{\"matchLabels\":{\"foo\":\"bar\"}},\"template\":{"
+	    "\"metadata\":{\"labels\":{\"foo\":\"bar\"}},\"spec\":{"
+	    "\"terminationGracePeriodSeconds\":1000000000000000,"
+	    "\"activeDeadlineSeconds\":9223372036854775807,"
+	    "\"containers\":[{\"name\":\"c\",\"image\":\"pause\"}]}}}}");
+	sync_key(f, KEY, NOW, &r);
+	assert_int_equal(created_count(&r), 2);
+	pod = cJSON_PrintUnformatted(r.manage[0].body);
+	assert_non_null(strstr(pod, "\"terminationGracePeriodSeconds\":1000000000000000,"));
+	assert_non_null(strstr(pod, "\"activeDeadlineSeconds\":9223372036854775807,"));
+	assert_non_null(r.status);
+	status = cJSON_PrintUnformatted(r.status->body);
+	assert_non_null(strstr(status, "\"terminationGracePeriodSeconds\":1000000000000000,"));
+	assert_non_null(strstr(status, "\"activeDeadlineSeconds\":9223372036854775807,"));
+	assert_non_null(strstr(status, "\"observedGeneration\":1"));
+	free(pod);
+	free(status);
+	sync_result_clear(&r);
+}
+
 /* At most 500 creations or deletions per sync (kube's burstReplicas), the pod's
  * template and controller reference in each creation. */
 static void
@@ -2081,6 +2115,7 @@ main(void)
 		/* 13.19 syncs */
 		T(sync_with_the_right_pods_does_nothing),
 		T(sync_creates_and_deletes_at_most_burst_replicas),
+		T(sync_sends_large_integers_of_the_template_as_written),
 		T(sync_waits_for_its_burst_to_be_observed),
 		T(sync_waits_on_unmet_expectations_but_writes_the_status),
 		T(sync_leaves_pods_of_another_controller_alone),
