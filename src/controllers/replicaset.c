@@ -100,16 +100,15 @@ static const char *const replicaset_sql[STMT_COUNT] = {
 	[STMT_RS_KEYS] = "SELECT namespace, name FROM {table} ORDER BY namespace, name",
 	/* Per node, the active pods controlled by any of {table} with the same controller
 	 * owner as ?1 (itself included): what ranking by pods on the same node counts. */
-	[STMT_RELATED] = "SELECT coalesce(p.node_name, ''), count(*)"
+	/* The ReplicaSets with the same controller owner as ?1, itself included (kube's
+	 * controllerUIDIndex), and their selectors. */
+	[STMT_RELATED] = "SELECT sr.namespace, sr.selector"
 	    "  FROM {table} me"
 	    "  JOIN object_owners mine ON mine.object_id = me.id AND mine.controller = 1"
 	    "  JOIN object_owners r ON r.owner_uid = mine.owner_uid AND r.controller = 1"
 	    "  JOIN {table} sr ON sr.id = r.object_id"
-	    "  JOIN object_owners o ON o.owner_uid = sr.uid AND o.controller = 1"
-	    "  JOIN cache_pods p ON p.id = o.object_id"
-	    " WHERE me.uid = ?1 AND p.deletion_timestamp IS NULL"
-	    "   AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')"
-	    " GROUP BY 1",
+	    " WHERE me.uid = ?1"
+	    " ORDER BY sr.namespace, sr.name",
 	[STMT_RS_MIN_READY] = "SELECT min_ready_seconds FROM {table}"
 	    " WHERE namespace = ?1 AND name = ?2",
 };
@@ -581,13 +580,6 @@ column_strdup(sqlite3_stmt *stmt, int i)
 	return text != NULL ? xstrdup(text) : NULL;
 }
 
-/*
- * Lists the namespace's live pods (not Succeeded or Failed; those being deleted flagged
- * terminating) that the ReplicaSet controls or that have no controller (kube's
- * FilterPodsByOwner with orphans: a pod is the ReplicaSet's when its controller reference
- * names it by kind, name and uid, not by the uid alone), with what claiming, counting and
- * ranking need (on_same_node aside: related_count, when pods are ranked).
- */
 /* Returns the prepared pod listing for the SQL in sql, from the cache or prepared now;
  * NULL with *error set on failure. */
 static sqlite3_stmt *
@@ -617,6 +609,13 @@ listing_stmt(struct replicaset_state *st, struct buf *sql, char **error)
 	return stmt;
 }
 
+/*
+ * Lists the namespace's live pods (not Succeeded or Failed; those being deleted flagged
+ * terminating) that the ReplicaSet controls or that have no controller (kube's
+ * FilterPodsByOwner with orphans: a pod is the ReplicaSet's when its controller reference
+ * names it by kind, name and uid, not by the uid alone), with what claiming, counting and
+ * ranking need (on_same_node aside: related_count, when pods are ranked).
+ */
 static int
 candidates_load(struct replicaset_state *st, const char *namespace, const char *rs_name,
     const char *rs_uid, const struct selector *sel, const char *template_labels, int min_ready, double now,
@@ -763,39 +762,161 @@ diff_read(struct replicaset_state *st, const char *uid, long long *desired,
 	return 0;
 }
 
+/* A pod one of the related ReplicaSets' selectors matches. */
+struct related_pod {
+	char *uid;
+	char *node;		/* "" when unscheduled */
+	int active;		/* neither finished nor being deleted */
+};
+
+static int
+related_pod_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct related_pod *)a)->uid, ((const struct related_pod *)b)->uid);
+}
+
+static int
+string_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* How many of the n sorted strings v are key. */
+static int
+run_length(const char **v, int n, const char *key)
+{
+	int lo = 0, hi = n, count = 0;
+
+	while (lo < hi) {		/* the first not below key */
+		int mid = lo + (hi - lo) / 2;
+
+		if (strcmp(v[mid], key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo + count < n && strcmp(v[lo + count], key) == 0)
+		count++;
+	return count;
+}
+
+/* Adds to *v the pods of namespace that the selector JSON sel_json matches; a selector
+ * that does not parse matches none (kube skips it). */
+static int
+related_pods_of(struct replicaset_state *st, const char *namespace, const char *sel_json,
+    struct related_pod **v, int *n, char **error)
+{
+	struct buf *sql = &st->listing_sql;
+	cJSON *json = sel_json != NULL ? cJSON_Parse(sel_json) : NULL;
+	struct selector *sel = json != NULL ? selector_from_json(json, NULL) : NULL;
+	sqlite3_stmt *stmt;
+	int rc;
+
+	cJSON_Delete(json);
+	if (sel == NULL)
+		return 0;
+	buf_reset(sql);
+	buf_append_str(sql,
+	    "SELECT p.uid, coalesce(p.node_name, ''),"
+	    "       p.deletion_timestamp IS NULL"
+	    "       AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')"
+	    "  FROM cache_pods p WHERE p.namespace = ?1 AND ");
+	selector_to_sql(sel, "p.id", sql);
+	if ((stmt = listing_stmt(st, sql, error)) == NULL) {
+		selector_free(sel);
+		return -1;
+	}
+	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
+	if (selector_bind(sel, stmt, 2, error) < 0) {
+		sqlite3_clear_bindings(stmt);
+		selector_free(sel);
+		return -1;
+	}
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct related_pod *p;
+
+		*v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
+		p = &(*v)[(*n)++];
+		p->uid = column_strdup(stmt, 0);
+		p->node = column_strdup(stmt, 1);
+		p->active = sqlite3_column_int(stmt, 2);
+	}
+	if (rc != SQLITE_DONE)
+		error_set(error, "%s: listing related pods: %s", st->flavor->controller,
+		    sqlite3_errmsg(st->db));
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+	selector_free(sel);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /*
- * Sets on_same_node of the n ranked pods: the active pods on the pod's node controlled by
- * any ReplicaSet with the same controller owner as this one (a Deployment's ReplicaSets
- * share the spread). A ReplicaSet without a controller owner has no related pods, so every
- * count is 0, as in kube. (kube finds the related pods by those ReplicaSets' selectors; the
- * pods they control are the ones their selectors match, unless a label was edited by
- * hand.) Read only when pods are ranked for deletion, not in every sync.
+ * Sets on_same_node of the n ranked pods as kube's getIndirectlyRelatedPods and
+ * getPodsRankedByRelatedPodsOnSameNode do: the related pods are those matched by the
+ * selector of any ReplicaSet with the same controller owner as this one (a Deployment's
+ * ReplicaSets share the spread), each pod once; a ranked pod's count is the number of
+ * active related pods on its node. A ReplicaSet without a controller owner has none, so
+ * every count is 0. Read only when pods are ranked for deletion, not in every sync.
+ * (Selectors, not controller references, decide here, as in kube: a pod whose labels
+ * were edited to leave its ReplicaSet's selector is no longer related.)
  */
 static int
 related_count(struct replicaset_state *st, const char *rs_uid, const struct candidates *cs,
     struct pod_rank *ranked, int n, char **error)
 {
 	sqlite3_stmt *stmt = state_stmt(st, STMT_RELATED);
-	int rc;
+	struct related_pod *pods = NULL;
+	char **namespaces = NULL, **selectors = NULL;
+	const char **nodes = NULL;
+	int npods = 0, nrs = 0, nnodes = 0, rc, failed = 0;
 
+	/* The siblings first: the pod listings reuse the statement cache. */
 	sqlite3_bind_text(stmt, 1, rs_uid, -1, SQLITE_TRANSIENT);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		const char *node = (const char *)sqlite3_column_text(stmt, 0);
-		int count = sqlite3_column_int(stmt, 1);
-
-		for (int i = 0; i < n; i++) {
-			const char *mine = cs->v[ranked[i].index].node;
-
-			if (mine != NULL && node != NULL && strcmp(mine, node) == 0)
-				ranked[i].on_same_node = count;
-		}
+		namespaces = xrealloc(namespaces, (size_t)(nrs + 1) * sizeof *namespaces);
+		selectors = xrealloc(selectors, (size_t)(nrs + 1) * sizeof *selectors);
+		namespaces[nrs] = column_strdup(stmt, 0);
+		selectors[nrs++] = column_strdup(stmt, 1);
 	}
-	if (rc != SQLITE_DONE)
-		error_set(error, "%s: counting related pods: %s", st->flavor->controller,
+	if (rc != SQLITE_DONE) {
+		error_set(error, "%s: listing related ReplicaSets: %s", st->flavor->controller,
 		    sqlite3_errmsg(st->db));
+		failed = 1;
+	}
 	sqlite3_reset(stmt);
 	sqlite3_clear_bindings(stmt);
-	return rc == SQLITE_DONE ? 0 : -1;
+	for (int i = 0; i < nrs && !failed; i++)
+		failed = related_pods_of(st, namespaces[i], selectors[i], &pods, &npods,
+		    error) != 0;
+	if (!failed && npods > 0) {
+		/* Each pod once (two selectors may match it), the active ones' nodes sorted:
+		 * a ranked pod's count is the length of its node's run. */
+		qsort(pods, (size_t)npods, sizeof *pods, related_pod_cmp);
+		nodes = xmalloc((size_t)npods * sizeof *nodes);
+		for (int j = 0; j < npods; j++) {
+			if (pods[j].active && (j == 0 || strcmp(pods[j].uid, pods[j - 1].uid) != 0))
+				nodes[nnodes++] = pods[j].node;
+		}
+		qsort(nodes, (size_t)nnodes, sizeof *nodes, string_cmp);
+	}
+	for (int i = 0; i < n && !failed; i++) {
+		const char *mine = cs->v[ranked[i].index].node;
+
+		ranked[i].on_same_node = mine != NULL ? run_length(nodes, nnodes, mine) : 0;
+	}
+	free(nodes);
+	for (int i = 0; i < npods; i++) {
+		free(pods[i].uid);
+		free(pods[i].node);
+	}
+	for (int i = 0; i < nrs; i++) {
+		free(namespaces[i]);
+		free(selectors[i]);
+	}
+	free(pods);
+	free(namespaces);
+	free(selectors);
+	return failed ? -1 : 0;
 }
 
 /* Adds the creations or deletions that bring the claimed pods to spec.replicas; -1 when

@@ -13,9 +13,8 @@
  * queue that records the keys.
  *
  * Deliberate differences, not tested as kube has them: deletes carry a uid precondition;
- * related pods (for the co-location rank) are those controlled by ReplicaSets with the same
- * controller owner, not those their selectors match; sqlkcm's times are Unix seconds in a
- * double, so the log-bucket rows at exact powers of two nanoseconds are left out.
+ * sqlkcm's times are Unix seconds in a double, so the log-bucket rows at exact powers of
+ * two nanoseconds are left out.
  */
 #include "config.h"
 
@@ -506,6 +505,48 @@ rank_counts_active_pods_of_replicasets_with_the_same_controller(void **state)
 	sync_key(f, KEY, NOW, &r);
 	got = deleted_names(&r);
 	assert_string_equal(got, "pod1");
+	free(got);
+	sync_result_clear(&r);
+}
+
+/* kube's getIndirectlyRelatedPods: the related pods are those the selectors of the
+ * ReplicaSets with the same controller match, each pod once, whoever controls them. A
+ * sibling's pod whose labels were edited away does not count; an orphan a sibling's
+ * selector matches does; a pod two siblings match counts once. */
+static void
+rank_counts_the_pods_the_siblings_selectors_match(void **state)
+{
+	struct fixture *f = *state;
+	struct sync_result r;
+	char *got;
+	static const struct {
+		const char *name, *owner, *labels, *node;
+	} pods[] = {
+		{ "pod1", "foobar", NULL, "node-a" },		/* node-a: 1 */
+		{ "pod3a", "foo2", "{\"foo\":\"edited\"}", "node-a" },
+		{ "pod3b", "foo2", "{\"foo\":\"edited\"}", "node-a" },
+		{ "pod2", "foobar", NULL, "node-b" },		/* node-b: 3 */
+		{ "pod4", NULL, "{\"foo\":\"baz\"}", "node-b" },	/* foo2's and foo4's */
+		{ "pod5", "foo2", "{\"foo\":\"baz\"}", "node-b" },	/* foo2's and foo4's */
+		{ "pod8", "foobar", NULL, "node-c" },		/* node-c: 4 */
+		{ "pod9", "foo5", "{\"foo\":\"zap\"}", "node-c" },
+		{ "pod10", "foo5", "{\"foo\":\"zap\"}", "node-c" },
+		{ "pod11", "foo5", "{\"foo\":\"zap\"}", "node-c" },
+	};
+
+	add_rs(f, &(struct rs){ .replicas = 1 });	/* foobar, controller 123 */
+	add_rs(f, &(struct rs){ .name = "foo2", .replicas = 1, .selector = "{\"foo\":\"baz\"}" });
+	add_rs(f, &(struct rs){ .name = "foo4", .replicas = 1, .selector = "{\"foo\":\"baz\"}" });
+	add_rs(f, &(struct rs){ .name = "foo5", .replicas = 3, .selector = "{\"foo\":\"zap\"}" });
+	for (size_t i = 0; i < NELEM(pods); i++)
+		add_pod(f, &(struct pod){ .name = pods[i].name, .owner = pods[i].owner,
+		    .labels = pods[i].labels, .phase = "Running", .node = pods[i].node,
+		    .ready = "True" });
+	sync_key(f, KEY, NOW, &r);
+	got = deleted_names(&r);
+	/* By controller references it would be pod8 (4), pod1 (3); counting pod4 and pod5
+	 * twice, pod2 (5) first. */
+	assert_string_equal(got, "pod8,pod2");
 	free(got);
 	sync_result_clear(&r);
 }
@@ -2090,6 +2131,7 @@ main(void)
 		/* 13.2 pods to delete, related pods, 13.18 deletion cost */
 		cmocka_unit_test(scale_down_deletes_the_lowest_ranked_pods_first),
 		T(rank_counts_active_pods_of_replicasets_with_the_same_controller),
+		T(rank_counts_the_pods_the_siblings_selectors_match),
 		T(standalone_replicaset_ranks_every_pod_zero),
 		T(deletion_cost_is_the_annotation_as_int32_or_zero),
 		T(scale_down_deletes_the_lowest_deletion_cost_first),
