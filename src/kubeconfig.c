@@ -878,40 +878,29 @@ static int
 file_check_readable(struct kc_doc *d, const char *where, const char *path, int need_data,
     char **error)
 {
-	char chunk[4096];
+	struct buf b;
 	struct stat st;
-	int fd, seen_space = 0;
+	char *why = NULL;
+	int blank;
 
 	if (access(path, R_OK) == -1)
 		return kc_error(d, error, "%s: cannot read %s: %s", where, path, strerror(errno));
 	if (!need_data || stat(path, &st) == -1 || !S_ISREG(st.st_mode))
 		return 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-		return kc_error(d, error, "%s: cannot read %s: %s", where, path, strerror(errno));
-	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof chunk);
-
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			int saved = errno;
-			close(fd);
-			return kc_error(d, error, "%s: cannot read %s: %s", where, path,
-			    strerror(saved));
-		}
-		if (n == 0)
-			break;
-		for (ssize_t i = 0; i < n; i++) {
-			if (!isspace((unsigned char)chunk[i])) {
-				close(fd);
-				return 0;
-			}
-		}
-		seen_space = 1;
+	buf_init(&b);
+	/* A CA bundle may be large; nothing this size is a mistake to catch here. */
+	if (file_read_all(path, "file", 16 << 20, &b, NULL, &why) == -1) {
+		kc_error(d, error, "%s: cannot read: %s", where, why);
+		free(why);
+		buf_free(&b);
+		return -1;
 	}
-	close(fd);
-	return kc_error(d, error, "%s: %s is empty%s", where, path,
-	    seen_space ? " (only white space)" : "");
+	blank = text_is_blank(b.data != NULL ? b.data : "", b.len);
+	if (blank)
+		kc_error(d, error, "%s: %s is empty%s", where, path, b.len > 0 ?
+		    " (only white space)" : "");
+	buf_free(&b);
+	return blank ? -1 : 0;
 }
 
 /* Validates the cluster in use. */
