@@ -83,7 +83,8 @@ TAILQ_HEAD(lru_order, lru_node);
 
 struct lru {
 	struct lru_node **buckets;
-	size_t nbuckets;		/* a power of two, at least twice max */
+	size_t nbuckets;		/* a power of two, at least twice count: it grows
+					   with the table, up to twice max */
 	size_t count;
 	size_t max;
 	struct lru_order order;		/* the most recently used first */
@@ -103,13 +104,13 @@ hash_bytes(const char *s, size_t len)
 	return h;
 }
 
-/* Sets up an empty table of at most max records, freed with free_record. */
+/* Sets up an empty table of at most max records, freed with free_record. Its buckets
+ * grow with it: a manager with a few events keeps a few hundred bytes, not one table of
+ * the largest size per correlator. */
 static void
 lru_init(struct lru *l, size_t max, void (*free_record)(struct lru_node *))
 {
 	l->nbuckets = 16;
-	while (l->nbuckets < 2 * max)
-		l->nbuckets *= 2;
 	l->buckets = xcalloc(l->nbuckets, sizeof *l->buckets);
 	l->count = 0;
 	l->max = max;
@@ -149,6 +150,22 @@ lru_remove(struct lru *l, struct lru_node *node)
 	l->free_record(node);
 }
 
+/* Doubles the buckets, moving every record to its new chain. */
+static void
+lru_grow(struct lru *l)
+{
+	size_t n = l->nbuckets * 2;
+	struct lru_node **buckets = xcalloc(n, sizeof *buckets), *node;
+
+	TAILQ_FOREACH(node, &l->order, order) {
+		node->next_in_bucket = buckets[node->hash & (n - 1)];
+		buckets[node->hash & (n - 1)] = node;
+	}
+	free(l->buckets);
+	l->buckets = buckets;
+	l->nbuckets = n;
+}
+
 /* Adds a record under key (not yet in the table), evicting the least recently used one
  * when the table is full. */
 static void
@@ -158,6 +175,8 @@ lru_add(struct lru *l, struct lru_node *node, const char *key)
 
 	if (l->count == l->max)
 		lru_remove(l, TAILQ_LAST(&l->order, lru_order));
+	if (2 * (l->count + 1) > l->nbuckets)
+		lru_grow(l);
 	node->key = xstrdup(key);
 	node->hash = hash_bytes(key, strlen(key));
 	b = node->hash & (l->nbuckets - 1);
