@@ -32,6 +32,7 @@
 #include <cjson/cJSON.h>
 
 #include "apistatus.h"
+#include "jsonspan.h"
 #include "util.h"
 
 /* The bytes of a non-Status body quoted in a message. */
@@ -300,13 +301,32 @@ api_quote_body(int http_code, const char *body, size_t len)
 	return buf_detach(&b);
 }
 
+/* 1 when the JSON object text has "kind": "Status" at its top level. */
+static int
+is_status(const char *body, size_t len)
+{
+	static const char want[] = "\"Status\"";
+	struct json_member m;
+
+	if (json_find_member((struct json_span){ body, body + len }, "kind", &m) != 1)
+		return 0;
+	return (size_t)(m.value.end - m.value.start) == sizeof want - 1 &&
+	    memcmp(m.value.start, want, sizeof want - 1) == 0;
+}
+
 /* Fills *out from an HTTP response, falling back to its code. */
 void
 api_status_from_response(int http_code, const char *body, size_t len,
     const char *retry_after, struct api_status *out)
 {
-	cJSON *root = len > 0 ? cJSON_ParseWithLength(body, len) : NULL;
 	int header = api_parse_retry_after(retry_after);
+	cJSON *root = NULL;
+
+	/* A success is an object, read by the caller if it wants it; only a Status (what a
+	 * delete may answer) is read here. The top level's kind is found without parsing the
+	 * rest: a collection delete answers with every object it deleted. */
+	if (len > 0 && (http_code < 200 || http_code >= 300 || is_status(body, len)))
+		root = cJSON_ParseWithLength(body, len);
 
 	if (cJSON_IsObject(root) && strcmp(api_json_string(root, "kind"), "Status") == 0) {
 		api_status_fill(root, http_code, out);

@@ -128,6 +128,7 @@ struct client_socket {
 struct client_request {
 	struct client *client;
 	CURL *easy;
+	int discard_success;	/* a 2xx body is read and dropped */
 	struct curl_slist *headers;
 	char *method;
 	char *url;
@@ -519,6 +520,8 @@ client_write(char *data, size_t size, size_t n, void *arg)
 		r->in_write = 0;
 		return r->cancelled ? 0 : len;
 	}
+	if (r->discard_success && code >= 200 && code < 300)
+		return len;
 	if (r->streaming || code >= 300) {
 		if (r->response.len + len > CLIENT_MAX_ERROR_BODY)
 			return len;	/* keep the start; the message is there */
@@ -906,6 +909,13 @@ client_finish(struct client *c, struct client_request *r, CURLcode result)
 		r->on_done(&resp, r->arg);
 	}
 	client_request_free(r);
+}
+
+void
+client_discard_success_body(struct client_request *r)
+{
+	if (r != NULL)
+		r->discard_success = 1;
 }
 
 void

@@ -68,6 +68,11 @@ struct client_request *client_stream(struct client *c, const char *path,
 struct client_request *client_get_as(struct client *c, const char *path, const char *accept,
     client_data_cb on_data, client_done_cb on_done, void *arg);
 
+/* Drops the body of a successful (2xx) response of r as it arrives: on_done gets none.
+ * For a request whose answer the caller does not read (a collection delete answers with
+ * every object it deleted). Call before the loop runs. */
+void client_discard_success_body(struct client_request *r);
+
 /* Abandons a request: no callback will be called for it. Safe from inside its on_data. */
 void client_cancel(struct client_request *r);
 

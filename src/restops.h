@@ -92,7 +92,9 @@ struct restops_request *restops_delete_graced(struct client *c, const struct res
     const char *ns, const char *name, const char *precondition_uid,
     const char *precondition_rv, const char *propagation, long grace_period_seconds,
     restops_done_cb on_done, void *arg, char **error);
-/* DELETE the collection of r in namespace ns (every object in it: a deletecollection). */
+/* DELETE the collection of r in namespace ns (every object in it: a deletecollection).
+ * A success comes with no body and no object: the list of the objects deleted, which the
+ * apiserver sends back, is dropped as it arrives. */
 struct restops_request *restops_delete_collection(struct client *c, const struct resource *r,
     const char *ns, const char *propagation, restops_done_cb on_done, void *arg,
     char **error);

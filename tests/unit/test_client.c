@@ -17,6 +17,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 #include <event2/event.h>
@@ -288,6 +289,98 @@ after_a_request_gets_no_answer_the_gate_holds_every_client_back(void **state)
 	event_base_free(base);
 }
 
+/* A child process that answers each of n connections on the listening socket fd with
+ * one HTTP/1.1 200 response whose JSON body is len bytes long, then exits. */
+static pid_t
+serve_big_answers(int fd, int n, size_t len)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid > 0)
+		return pid;
+	for (int i = 0; i < n; i++) {
+		char head[256], req[4096];
+		char *body = malloc(len);
+		int c = accept(fd, NULL, NULL);
+		size_t off = 0;
+
+		if (c < 0 || body == NULL)
+			_exit(1);
+		(void)read(c, req, sizeof req);		/* the request: not looked at */
+		memset(body, ' ', len);
+		memcpy(body, "{\"kind\":\"PodList\",\"items\":[]}", 30);
+		snprintf(head, sizeof head, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		    "Content-Length: %zu\r\nConnection: close\r\n\r\n", len);
+		if (write(c, head, strlen(head)) < 0)
+			_exit(1);
+		while (off < len) {
+			ssize_t w = write(c, body + off, len - off);
+
+			if (w <= 0)
+				_exit(1);
+			off += (size_t)w;
+		}
+		close(c);
+		free(body);
+	}
+	_exit(0);
+}
+
+/* Keeps the code and the body's length of an answer in x->got, and ends the loop. */
+static void
+on_done_keep_length(const struct client_response *resp, void *arg)
+{
+	struct exchange *x = arg;
+
+	buf_printf(&x->got, "%d %zu;", resp->http_code, resp->len);
+	x->calls++;
+	event_base_loopbreak(x->stop);
+}
+
+/* A request told to drop its successful body gets none (a collection delete's answer is
+ * every object it deleted: megabytes nobody reads); another gets its body whole. */
+static void
+a_successful_body_can_be_dropped_as_it_arrives(void **state)
+{
+	struct event_base *base = event_base_new();
+	struct timeval guard = { 20, 0 };
+	struct kube_config *kc;
+	struct exchange x;
+	struct client *c;
+	char *error = NULL;
+	int port, fd = loopback_socket(1, &port), status;
+	pid_t server = serve_big_answers(fd, 2, 3 << 20);
+
+	(void)state;
+	memset(&x, 0, sizeof x);
+	buf_init(&x.seen);
+	buf_init(&x.got);
+	kc = loopback_config(port);
+	c = client_new(base, kc, NULL, &error);
+	assert_non_null(c);
+	x.stop = base;
+	client_discard_success_body(client_send(c, "DELETE", "/api/v1/namespaces/a/pods",
+	    NULL, NULL, 0, on_done_keep_length, &x));
+	/* One at a time: the server answers connections in the order it accepts them. */
+	event_base_loopexit(base, &guard);
+	event_base_dispatch(base);
+	assert_int_equal(x.calls, 1);
+	client_send(c, "DELETE", "/api/v1/namespaces/b/pods", NULL, NULL, 0, on_done_keep_length,
+	    &x);
+	event_base_loopexit(base, &guard);
+	event_base_dispatch(base);
+	assert_string_equal(text_of(&x.got), "200 0;200 3145728;");
+	waitpid(server, &status, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	client_free(c);
+	kube_config_free(kc);
+	close(fd);
+	buf_free(&x.seen);
+	buf_free(&x.got);
+	event_base_free(base);
+}
+
 int
 main(void)
 {
@@ -296,6 +389,7 @@ main(void)
 		cmocka_unit_test(cancelled_requests_are_not_answered_and_streams_get_data),
 		cmocka_unit_test(a_stream_on_a_silent_connection_ends_when_a_probe_gets_no_answer),
 		cmocka_unit_test(after_a_request_gets_no_answer_the_gate_holds_every_client_back),
+		cmocka_unit_test(a_successful_body_can_be_dropped_as_it_arrives),
 	};
 
 	return cmocka_run_group_tests_name("client", tests, NULL, NULL);
