@@ -1,6 +1,7 @@
 /*
  * fixtures.c - what the controller unit tests share (see fixtures.h): the store and the
- * ReplicaSet controller, kube-style ReplicaSet and pod objects, and a fake apiserver.
+ * ReplicaSet controller, kube-style ReplicaSet and pod objects, a world for any
+ * controller's tests, and a fake apiserver.
  *
  * The fake apiserver is a client made with client_new_responder: every request the code
  * under test sends through it (restops, the executor, the event recorder, unchanged) is
@@ -24,6 +25,7 @@
 #include "controller.h"
 #include "controllers/replicaset.h"
 #include "fixtures.h"
+#include "informer.h"
 #include "json.h"
 #include "resource.h"
 #include "store.h"
@@ -270,6 +272,192 @@ sync_key(struct fixture *f, const char *key, double now, struct sync_result *r)
 	memset(r, 0, sizeof *r);
 	if (f->c->type->sync(f->c, key, now, r, &error) != 0)
 		fail_msg("sync %s: %s", key, error);
+}
+
+/* --- a controller's world --------------------------------------------------------------- */
+
+/* An in-memory store, with a controller of type over it unless type is NULL. */
+struct ctl_world *
+ctl_world_new(const struct controller_type *type, const struct controller_config *config)
+{
+	struct ctl_world *w = xcalloc(1, sizeof *w);
+
+	if (store_open(":memory:", NULL, &w->store, &w->error) != 0)
+		fail_msg("store_open: %s", w->error);
+	if (type != NULL && ctl_start(w, type, config) != 0)
+		fail_msg("controller_new: %s", w->error);
+	return w;
+}
+
+/* Frees w and whatever it holds. */
+void
+ctl_world_free(struct ctl_world *w)
+{
+	if (w == NULL)
+		return;
+	sync_result_clear(&w->result);
+	free(w->error);
+	cJSON_Delete(w->object);
+	ctl_keys_clear(w);
+	for (int i = 0; i < w->ntexts; i++)
+		free(w->texts[i]);
+	free(w->texts);
+	controller_free(w->c);
+	store_close(w->store);
+	free(w);
+}
+
+/* Creates w's controller. */
+int
+ctl_start(struct ctl_world *w, const struct controller_type *type,
+    const struct controller_config *config)
+{
+	w->c = controller_new(type, w->store, config, &w->error);
+	return w->c != NULL ? 0 : -1;
+}
+
+/* Keeps text for teardown. */
+const char *
+ctl_keep(struct ctl_world *w, char *text)
+{
+	w->texts = xrealloc(w->texts, (size_t)(w->ntexts + 1) * sizeof *w->texts);
+	w->texts[w->ntexts++] = text;
+	return text;
+}
+
+/* Writes object (taken) into r's table. */
+void
+ctl_cache(struct ctl_world *w, const struct resource *r, cJSON *object)
+{
+	int rc = store_upsert_object(w->store, r, object, 1, NULL, NULL, &w->error);
+
+	cJSON_Delete(object);
+	if (rc != 0)
+		fail_msg("store_upsert_object %s: %s", r->name,
+		    w->error != NULL ? w->error : "refused");
+}
+
+/* Removes the object with uid from r's table. */
+void
+ctl_uncache(struct ctl_world *w, const struct resource *r, const char *uid)
+{
+	if (store_delete_object(w->store, r, uid, NULL, NULL, &w->error) != 0)
+		fail_msg("store_delete_object %s %s: %s", r->name, uid, w->error);
+}
+
+/* Marks r's informer synced: a list applied whole. */
+void
+ctl_listed(struct ctl_world *w, const struct resource *r)
+{
+	long long epoch;
+
+	if (store_begin_list(w->store, r, &epoch, &w->error) != 0 ||
+	    store_finish_list(w->store, r, "1", &w->error) != 0)
+		fail_msg("marking %s synced: %s", r->name, w->error);
+}
+
+/* Records key, added after seconds (-1: at once); once unless w->every_add. */
+static void
+ctl_record(struct ctl_world *w, const char *key, double seconds)
+{
+	for (int i = 0; !w->every_add && i < w->nkeys; i++) {
+		if (strcmp(w->keys[i].key, key) == 0)
+			return;
+	}
+	w->keys = xrealloc(w->keys, (size_t)(w->nkeys + 1) * sizeof *w->keys);
+	w->keys[w->nkeys].key = xstrdup(key);
+	w->keys[w->nkeys++].after = seconds;
+}
+
+static void
+ctl_record_now(const char *key, void *arg)
+{
+	ctl_record(arg, key, -1);
+}
+
+static void
+ctl_record_after(const char *key, double seconds, void *arg)
+{
+	ctl_record(arg, key, seconds);
+}
+
+/* A queue that records keys in w. */
+struct controller_queue
+ctl_queue(struct ctl_world *w)
+{
+	struct controller_queue q = { ctl_record_now, ctl_record_after, w };
+
+	return q;
+}
+
+/* The keys recorded, comma-separated. */
+char *
+ctl_keys(const struct ctl_world *w)
+{
+	struct buf b;
+
+	buf_init(&b);
+	for (int i = 0; i < w->nkeys; i++) {
+		buf_printf(&b, "%s%s", i > 0 ? "," : "", w->keys[i].key);
+		if (w->keys[i].after >= 0)
+			buf_printf(&b, " (after %gs)", w->keys[i].after);
+	}
+	return buf_detach(&b);
+}
+
+/* Forgets the keys recorded. */
+void
+ctl_keys_clear(struct ctl_world *w)
+{
+	for (int i = 0; i < w->nkeys; i++)
+		free(w->keys[i].key);
+	free(w->keys);
+	w->keys = NULL;
+	w->nkeys = 0;
+}
+
+/* Records the keys list_keys gives. */
+void
+ctl_list_keys(struct ctl_world *w)
+{
+	if (w->c->type->list_keys(w->c, ctl_record_now, w, &w->error) != 0)
+		fail_msg("list_keys: %s", w->error);
+}
+
+/* Tells the handler of an event at NOW. */
+void
+ctl_tell(struct ctl_world *w, enum informer_event_type type, const struct resource *r,
+    cJSON *object, cJSON *old)
+{
+	const struct controller_queue q = ctl_queue(w);
+	char *old_body = old != NULL ? cJSON_PrintUnformatted(old) : NULL;
+	struct informer_event ev = { type, r, object, old_body };
+
+	cJSON_Delete(old);
+	if (w->object != object)
+		cJSON_Delete(w->object);
+	w->object = object;
+	w->c->type->handle_event(w->c, &ev, NOW, &q);
+	free(old_body);
+}
+
+/* Syncs key at now into w->result. */
+void
+ctl_sync(struct ctl_world *w, const char *key, double now)
+{
+	sync_result_clear(&w->result);
+	if (w->c->type->sync(w->c, key, now, &w->result, &w->error) != 0)
+		fail_msg("sync %s: %s", key, w->error);
+}
+
+/* Compares a description with what a test wants. */
+void
+assert_described(const char *what, const char *got, const char *want)
+{
+	if (want == NULL)
+		want = "";
+	if (strcmp(got, want) != 0)
+		fail_msg("%s:\n  got:  %s\n  want: %s", what, got, want);
 }
 
 /* --- the fake apiserver ----------------------------------------------------------------- */

@@ -1,8 +1,9 @@
 /*
  * fixtures.h - what the controller unit tests share: an in-memory store with a ReplicaSet
  * controller over it, ReplicaSet and pod objects as kube-controller-manager's test
- * fixtures make them, and a fake apiserver (a client whose requests a function answers)
- * that records every request it sees.
+ * fixtures make them, a world for any controller's tests (its store, its controller and
+ * the keys its handlers queue), and a fake apiserver (a client whose requests a function
+ * answers) that records every request it sees.
  *
  * Use from cmocka tests only: the helpers fail the running test on any error.
  */
@@ -15,6 +16,8 @@
 #include <event2/event.h>
 
 #include "action.h"
+#include "controller.h"
+#include "informer.h"
 
 struct client;
 struct controller;
@@ -111,6 +114,74 @@ void add_pod(struct fixture *f, const struct pod *p);
 
 /* Syncs key at now into *r; the sync must not fail. */
 void sync_key(struct fixture *f, const char *key, double now, struct sync_result *r);
+
+/* --- a controller's world --------------------------------------------------------------- */
+
+/* A key the controller queued (or listed). */
+struct ctl_key {
+	char *key;
+	double after;		/* add_after's delay in seconds; -1: added at once */
+};
+
+/* One test's world for a controller of any type; freeing it frees whatever a failed
+ * assertion left. */
+struct ctl_world {
+	const void *row;		/* the test's row: its cmocka state at setup */
+	struct store *store;		/* in memory */
+	struct controller *c;		/* NULL until started */
+	struct sync_result result;	/* the last sync's */
+	char *error;
+	cJSON *object;			/* the last event's object, or one the test made */
+	struct ctl_key *keys;		/* recorded by ctl_queue, in order */
+	int nkeys;
+	int every_add;			/* record each add, not each key once */
+	char **texts;			/* kept until the world is freed */
+	int ntexts;
+};
+
+/* An in-memory store with a controller of type over it, made with config (NULL: the
+ * defaults); type NULL: no controller until ctl_start. */
+struct ctl_world *ctl_world_new(const struct controller_type *type,
+    const struct controller_config *config);
+/* Frees w, its controller, its store and what it keeps. */
+void ctl_world_free(struct ctl_world *w);
+
+/* Creates w's controller of type with config (borrowed: it must outlive the controller;
+ * NULL: the defaults); 0, or -1 with w->error set. */
+int ctl_start(struct ctl_world *w, const struct controller_type *type,
+    const struct controller_config *config);
+
+/* Keeps text (malloc'd) until w is freed and returns it. */
+const char *ctl_keep(struct ctl_world *w, char *text);
+
+/* Writes object (taken) into r's table. */
+void ctl_cache(struct ctl_world *w, const struct resource *r, cJSON *object);
+/* Removes the object with uid from r's table, as a watch's DELETED does. */
+void ctl_uncache(struct ctl_world *w, const struct resource *r, const char *uid);
+/* Marks r's informer synced, as its first list does: the cache holds every object. */
+void ctl_listed(struct ctl_world *w, const struct resource *r);
+
+/* A queue that records the keys added in w->keys: each key once, as a workqueue holds it
+ * (each add when w->every_add is set). */
+struct controller_queue ctl_queue(struct ctl_world *w);
+/* The keys recorded, comma-separated, a delayed one as "key (after 5s)" (malloc'd). */
+char *ctl_keys(const struct ctl_world *w);
+/* Forgets the keys recorded. */
+void ctl_keys_clear(struct ctl_world *w);
+
+/* Records the keys list_keys gives, as ctl_queue does; list_keys must not fail. */
+void ctl_list_keys(struct ctl_world *w);
+
+/* Tells the handler of an event of type on r for object (taken: kept in w->object), at NOW,
+ * with ctl_queue's queue; old (taken; NULL: none) is the object before, as its body. */
+void ctl_tell(struct ctl_world *w, enum informer_event_type type, const struct resource *r,
+    cJSON *object, cJSON *old);
+
+/* Syncs key at now into w->result; the sync must not fail. */
+void ctl_sync(struct ctl_world *w, const char *key, double now);
+
+/* Fails the test unless the description got is want (NULL: ""), showing both. */
+void assert_described(const char *what, const char *got, const char *want);
 
 /* --- the fake apiserver ----------------------------------------------------------------- */
 

@@ -42,14 +42,13 @@
 #include "action.h"
 #include "controller.h"
 #include "controllers/garbagecollector.h"
+#include "fixtures.h"
 #include "informer.h"
 #include "json.h"
 #include "resource.h"
 #include "store.h"
 #include "util.h"
 
-#define NELEM(a) (sizeof (a) / sizeof (a)[0])
-#define NOW 1767225600.0	/* 2026-01-01T00:00:00Z */
 #define DELETED_AT "2026-01-01T00:00:00Z"
 #define MAX_OBJECTS 6
 
@@ -130,26 +129,6 @@ object_new(const struct object_spec *spec)
 
 /* --- the store and the controller ----------------------------------------------------- */
 
-/* Keys a handler queued, or list_keys listed. */
-struct keys {
-	char **keys;
-	int n;
-};
-
-/* One test's world; teardown frees whatever a failed assertion left. */
-struct env {
-	const void *row;
-	struct store *store;
-	struct controller *c;
-	struct sync_result result;
-	char *error;
-	cJSON *object;		/* an event's object, or a patched copy */
-	char *old_body;		/* an update's previous body */
-	struct keys keys;
-	char *texts[8];		/* descriptions compared */
-	int ntexts;
-};
-
 /* The resources discovery would find, cached by their metadata. */
 static const struct {
 	const char *group, *version, *plural, *kind;
@@ -168,87 +147,44 @@ static const struct {
 static int
 env_setup(void **state)
 {
-	struct env *env = xcalloc(1, sizeof *env);
+	struct ctl_world *w = ctl_world_new(NULL, NULL);
 
-	env->row = *state;
-	*state = env;
-	if (store_open(":memory:", NULL, &env->store, &env->error) != 0)
-		fail_msg("store_open: %s", env->error);
+	w->row = *state;
+	*state = w;
 	for (size_t i = 0; i < NELEM(metadata_resources); i++) {
 		const struct resource *r = resource_metadata(metadata_resources[i].group,
 		    metadata_resources[i].version, metadata_resources[i].plural,
 		    metadata_resources[i].kind, metadata_resources[i].namespaced);
 
-		if (store_note_api_resource(env->store, r, 1, &env->error) != 0)
-			fail_msg("store_note_api_resource %s: %s", r->name, env->error);
+		if (store_note_api_resource(w->store, r, 1, &w->error) != 0)
+			fail_msg("store_note_api_resource %s: %s", r->name, w->error);
 	}
-	env->c = controller_new(&garbagecollector_controller_type, env->store, NULL,
-	    &env->error);
-	if (env->c == NULL)
-		fail_msg("controller_new: %s", env->error);
+	if (ctl_start(w, &garbagecollector_controller_type, NULL) != 0)
+		fail_msg("controller_new: %s", w->error);
 	return 0;
 }
 
 static int
 env_teardown(void **state)
 {
-	struct env *env = *state;
-
-	sync_result_clear(&env->result);
-	free(env->error);
-	cJSON_Delete(env->object);
-	free(env->old_body);
-	for (int i = 0; i < env->keys.n; i++)
-		free(env->keys.keys[i]);
-	free(env->keys.keys);
-	for (int i = 0; i < env->ntexts; i++)
-		free(env->texts[i]);
-	controller_free(env->c);
-	store_close(env->store);
+	ctl_world_free(*state);
 	resource_metadata_free_all();
-	free(env);
 	return 0;
-}
-
-/* Keeps text (malloc'd) for teardown and returns it. */
-static const char *
-keep(struct env *env, char *text)
-{
-	assert_true(env->ntexts < (int)NELEM(env->texts));
-	env->texts[env->ntexts++] = text;
-	return text;
 }
 
 /* Writes the object spec describes into the cache. */
 static void
-cache_object(struct env *env, const struct object_spec *spec)
+cache_object(struct ctl_world *w, const struct object_spec *spec)
 {
-	const struct resource *r = resource_find_any(spec->resource);
-	cJSON *object = object_new(spec);
-	int rc = store_upsert_object(env->store, r, object, 1, NULL, NULL, &env->error);
-
-	cJSON_Delete(object);
-	if (rc != 0)
-		fail_msg("store_upsert_object %s %s: %s", spec->resource, spec->name,
-		    env->error != NULL ? env->error : "refused");
+	ctl_cache(w, resource_find_any(spec->resource), object_new(spec));
 }
 
 /* Writes every object of a list into the cache. */
 static void
-cache_objects(struct env *env, const struct object_spec *specs)
+cache_objects(struct ctl_world *w, const struct object_spec *specs)
 {
 	for (int i = 0; i < MAX_OBJECTS && specs[i].resource != NULL; i++)
-		cache_object(env, &specs[i]);
-}
-
-/* Compares a description with what a row wants (NULL: nothing). */
-static void
-assert_described(const char *what, const char *got, const char *want)
-{
-	if (want == NULL)
-		want = "";
-	if (strcmp(got, want) != 0)
-		fail_msg("%s:\n  got:  %s\n  want: %s", what, got, want);
+		cache_object(w, &specs[i]);
 }
 
 /* --- describing a sync's result ------------------------------------------------------- */
@@ -958,34 +894,34 @@ static const struct sync_case sync_cases[] = {
 static void
 sync_case_holds(void **state)
 {
-	struct env *env = *state;
-	const struct sync_case *row = env->row;
+	struct ctl_world *w = *state;
+	const struct sync_case *row = w->row;
 	int rc;
 
-	cache_objects(env, row->objects);
-	rc = env->c->type->sync(env->c, row->key, NOW, &env->result, &env->error);
+	cache_objects(w, row->objects);
+	rc = w->c->type->sync(w->c, row->key, NOW, &w->result, &w->error);
 	if (row->error[0] != NULL) {
 		if (rc != -1)
 			fail_msg("the sync returned %d, want -1 with an error naming %s and %s", rc,
 			    row->error[0], row->error[1]);
-		assert_non_null(env->error);
+		assert_non_null(w->error);
 		for (size_t i = 0; i < NELEM(row->error) && row->error[i] != NULL; i++) {
-			if (strstr(env->error, row->error[i]) == NULL)
+			if (strstr(w->error, row->error[i]) == NULL)
 				fail_msg("the error does not name %s: %s", row->error[i],
-				    env->error);
+				    w->error);
 		}
 	} else if (rc != 0) {
 		fail_msg("the sync returned %d: %s", rc,
-		    env->error != NULL ? env->error : "(no error)");
+		    w->error != NULL ? w->error : "(no error)");
 	}
-	assert_described("events", keep(env, describe_events(&env->result)), row->events);
-	assert_described("confirmations", keep(env, describe_confirms(&env->result)),
+	assert_described("events", ctl_keep(w, describe_events(&w->result)), row->events);
+	assert_described("confirmations", ctl_keep(w, describe_confirms(&w->result)),
 	    row->confirms);
-	assert_described("writes", keep(env, describe_writes(&env->result, row->objects,
+	assert_described("writes", ctl_keep(w, describe_writes(&w->result, row->objects,
 	    row->writes_unordered)), row->writes);
-	if ((env->result.waiting != NULL) != row->waiting)
-		fail_msg("waiting: %s, want %s", env->result.waiting != NULL ?
-		    env->result.waiting : "no", row->waiting ? "yes" : "no");
+	if ((w->result.waiting != NULL) != row->waiting)
+		fail_msg("waiting: %s, want %s", w->result.waiting != NULL ?
+		    w->result.waiting : "no", row->waiting ? "yes" : "no");
 }
 
 /* --- the patch bodies ----------------------------------------------------------------- */
@@ -1008,18 +944,18 @@ merge_patch_apply(cJSON *target, const cJSON *patch)
 	}
 }
 
-/* Asserts that the ownerReferences of env->object are the JSON want. */
+/* Asserts that the ownerReferences of w->object are the JSON want. */
 static void
-assert_references(struct env *env, const char *want)
+assert_references(struct ctl_world *w, const char *want)
 {
 	cJSON *expected = cJSON_Parse(want);
-	const cJSON *got = json_path(env->object, "metadata.ownerReferences");
+	const cJSON *got = json_path(w->object, "metadata.ownerReferences");
 	int same = cJSON_Compare(got, expected, 1);
 
 	cJSON_Delete(expected);
 	if (!same)
 		fail_msg("ownerReferences:\n  got:  %s\n  want: %s",
-		    keep(env, cJSON_PrintUnformatted(got)), want);
+		    ctl_keep(w, cJSON_PrintUnformatted(got)), want);
 }
 
 /* TestDeleteOwnerRefPatch (garbagecollector_test.go:717): the references to owners 2 and 3
@@ -1030,7 +966,7 @@ assert_references(struct env *env, const char *want)
 static void
 delete_owner_ref_patch_keeps_the_other_references_whole(void **state)
 {
-	struct env *env = *state;
+	struct ctl_world *w = *state;
 	const struct object_spec objects[MAX_OBJECTS] = {
 		OBJECT("configmaps", "ns1", "c1", "1"),
 		OBJECT("pods", "ns1", "pod", "100", .rv = "42",
@@ -1038,19 +974,18 @@ delete_owner_ref_patch_keeps_the_other_references_whole(void **state)
 		    CONFIGMAP("c3", "3") "]"),
 	};
 
-	cache_objects(env, objects);
-	if (env->c->type->sync(env->c, "100", NOW, &env->result, &env->error) != 0)
-		fail_msg("sync: %s", env->error);
-	assert_described("confirmations", keep(env, describe_confirms(&env->result)),
+	cache_objects(w, objects);
+	ctl_sync(w, "100", NOW);
+	assert_described("confirmations", ctl_keep(w, describe_confirms(&w->result)),
 	    "get configmaps ns1/c2 uid=2; get configmaps ns1/c3 uid=3");
-	assert_int_equal(env->result.nwrites, 1);
-	assert_int_equal(env->result.writes[0].type, ACTION_PATCH);
-	assert_true(env->result.writes[0].merge_patch);
-	env->object = object_new(&objects[1]);
-	merge_patch_apply(env->object, env->result.writes[0].body);
-	assert_references(env, "[" CONFIGMAP("c1", "1") "]");
-	assert_string_equal(json_string(env->object, "metadata.uid"), "100");
-	assert_string_equal(json_string(env->object, "metadata.resourceVersion"), "42");
+	assert_int_equal(w->result.nwrites, 1);
+	assert_int_equal(w->result.writes[0].type, ACTION_PATCH);
+	assert_true(w->result.writes[0].merge_patch);
+	w->object = object_new(&objects[1]);
+	merge_patch_apply(w->object, w->result.writes[0].body);
+	assert_references(w, "[" CONFIGMAP("c1", "1") "]");
+	assert_string_equal(json_string(w->object, "metadata.uid"), "100");
+	assert_string_equal(json_string(w->object, "metadata.resourceVersion"), "42");
 }
 
 /* TestUnblockOwnerReference (garbagecollector_test.go:754): references 1 (blocking), 2
@@ -1062,7 +997,7 @@ delete_owner_ref_patch_keeps_the_other_references_whole(void **state)
 static void
 unblock_owner_reference_patch_unblocks_every_reference(void **state)
 {
-	struct env *env = *state;
+	struct ctl_world *w = *state;
 	const struct object_spec objects[MAX_OBJECTS] = {
 		OBJECT("configmaps", "ns1", "c1", "1", .deleting = 1, .finalizers = FOREGROUND),
 		OBJECT("configmaps", "ns1", "c2", "2", .deleting = 1, .finalizers = FOREGROUND),
@@ -1074,15 +1009,14 @@ unblock_owner_reference_patch_unblocks_every_reference(void **state)
 		    .finalizers = FOREGROUND, .owners = "[" BLOCKING_POD("pod", "100") "]"),
 	};
 
-	cache_objects(env, objects);
-	if (env->c->type->sync(env->c, "100", NOW, &env->result, &env->error) != 0)
-		fail_msg("sync: %s", env->error);
-	assert_described("writes", keep(env, describe_writes(&env->result, objects, 0)),
+	cache_objects(w, objects);
+	ctl_sync(w, "100", NOW);
+	assert_described("writes", ctl_keep(w, describe_writes(&w->result, objects, 0)),
 	    "patch pods ns1/pod rv=42 ownerReferences=[1/noblock,2/noblock,3/noblock]; "
 	    "delete pods ns1/pod Foreground rv=42");
-	env->object = object_new(&objects[3]);
-	merge_patch_apply(env->object, env->result.writes[0].body);
-	assert_references(env, "[" NONBLOCKING_CONFIGMAP("c1", "1") ","
+	w->object = object_new(&objects[3]);
+	merge_patch_apply(w->object, w->result.writes[0].body);
+	assert_references(w, "[" NONBLOCKING_CONFIGMAP("c1", "1") ","
 	    NONBLOCKING_CONFIGMAP("c2", "2") "," NONBLOCKING_CONFIGMAP("c3", "3") "]");
 }
 
@@ -1297,72 +1231,36 @@ static const struct event_case event_cases[] = {
 	},
 };
 
-/* Records a key. */
-static void
-record_key(const char *key, void *arg)
+static int
+compare_keys(const void *a, const void *b)
 {
-	struct keys *k = arg;
-
-	k->keys = xrealloc(k->keys, (size_t)(k->n + 1) * sizeof *k->keys);
-	k->keys[k->n++] = xstrdup(key);
+	return strcmp(((const struct ctl_key *)a)->key, ((const struct ctl_key *)b)->key);
 }
 
-/* Records a key queued with a delay, marked so. */
-static void
-record_key_after(const char *key, double seconds, void *arg)
-{
-	struct keys *k = arg;
-
-	k->keys = xrealloc(k->keys, (size_t)(k->n + 1) * sizeof *k->keys);
-	k->keys[k->n++] = xasprintf("%s (after %gs)", key, seconds);
-}
-
-/* The keys recorded, sorted, each once, comma-separated. */
+/* The keys recorded (each once, as a workqueue holds them), sorted, comma-separated. */
 static char *
-describe_keys(struct keys *k)
+sorted_keys(struct ctl_world *w)
 {
-	struct buf b;
-
-	if (k->n > 1)
-		qsort(k->keys, (size_t)k->n, sizeof *k->keys, compare_strings);
-	buf_init(&b);
-	for (int i = 0; i < k->n; i++) {
-		if (i > 0 && strcmp(k->keys[i], k->keys[i - 1]) == 0)
-			continue;
-		buf_printf(&b, "%s%s", b.len > 0 ? "," : "", k->keys[i]);
-	}
-	return buf_detach(&b);
+	if (w->nkeys > 1)
+		qsort(w->keys, (size_t)w->nkeys, sizeof *w->keys, compare_keys);
+	return ctl_keys(w);
 }
 
 /* Delivers the row's event over its cache and compares the keys queued. */
 static void
 event_case_holds(void **state)
 {
-	struct env *env = *state;
-	const struct event_case *row = env->row;
-	const struct controller_queue queue = { record_key, record_key_after, &env->keys };
+	struct ctl_world *w = *state;
+	const struct event_case *row = w->row;
 	const struct resource *r = resource_find_any(row->object.resource);
-	struct informer_event ev;
 
-	cache_objects(env, row->cache);
-	cache_object(env, &row->object);
-	if (row->type == INFORMER_DELETED &&
-	    store_delete_object(env->store, r, row->object.uid, NULL, NULL, &env->error) != 0)
-		fail_msg("store_delete_object: %s", env->error);
-	env->object = object_new(&row->object);
-	if (row->old.resource != NULL) {
-		cJSON *old = object_new(&row->old);
-
-		env->old_body = cJSON_PrintUnformatted(old);
-		cJSON_Delete(old);
-	}
-	memset(&ev, 0, sizeof ev);
-	ev.type = row->type;
-	ev.resource = r;
-	ev.object = env->object;
-	ev.old_body = env->old_body;
-	env->c->type->handle_event(env->c, &ev, NOW, &queue);
-	assert_described("queued", keep(env, describe_keys(&env->keys)), row->queued);
+	cache_objects(w, row->cache);
+	cache_object(w, &row->object);
+	if (row->type == INFORMER_DELETED)
+		ctl_uncache(w, r, row->object.uid);
+	ctl_tell(w, row->type, r, object_new(&row->object),
+	    row->old.resource != NULL ? object_new(&row->old) : NULL);
+	assert_described("queued", ctl_keep(w, sorted_keys(w)), row->queued);
 }
 
 /* --- list_keys ------------------------------------------------------------------------ */
@@ -1453,13 +1351,12 @@ static const struct list_case list_cases[] = {
 static void
 list_case_holds(void **state)
 {
-	struct env *env = *state;
-	const struct list_case *row = env->row;
+	struct ctl_world *w = *state;
+	const struct list_case *row = w->row;
 
-	cache_objects(env, row->objects);
-	if (env->c->type->list_keys(env->c, record_key, &env->keys, &env->error) != 0)
-		fail_msg("list_keys: %s", env->error);
-	assert_described("listed", keep(env, describe_keys(&env->keys)), row->listed);
+	cache_objects(w, row->objects);
+	ctl_list_keys(w);
+	assert_described("listed", ctl_keep(w, sorted_keys(w)), row->listed);
 }
 
 /* --- main ----------------------------------------------------------------------------- */
@@ -1471,8 +1368,7 @@ list_case_holds(void **state)
 static void
 owner_seen_deleted_needs_no_live_read(void **state)
 {
-	struct env *env = *state;
-	const struct controller_queue queue = { record_key, record_key_after, &env->keys };
+	struct ctl_world *w = *state;
 	const struct object_spec objects[MAX_OBJECTS] = {
 		OBJECT("secrets", "ns1", "s1", "uid-s1"),
 		OBJECT("configmaps", "ns1", "c1", "uid-c1", .owners = "[" SECRET("s1", "uid-s1")
@@ -1480,31 +1376,23 @@ owner_seen_deleted_needs_no_live_read(void **state)
 		OBJECT("configmaps", "ns1", "c2", "uid-c2", .owners = "[" SECRET("s2", "uid-s2")
 		    "]"),
 	};
-	struct informer_event ev;
 	struct sync_result other;
 
-	cache_objects(env, objects);
-	if (store_delete_object(env->store, resource_find_any("secrets"), "uid-s1", NULL, NULL,
-	    &env->error) != 0)
-		fail_msg("store_delete_object: %s", env->error);
-	env->object = object_new(&objects[0]);
-	memset(&ev, 0, sizeof ev);
-	ev.type = INFORMER_DELETED;
-	ev.resource = resource_find_any("secrets");
-	ev.object = env->object;
-	env->c->type->handle_event(env->c, &ev, NOW, &queue);
-	assert_described("queued", keep(env, describe_keys(&env->keys)), "uid-c1");
+	cache_objects(w, objects);
+	ctl_uncache(w, resource_find_any("secrets"), "uid-s1");
+	ctl_tell(w, INFORMER_DELETED, resource_find_any("secrets"), object_new(&objects[0]),
+	    NULL);
+	assert_described("queued", ctl_keep(w, sorted_keys(w)), "uid-c1");
 
-	if (env->c->type->sync(env->c, "uid-c1", NOW, &env->result, &env->error) != 0)
-		fail_msg("sync: %s", env->error);
-	assert_int_equal(env->result.nconfirm_absent, 0);
-	assert_int_equal(env->result.nwrites, 1);
-	assert_int_equal(env->result.writes[0].type, ACTION_DELETE);
-	assert_string_equal(env->result.writes[0].name, "c1");
+	ctl_sync(w, "uid-c1", NOW);
+	assert_int_equal(w->result.nconfirm_absent, 0);
+	assert_int_equal(w->result.nwrites, 1);
+	assert_int_equal(w->result.writes[0].type, ACTION_DELETE);
+	assert_string_equal(w->result.writes[0].name, "c1");
 	memset(&other, 0, sizeof other);
-	if (env->c->type->sync(env->c, "uid-c2", NOW, &other, &env->error) != 0)
-		fail_msg("sync: %s", env->error);
-	assert_described("confirmations", keep(env, describe_confirms(&other)),
+	if (w->c->type->sync(w->c, "uid-c2", NOW, &other, &w->error) != 0)
+		fail_msg("sync: %s", w->error);
+	assert_described("confirmations", ctl_keep(w, describe_confirms(&other)),
 	    "get secrets ns1/s2 uid=uid-s2");
 	sync_result_clear(&other);
 }

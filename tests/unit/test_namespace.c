@@ -189,156 +189,82 @@ namespace_new(const struct ns_spec *spec, const char *rv)
 
 /* --- the store and the controller ----------------------------------------------------- */
 
-struct keys {
-	char **keys;
-	int n;
-};
-
-/* One test's world; teardown frees whatever a failed assertion left. */
-struct env {
-	const void *row;
-	struct store *store;
-	struct controller *c;
-	struct controller_config config;
-	struct sync_result result;
-	char *error;
-	cJSON *object;
-	struct keys keys;
-	char *texts[8];
-	int ntexts;
-};
-
-/* Marks r's informer synced (a list applied whole). */
-static void
-informer_synced(struct env *env, const struct resource *r)
-{
-	long long epoch;
-
-	if (store_begin_list(env->store, r, &epoch, &env->error) != 0 ||
-	    store_finish_list(env->store, r, "1", &env->error) != 0)
-		fail_msg("marking %s synced: %s", r->name, env->error);
-}
-
 /* Sets the verbs api_resources holds for resource name (-1: NULL, not known). */
 static void
-set_verbs(struct env *env, const char *name, int verbs)
+set_verbs(struct ctl_world *w, const char *name, int verbs)
 {
 	sqlite3_stmt *stmt;
 
-	if (sqlite3_prepare_v2(store_db(env->store), "UPDATE api_resources SET verbs = ?2 "
+	if (sqlite3_prepare_v2(store_db(w->store), "UPDATE api_resources SET verbs = ?2 "
 	    "WHERE resource = ?1", -1, &stmt, NULL) != SQLITE_OK)
-		fail_msg("prepare: %s", sqlite3_errmsg(store_db(env->store)));
+		fail_msg("prepare: %s", sqlite3_errmsg(store_db(w->store)));
 	sqlite3_bind_text(stmt, 1, name, -1, SQLITE_STATIC);
 	if (verbs >= 0)
 		sqlite3_bind_int(stmt, 2, verbs);
 	else
 		sqlite3_bind_null(stmt, 2);
 	if (sqlite3_step(stmt) != SQLITE_DONE)
-		fail_msg("set verbs: %s", sqlite3_errmsg(store_db(env->store)));
+		fail_msg("set verbs: %s", sqlite3_errmsg(store_db(w->store)));
 	sqlite3_finalize(stmt);
 }
 
 /* An in-memory store with those resources, every informer synced, every verb known, and a
- * namespace controller over it. */
+ * namespace controller over it; each key queued is recorded, a repeated one too. */
 static int
 env_setup(void **state)
 {
-	struct env *env = xcalloc(1, sizeof *env);
+	struct ctl_world *w = ctl_world_new(NULL, NULL);
 
-	env->row = *state;
-	*state = env;
-	if (store_open(":memory:", NULL, &env->store, &env->error) != 0)
-		fail_msg("store_open: %s", env->error);
+	w->row = *state;
+	*state = w;
+	w->every_add = 1;
 	for (int i = 0; i < resource_count; i++)
-		informer_synced(env, resource_all[i]);
-	set_verbs(env, "configmaps", ALL_VERBS);
-	set_verbs(env, "serviceaccounts", ALL_VERBS);
+		ctl_listed(w, resource_all[i]);
+	set_verbs(w, "configmaps", ALL_VERBS);
+	set_verbs(w, "serviceaccounts", ALL_VERBS);
 	for (size_t i = 0; i < NELEM(metadata_resources); i++) {
 		const struct resource *r = resource_metadata(metadata_resources[i].group,
 		    metadata_resources[i].version, metadata_resources[i].plural,
 		    metadata_resources[i].kind, metadata_resources[i].namespaced);
 
-		if (store_note_api_resource(env->store, r, 1, &env->error) != 0)
-			fail_msg("store_note_api_resource %s: %s", r->name, env->error);
-		set_verbs(env, r->name, metadata_resources[i].verbs);
-		informer_synced(env, r);
+		if (store_note_api_resource(w->store, r, 1, &w->error) != 0)
+			fail_msg("store_note_api_resource %s: %s", r->name, w->error);
+		set_verbs(w, r->name, metadata_resources[i].verbs);
+		ctl_listed(w, r);
 	}
-	env->c = controller_new(&namespace_controller_type, env->store, NULL, &env->error);
-	if (env->c == NULL)
-		fail_msg("controller_new: %s", env->error);
+	if (ctl_start(w, &namespace_controller_type, NULL) != 0)
+		fail_msg("controller_new: %s", w->error);
 	return 0;
 }
 
 static int
 env_teardown(void **state)
 {
-	struct env *env = *state;
-
-	sync_result_clear(&env->result);
-	free(env->error);
-	cJSON_Delete(env->object);
-	for (int i = 0; i < env->keys.n; i++)
-		free(env->keys.keys[i]);
-	free(env->keys.keys);
-	for (int i = 0; i < env->ntexts; i++)
-		free(env->texts[i]);
-	controller_free(env->c);
-	store_close(env->store);
+	ctl_world_free(*state);
 	resource_metadata_free_all();
-	free(env);
 	return 0;
 }
 
-/* Keeps text (malloc'd) for teardown and returns it. */
-static const char *
-keep(struct env *env, char *text)
-{
-	assert_true(env->ntexts < (int)NELEM(env->texts));
-	env->texts[env->ntexts++] = text;
-	return text;
-}
-
-/* Writes object (taken) into r's table. */
 static void
-cache(struct env *env, const struct resource *r, cJSON *object)
-{
-	int rc = store_upsert_object(env->store, r, object, 1, NULL, NULL, &env->error);
-
-	cJSON_Delete(object);
-	if (rc != 0)
-		fail_msg("store_upsert_object %s: %s", r->name,
-		    env->error != NULL ? env->error : "refused");
-}
-
-static void
-cache_objects(struct env *env, const struct object_spec *specs)
+cache_objects(struct ctl_world *w, const struct object_spec *specs)
 {
 	for (int i = 0; i < MAX_OBJECTS && specs[i].resource != NULL; i++)
-		cache(env, resource_find_any(specs[i].resource), object_new(&specs[i]));
+		ctl_cache(w, resource_find_any(specs[i].resource), object_new(&specs[i]));
 }
 
 /* Records groups-versions discovery could not read. */
 static void
-discovery_failed(struct env *env, const char *group_version)
+discovery_failed(struct ctl_world *w, const char *group_version)
 {
 	sqlite3_stmt *stmt;
 
-	if (sqlite3_prepare_v2(store_db(env->store), "INSERT INTO discovery_failures "
+	if (sqlite3_prepare_v2(store_db(w->store), "INSERT INTO discovery_failures "
 	    "(group_version) VALUES (?1)", -1, &stmt, NULL) != SQLITE_OK)
-		fail_msg("prepare: %s", sqlite3_errmsg(store_db(env->store)));
+		fail_msg("prepare: %s", sqlite3_errmsg(store_db(w->store)));
 	sqlite3_bind_text(stmt, 1, group_version, -1, SQLITE_STATIC);
 	if (sqlite3_step(stmt) != SQLITE_DONE)
-		fail_msg("insert: %s", sqlite3_errmsg(store_db(env->store)));
+		fail_msg("insert: %s", sqlite3_errmsg(store_db(w->store)));
 	sqlite3_finalize(stmt);
-}
-
-static void
-assert_described(const char *what, const char *got, const char *want)
-{
-	if (want == NULL)
-		want = "";
-	if (strcmp(got, want) != 0)
-		fail_msg("%s:\n  got:  %s\n  want: %s", what, got, want);
 }
 
 /* --- describing a sync's result ------------------------------------------------------- */
@@ -347,19 +273,19 @@ assert_described(const char *what, const char *got, const char *want)
  * tables, and the namespaced served rows of api_resources with deletecollection among
  * their verbs, or none known. */
 static int
-collection_resources(struct env *env)
+collection_resources(struct ctl_world *w)
 {
 	sqlite3_stmt *stmt;
 	int n = 0;
 
 	for (int i = 0; i < resource_count; i++)
 		n += resource_all[i]->namespaced && !resource_in_objects(resource_all[i]);
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT count(*) FROM api_resources "
+	if (sqlite3_prepare_v2(store_db(w->store), "SELECT count(*) FROM api_resources "
 	    "WHERE namespaced AND served AND (verbs IS NULL OR verbs & ?1)", -1, &stmt,
 	    NULL) != SQLITE_OK || sqlite3_bind_int(stmt, 1, DISCOVERY_DELETECOLLECTION) !=
 	    SQLITE_OK ||
 	    sqlite3_step(stmt) != SQLITE_ROW)
-		fail_msg("counting resources: %s", sqlite3_errmsg(store_db(env->store)));
+		fail_msg("counting resources: %s", sqlite3_errmsg(store_db(w->store)));
 	n += sqlite3_column_int(stmt, 0);
 	sqlite3_finalize(stmt);
 	return n;
@@ -409,14 +335,14 @@ describe_write(struct buf *b, const struct action *a)
 
 /* The writes of r, as the file's header says. */
 static char *
-describe_writes(struct env *env, const struct sync_result *r)
+describe_writes(struct ctl_world *w, const struct sync_result *r)
 {
 	int collections = 0, every;
 	struct buf b;
 
 	for (int i = 0; i < r->nwrites; i++)
 		collections += r->writes[i].type == ACTION_DELETE_COLLECTION;
-	every = collections == collection_resources(env) && r->nwrites > 0 &&
+	every = collections == collection_resources(w) && r->nwrites > 0 &&
 	    r->writes[0].type == ACTION_DELETE_COLLECTION &&
 	    strcmp(r->writes[0].resource->name, "pods") == 0;
 	buf_init(&b);
@@ -847,60 +773,51 @@ static const struct sync_case sync_cases[] = {
 
 /* Writes the row's world into the store. */
 static void
-sync_case_world(struct env *env, const struct sync_case *row)
+sync_case_world(struct ctl_world *w, const struct sync_case *row)
 {
 	if (!row->absent)
-		cache(env, resource_find("namespaces"), namespace_new(&row->ns, "10"));
-	cache_objects(env, row->objects);
+		ctl_cache(w, resource_find("namespaces"), namespace_new(&row->ns, "10"));
+	cache_objects(w, row->objects);
 	if (row->discovery_failed != NULL)
-		discovery_failed(env, row->discovery_failed);
+		discovery_failed(w, row->discovery_failed);
 	if (row->unsynced != NULL) {
 		sqlite3_stmt *stmt;
 
-		if (sqlite3_prepare_v2(store_db(env->store), "UPDATE informers SET synced = 0 "
+		if (sqlite3_prepare_v2(store_db(w->store), "UPDATE informers SET synced = 0 "
 		    "WHERE resource = ?1", -1, &stmt, NULL) != SQLITE_OK)
-			fail_msg("prepare: %s", sqlite3_errmsg(store_db(env->store)));
+			fail_msg("prepare: %s", sqlite3_errmsg(store_db(w->store)));
 		sqlite3_bind_text(stmt, 1, row->unsynced, -1, SQLITE_STATIC);
-		if (sqlite3_step(stmt) != SQLITE_DONE || sqlite3_changes(store_db(env->store)) != 1)
+		if (sqlite3_step(stmt) != SQLITE_DONE || sqlite3_changes(store_db(w->store)) != 1)
 			fail_msg("unsync %s: %s", row->unsynced,
-			    sqlite3_errmsg(store_db(env->store)));
+			    sqlite3_errmsg(store_db(w->store)));
 		sqlite3_finalize(stmt);
 	}
-}
-
-/* Syncs NS into env->result. */
-static void
-sync_ns(struct env *env)
-{
-	sync_result_clear(&env->result);
-	if (env->c->type->sync(env->c, NS, NOW, &env->result, &env->error) != 0)
-		fail_msg("sync: %s", env->error);
 }
 
 static void
 sync_case_holds(void **state)
 {
-	struct env *env = *state;
-	const struct sync_case *row = env->row;
+	struct ctl_world *w = *state;
+	const struct sync_case *row = w->row;
 
-	sync_case_world(env, row);
-	sync_ns(env);
+	sync_case_world(w, row);
+	ctl_sync(w, NS, NOW);
 	if (row->passes == 2) {
 		/* The status written, as its watch event brings it back. */
-		if (env->result.status != NULL && env->result.status->body != NULL) {
-			cJSON *ns = cJSON_Duplicate(env->result.status->body, 1);
+		if (w->result.status != NULL && w->result.status->body != NULL) {
+			cJSON *ns = cJSON_Duplicate(w->result.status->body, 1);
 
 			json_set(json_child_object(ns, "metadata"), "resourceVersion",
 			    cJSON_CreateString("11"));
-			cache(env, resource_find("namespaces"), ns);
+			ctl_cache(w, resource_find("namespaces"), ns);
 		}
-		sync_ns(env);
+		ctl_sync(w, NS, NOW);
 	}
-	assert_described("writes", keep(env, describe_writes(env, &env->result)), row->writes);
-	assert_described("status", keep(env, describe_status(&env->result)), row->status);
-	if (env->result.requeue_after != row->requeue)
-		fail_msg("requeue: got %g, want %g", env->result.requeue_after, row->requeue);
-	assert_int_equal(env->result.forget_expectations, row->absent);
+	assert_described("writes", ctl_keep(w, describe_writes(w, &w->result)), row->writes);
+	assert_described("status", ctl_keep(w, describe_status(&w->result)), row->status);
+	if (w->result.requeue_after != row->requeue)
+		fail_msg("requeue: got %g, want %g", w->result.requeue_after, row->requeue);
+	assert_int_equal(w->result.forget_expectations, row->absent);
 }
 
 /* --- sqlkcm's: the writes' details ----------------------------------------------------- */
@@ -909,20 +826,20 @@ sync_case_holds(void **state)
 static void
 finalize_carries_the_cached_namespace(void **state)
 {
-	struct env *env = *state;
+	struct ctl_world *w = *state;
 	const struct ns_spec spec = { .conditions = NULL };
 	const struct action *a;
 
-	cache(env, resource_find("namespaces"), namespace_new(&spec, "10"));
-	sync_ns(env);
-	env->object = cJSON_Duplicate(env->result.status->body, 1);
-	json_set(json_child_object(env->object, "metadata"), "resourceVersion",
+	ctl_cache(w, resource_find("namespaces"), namespace_new(&spec, "10"));
+	ctl_sync(w, NS, NOW);
+	w->object = cJSON_Duplicate(w->result.status->body, 1);
+	json_set(json_child_object(w->object, "metadata"), "resourceVersion",
 	    cJSON_CreateString("12"));
-	cache(env, resource_find("namespaces"), env->object);
-	env->object = NULL;
-	sync_ns(env);
-	assert_true(env->result.nwrites > 0);
-	a = &env->result.writes[env->result.nwrites - 1];
+	ctl_cache(w, resource_find("namespaces"), w->object);
+	w->object = NULL;
+	ctl_sync(w, NS, NOW);
+	assert_true(w->result.nwrites > 0);
+	a = &w->result.writes[w->result.nwrites - 1];
 	assert_int_equal(a->type, ACTION_UPDATE);
 	assert_string_equal(a->subresource, "finalize");
 	assert_string_equal(json_string(a->body, "metadata.resourceVersion"), "12");
@@ -937,28 +854,28 @@ finalize_carries_the_cached_namespace(void **state)
 static void
 deletion_failure_is_reported_in_the_status(void **state)
 {
-	struct env *env = *state;
+	struct ctl_world *w = *state;
 	const struct ns_spec spec = { .conditions = NULL };
 	const struct object_spec objects[MAX_OBJECTS] = { OBJECT("configmaps", "c1") };
 	cJSON *body;
 
-	cache(env, resource_find("namespaces"), namespace_new(&spec, "10"));
-	cache_objects(env, objects);
-	sync_ns(env);
+	ctl_cache(w, resource_find("namespaces"), namespace_new(&spec, "10"));
+	cache_objects(w, objects);
+	ctl_sync(w, NS, NOW);
 	/* The conditions are written: the next pass has none to change. */
-	env->object = cJSON_Duplicate(env->result.status->body, 1);
-	json_set(json_child_object(env->object, "metadata"), "resourceVersion",
+	w->object = cJSON_Duplicate(w->result.status->body, 1);
+	json_set(json_child_object(w->object, "metadata"), "resourceVersion",
 	    cJSON_CreateString("11"));
-	cache(env, resource_find("namespaces"), env->object);
-	env->object = NULL;
-	sync_ns(env);
-	assert_non_null(env->result.status);
-	assert_null(env->result.status->body);
-	assert_non_null(env->result.status->body_on_failure);
-	assert_int_equal(env->result.status->type, ACTION_UPDATE_STATUS);
-	body = env->result.status->body_on_failure(env->result.status,
+	ctl_cache(w, resource_find("namespaces"), w->object);
+	w->object = NULL;
+	ctl_sync(w, NS, NOW);
+	assert_non_null(w->result.status);
+	assert_null(w->result.status->body);
+	assert_non_null(w->result.status->body_on_failure);
+	assert_int_equal(w->result.status->type, ACTION_UPDATE_STATUS);
+	body = w->result.status->body_on_failure(w->result.status,
 	    "the server is on fire");
-	assert_described("status on failure", keep(env, describe_status_body(body)),
+	assert_described("status on failure", ctl_keep(w, describe_status_body(body)),
 	    "Terminating; NamespaceDeletionDiscoveryFailure False ResourcesDiscovered; "
 	    "NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions; "
 	    "NamespaceDeletionContentFailure True ContentDeletionFailed: Failed to delete all "
@@ -981,14 +898,14 @@ success_conditions_carry_kube_messages(void **state)
 		{ "NamespaceContentRemaining", "All content successfully removed" },
 		{ "NamespaceFinalizersRemaining", "All content-preserving finalizers finished" },
 	};
-	struct env *env = *state;
+	struct ctl_world *w = *state;
 	const struct ns_spec spec = { .conditions = NULL };
 	const cJSON *list, *c;
 	size_t i = 0;
 
-	cache(env, resource_find("namespaces"), namespace_new(&spec, "10"));
-	sync_ns(env);
-	list = json_path(env->result.status->body, "status.conditions");
+	ctl_cache(w, resource_find("namespaces"), namespace_new(&spec, "10"));
+	ctl_sync(w, NS, NOW);
+	list = json_path(w->result.status->body, "status.conditions");
 	assert_int_equal(cJSON_GetArraySize(list), NELEM(want));
 	cJSON_ArrayForEach(c, list) {
 		assert_string_equal(json_string(c, "type"), want[i][0]);
@@ -999,36 +916,6 @@ success_conditions_carry_kube_messages(void **state)
 }
 
 /* --- handle_event --------------------------------------------------------------------- */
-
-/* Records a key. */
-static void
-record_key(const char *key, void *arg)
-{
-	struct keys *k = arg;
-
-	k->keys = xrealloc(k->keys, (size_t)(k->n + 1) * sizeof *k->keys);
-	k->keys[k->n++] = xstrdup(key);
-}
-
-static void
-record_key_after(const char *key, double seconds, void *arg)
-{
-	struct keys *k = arg;
-
-	k->keys = xrealloc(k->keys, (size_t)(k->n + 1) * sizeof *k->keys);
-	k->keys[k->n++] = xasprintf("%s (after %gs)", key, seconds);
-}
-
-static char *
-describe_keys(const struct keys *k)
-{
-	struct buf b;
-
-	buf_init(&b);
-	for (int i = 0; i < k->n; i++)
-		buf_printf(&b, "%s%s", i > 0 ? "," : "", k->keys[i]);
-	return buf_detach(&b);
-}
 
 struct event_case {
 	const char *name;
@@ -1106,26 +993,21 @@ static const struct event_case event_cases[] = {
 static void
 event_case_holds(void **state)
 {
-	struct env *env = *state;
-	const struct event_case *row = env->row;
-	const struct controller_queue queue = { record_key, record_key_after, &env->keys };
-	struct informer_event ev;
+	struct ctl_world *w = *state;
+	const struct event_case *row = w->row;
+	const struct resource *r;
 
-	cache(env, resource_find("namespaces"), namespace_new(&row->ns, "10"));
-	memset(&ev, 0, sizeof ev);
-	ev.type = row->type;
+	ctl_cache(w, resource_find("namespaces"), namespace_new(&row->ns, "10"));
 	if (row->namespace_event) {
-		ev.resource = resource_find("namespaces");
-		env->object = namespace_new(&row->ns, "10");
+		ctl_tell(w, row->type, resource_find("namespaces"),
+		    namespace_new(&row->ns, "10"), NULL);
 	} else {
-		ev.resource = resource_find_any(row->object.resource);
-		env->object = object_new(&row->object);
+		r = resource_find_any(row->object.resource);
 		if (row->type != INFORMER_DELETED)
-			cache(env, ev.resource, object_new(&row->object));
+			ctl_cache(w, r, object_new(&row->object));
+		ctl_tell(w, row->type, r, object_new(&row->object), NULL);
 	}
-	ev.object = env->object;
-	env->c->type->handle_event(env->c, &ev, NOW, &queue);
-	assert_described("queued", keep(env, describe_keys(&env->keys)), row->queued);
+	assert_described("queued", ctl_keep(w, ctl_keys(w)), row->queued);
 }
 
 /* --- list_keys, the flags and the view ---------------------------------------------------- */
@@ -1134,17 +1016,16 @@ event_case_holds(void **state)
 static void
 list_keys_lists_the_namespaces_being_deleted(void **state)
 {
-	struct env *env = *state;
+	struct ctl_world *w = *state;
 	const struct ns_spec deleting = { .phase = NULL }, active = { .active = 1 };
 	cJSON *other = namespace_new(&active, "3");
 
-	cache(env, resource_find("namespaces"), namespace_new(&deleting, "10"));
+	ctl_cache(w, resource_find("namespaces"), namespace_new(&deleting, "10"));
 	json_set(json_child_object(other, "metadata"), "name", cJSON_CreateString("live"));
 	json_set(json_child_object(other, "metadata"), "uid", cJSON_CreateString("uid-live"));
-	cache(env, resource_find("namespaces"), other);
-	if (env->c->type->list_keys(env->c, record_key, &env->keys, &env->error) != 0)
-		fail_msg("list_keys: %s", env->error);
-	assert_described("listed", keep(env, describe_keys(&env->keys)), NS);
+	ctl_cache(w, resource_find("namespaces"), other);
+	ctl_list_keys(w);
+	assert_described("listed", ctl_keep(w, ctl_keys(w)), NS);
 }
 
 /* kube's flags: --concurrent-namespace-syncs 10, --namespace-sync-period 5m0s; the period
@@ -1152,9 +1033,10 @@ list_keys_lists_the_namespaces_being_deleted(void **state)
 static void
 flags_are_kubes(void **state)
 {
-	struct env *env = *state;
+	struct ctl_world *w = *state;
 	const struct controller_type *t = &namespace_controller_type;
 	const char *const values[] = { "90s" };
+	const struct controller_config config = { .flags = values };
 	const struct ns_spec spec = { .finalizers = "[\"other\"]" };
 	struct controller *c;
 	cJSON *ns;
@@ -1167,34 +1049,33 @@ flags_are_kubes(void **state)
 	assert_int_equal(t->flags[0].type, CONTROLLER_FLAG_DURATION);
 	assert_string_equal(t->flags[0].default_value, "5m0s");
 	assert_null(t->flags[1].name);
-	assert_true(controller_flag_seconds(env->c, "namespace-sync-period") == 300);
+	assert_true(controller_flag_seconds(w->c, "namespace-sync-period") == 300);
 
-	env->config.flags = values;
-	c = controller_new(t, env->store, &env->config, &env->error);
+	c = controller_new(t, w->store, &config, &w->error);
 	if (c == NULL)
-		fail_msg("controller_new: %s", env->error);
-	cache(env, resource_find("namespaces"), namespace_new(&spec, "10"));
+		fail_msg("controller_new: %s", w->error);
+	ctl_cache(w, resource_find("namespaces"), namespace_new(&spec, "10"));
 	for (int pass = 0; pass < 2; pass++) {
-		sync_result_clear(&env->result);
-		if (c->type->sync(c, NS, NOW, &env->result, &env->error) != 0)
-			fail_msg("sync: %s", env->error);
-		if (env->result.status == NULL || env->result.status->body == NULL)
+		sync_result_clear(&w->result);
+		if (c->type->sync(c, NS, NOW, &w->result, &w->error) != 0)
+			fail_msg("sync: %s", w->error);
+		if (w->result.status == NULL || w->result.status->body == NULL)
 			continue;
-		ns = cJSON_Duplicate(env->result.status->body, 1);
+		ns = cJSON_Duplicate(w->result.status->body, 1);
 		json_set(json_child_object(ns, "metadata"), "resourceVersion",
 		    cJSON_CreateString("11"));
-		cache(env, resource_find("namespaces"), ns);
+		ctl_cache(w, resource_find("namespaces"), ns);
 	}
 	controller_free(c);
-	assert_string_equal(env->result.writes[env->result.nwrites - 1].verb, "finalize");
-	assert_true(env->result.requeue_after == 90);
+	assert_string_equal(w->result.writes[w->result.nwrites - 1].verb, "finalize");
+	assert_true(w->result.requeue_after == 90);
 }
 
 /* namespaces_terminating shows what holds each namespace being deleted. */
 static void
 view_shows_what_holds_a_namespace(void **state)
 {
-	struct env *env = *state;
+	struct ctl_world *w = *state;
 	const struct ns_spec spec = { .phase = NULL };
 	const struct object_spec objects[MAX_OBJECTS] = {
 		OBJECT("pods", "p1", .node = "n1", .deleting = 1, .finalizers = HOLD),
@@ -1205,12 +1086,12 @@ view_shows_what_holds_a_namespace(void **state)
 	sqlite3_stmt *stmt;
 	struct buf b;
 
-	cache(env, resource_find("namespaces"), namespace_new(&spec, "10"));
-	cache_objects(env, objects);
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT namespace, phase, spec_finalizers, "
+	ctl_cache(w, resource_find("namespaces"), namespace_new(&spec, "10"));
+	cache_objects(w, objects);
+	if (sqlite3_prepare_v2(store_db(w->store), "SELECT namespace, phase, spec_finalizers, "
 	    "resource, objects, deleting, finalizers FROM namespaces_terminating "
 	    "ORDER BY namespace, resource", -1, &stmt, NULL) != SQLITE_OK)
-		fail_msg("prepare: %s", sqlite3_errmsg(store_db(env->store)));
+		fail_msg("prepare: %s", sqlite3_errmsg(store_db(w->store)));
 	buf_init(&b);
 	while (sqlite3_step(stmt) == SQLITE_ROW) {
 		for (int i = 0; i < 7; i++)
@@ -1219,7 +1100,7 @@ view_shows_what_holds_a_namespace(void **state)
 		buf_append_str(&b, "\n");
 	}
 	sqlite3_finalize(stmt);
-	assert_described("namespaces_terminating", keep(env, buf_detach(&b)),
+	assert_described("namespaces_terminating", ctl_keep(w, buf_detach(&b)),
 	    NS "|Terminating|[\"kubernetes\"]|configmaps|2|1|a.io/y in 2 resource instances, "
 	    "b.io/x in 1 resource instances\n"
 	    NS "|Terminating|[\"kubernetes\"]|pods|1|1|example.com/hold in 1 resource "
@@ -1230,14 +1111,14 @@ view_shows_what_holds_a_namespace(void **state)
 static void
 view_shows_an_empty_namespace_once(void **state)
 {
-	struct env *env = *state;
+	struct ctl_world *w = *state;
 	const struct ns_spec spec = { .finalizers = "[\"kubernetes\",\"other\"]" };
 	sqlite3_stmt *stmt;
 
-	cache(env, resource_find("namespaces"), namespace_new(&spec, "10"));
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT namespace, resource, objects "
+	ctl_cache(w, resource_find("namespaces"), namespace_new(&spec, "10"));
+	if (sqlite3_prepare_v2(store_db(w->store), "SELECT namespace, resource, objects "
 	    "FROM namespaces_terminating", -1, &stmt, NULL) != SQLITE_OK)
-		fail_msg("prepare: %s", sqlite3_errmsg(store_db(env->store)));
+		fail_msg("prepare: %s", sqlite3_errmsg(store_db(w->store)));
 	assert_int_equal(sqlite3_step(stmt), SQLITE_ROW);
 	assert_string_equal((const char *)sqlite3_column_text(stmt, 0), NS);
 	assert_int_equal(sqlite3_column_type(stmt, 1), SQLITE_NULL);
@@ -1261,32 +1142,32 @@ on_done(const char *key, const struct executor_outcome *outcome, void *arg)
  * fault; returns the requests seen and sets *outcome and *status (the status sent, or
  * NULL). */
 static char *
-carry_out(struct env *env, const struct fake_fault *fault, struct executor_outcome *outcome,
+carry_out(struct ctl_world *w, const struct fake_fault *fault, struct executor_outcome *outcome,
     cJSON **status)
 {
 	const struct ns_spec spec = { .conditions = NULL };
 	const struct object_spec objects[MAX_OBJECTS] = { OBJECT("gizmos.example.com", "z1") };
-	struct fixture fx = { env->store, env->c, resource_find("pods"),
+	struct fixture fx = { w->store, w->c, resource_find("pods"),
 	    resource_find("replicasets") };
 	struct fake_apiserver *fake = fake_apiserver_new(&fx);
-	struct executor *e = executor_new(fake->client, env->store, NULL, NULL);
+	struct executor *e = executor_new(fake->client, w->store, NULL, NULL);
 	char *requests;
 
 	fake_apiserver_set_faults(fake, fault, 1);
-	cache(env, resource_find("namespaces"), namespace_new(&spec, "10"));
-	cache_objects(env, objects);
-	sync_ns(env);
+	ctl_cache(w, resource_find("namespaces"), namespace_new(&spec, "10"));
+	cache_objects(w, objects);
+	ctl_sync(w, NS, NOW);
 	/* The conditions written by an earlier pass: this one has no status to send but
 	 * on a failure (the fake takes no PUT of a cluster-scoped object). */
-	env->object = cJSON_Duplicate(env->result.status->body, 1);
-	json_set(json_child_object(env->object, "metadata"), "resourceVersion",
+	w->object = cJSON_Duplicate(w->result.status->body, 1);
+	json_set(json_child_object(w->object, "metadata"), "resourceVersion",
 	    cJSON_CreateString("11"));
-	cache(env, resource_find("namespaces"), env->object);
-	env->object = NULL;
-	sync_ns(env);
+	ctl_cache(w, resource_find("namespaces"), w->object);
+	w->object = NULL;
+	ctl_sync(w, NS, NOW);
 	memset(outcome, 0, sizeof *outcome);
-	if (executor_run(e, env->c, &env->result, on_done, outcome, &env->error) != 0)
-		fail_msg("executor_run: %s", env->error);
+	if (executor_run(e, w->c, &w->result, on_done, outcome, &w->error) != 0)
+		fail_msg("executor_run: %s", w->error);
 	fake_apiserver_run(fake);
 	requests = fake_apiserver_requests(fake);
 	*status = NULL;
@@ -1310,11 +1191,11 @@ executor_lets_a_refused_collection_delete_pass(void **state)
 	static const struct fake_fault fault = { "DELETE", "gizmos", 1, 1, 405,
 	    "MethodNotAllowed", "the server does not allow this method on the requested "
 	    "resource", NULL };
-	struct env *env = *state;
+	struct ctl_world *w = *state;
 	struct executor_outcome outcome;
 	cJSON *status;
 
-	assert_described("requests", keep(env, carry_out(env, &fault, &outcome, &status)),
+	assert_described("requests", ctl_keep(w, carry_out(w, &fault, &outcome, &status)),
 	    "DELETE gizmos;DELETE gizmos/z1");
 	assert_int_equal(outcome.failed, 0);
 	assert_null(status);
@@ -1327,14 +1208,14 @@ executor_reports_a_failed_collection_delete(void **state)
 {
 	static const struct fake_fault fault = { "DELETE", "gizmos", 1, 1, 500,
 	    "InternalError", "etcd is on fire", NULL };
-	struct env *env = *state;
+	struct ctl_world *w = *state;
 	struct executor_outcome outcome;
 	cJSON *status;
 
-	assert_described("requests", keep(env, carry_out(env, &fault, &outcome, &status)),
+	assert_described("requests", ctl_keep(w, carry_out(w, &fault, &outcome, &status)),
 	    "DELETE gizmos;PUT status");
 	assert_int_equal(outcome.failed, 1);
-	assert_described("status", keep(env, describe_status_body(status)),
+	assert_described("status", ctl_keep(w, describe_status_body(status)),
 	    "Terminating; NamespaceDeletionDiscoveryFailure False ResourcesDiscovered; "
 	    "NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions; "
 	    "NamespaceDeletionContentFailure True ContentDeletionFailed: Failed to delete all "
@@ -1367,14 +1248,14 @@ discovered(struct discovery *d, const char *group, const char *plural, const cha
 /* The verbs of resource name as api_resources holds them, as text ("NULL" when not
  * known, "absent" without a row). */
 static char *
-verbs_of(struct env *env, const char *name)
+verbs_of(struct ctl_world *w, const char *name)
 {
 	sqlite3_stmt *stmt;
 	char *text;
 
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT verbs FROM api_resources "
+	if (sqlite3_prepare_v2(store_db(w->store), "SELECT verbs FROM api_resources "
 	    "WHERE resource = ?1", -1, &stmt, NULL) != SQLITE_OK)
-		fail_msg("prepare: %s", sqlite3_errmsg(store_db(env->store)));
+		fail_msg("prepare: %s", sqlite3_errmsg(store_db(w->store)));
 	sqlite3_bind_text(stmt, 1, name, -1, SQLITE_STATIC);
 	if (sqlite3_step(stmt) != SQLITE_ROW)
 		text = xstrdup("absent");
@@ -1388,14 +1269,14 @@ verbs_of(struct env *env, const char *name)
 
 /* The group-versions discovery_failures holds, comma-separated. */
 static char *
-failures(struct env *env)
+failures(struct ctl_world *w)
 {
 	sqlite3_stmt *stmt;
 	struct buf b;
 
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT group_version FROM "
+	if (sqlite3_prepare_v2(store_db(w->store), "SELECT group_version FROM "
 	    "discovery_failures ORDER BY group_version", -1, &stmt, NULL) != SQLITE_OK)
-		fail_msg("prepare: %s", sqlite3_errmsg(store_db(env->store)));
+		fail_msg("prepare: %s", sqlite3_errmsg(store_db(w->store)));
 	buf_init(&b);
 	while (sqlite3_step(stmt) == SQLITE_ROW)
 		buf_printf(&b, "%s%s", b.len > 0 ? "," : "",
@@ -1409,33 +1290,33 @@ failures(struct env *env)
 static void
 discovery_reads_record_verbs_and_failures(void **state)
 {
-	struct env *env = *state;
+	struct ctl_world *w = *state;
 	struct event_base *base = event_base_new();
-	struct informer_set *informers = informer_set_new(base, NULL, env->store);
+	struct informer_set *informers = informer_set_new(base, NULL, w->store);
 	struct metadatacache *mc;
 	struct discovery d;
 
 	informer_set_add(informers, resource_find("pods"));
-	if (informer_set_start(informers, &env->error) != 0)
-		fail_msg("informer_set_start: %s", env->error);
-	mc = metadatacache_new(base, NULL, env->store, informers);
+	if (informer_set_start(informers, &w->error) != 0)
+		fail_msg("informer_set_start: %s", w->error);
+	mc = metadatacache_new(base, NULL, w->store, informers);
 	memset(&d, 0, sizeof d);
 	discovered(&d, "", "configmaps", "ConfigMap", NO_COLLECTION);
 	discovered(&d, "example.org", "sprockets", "Sprocket", ALL_VERBS);
 	d.failed = xstrdup("metrics.k8s.io/v1beta1, b.io/v2");
 	metadatacache_apply(mc, &d);
 	discovery_clear(&d);
-	assert_described("configmaps", keep(env, verbs_of(env, "configmaps")), "7");
-	assert_described("sprockets", keep(env, verbs_of(env, "sprockets.example.org")), "63");
-	assert_described("failures", keep(env, failures(env)),
+	assert_described("configmaps", ctl_keep(w, verbs_of(w, "configmaps")), "7");
+	assert_described("sprockets", ctl_keep(w, verbs_of(w, "sprockets.example.org")), "63");
+	assert_described("failures", ctl_keep(w, failures(w)),
 	    "b.io/v2,metrics.k8s.io/v1beta1");
 
 	memset(&d, 0, sizeof d);
 	discovered(&d, "", "configmaps", "ConfigMap", ALL_VERBS);
 	metadatacache_apply(mc, &d);
 	discovery_clear(&d);
-	assert_described("configmaps again", keep(env, verbs_of(env, "configmaps")), "63");
-	assert_described("failures again", keep(env, failures(env)), "");
+	assert_described("configmaps again", ctl_keep(w, verbs_of(w, "configmaps")), "63");
+	assert_described("failures again", ctl_keep(w, failures(w)), "");
 
 	informer_set_stop(informers);
 	informer_set_free(informers);

@@ -34,6 +34,7 @@
 #include "action.h"
 #include "controller.h"
 #include "controllers/podgc.h"
+#include "fixtures.h"
 #include "informer.h"
 #include "json.h"
 #include "metrics.h"
@@ -41,10 +42,7 @@
 #include "store.h"
 #include "util.h"
 
-#define NELEM(a) (sizeof (a) / sizeof (a)[0])
-#define NOW 1767225600.0	/* 2026-01-01T00:00:00Z */
 #define NOW_TEXT "2026-01-01T00:00:00Z"
-#define HOUR 3600.0
 #define QUARANTINE 40.0		/* kube's quarantineTime */
 #define MAX_PODS 32
 #define MAX_NODES 8
@@ -74,16 +72,6 @@ struct pod_spec {
 	"[{\"key\":\"node.kubernetes.io/out-of-service\",\"effect\":\"" effect "\"}]"
 
 static cJSON *
-parse(const char *text)
-{
-	cJSON *json = cJSON_Parse(text);
-
-	if (json == NULL)
-		fail_msg("not JSON: %s", text);
-	return json;
-}
-
-static cJSON *
 node_new(const struct node_spec *spec)
 {
 	struct buf b;
@@ -100,14 +88,14 @@ node_new(const struct node_spec *spec)
 		buf_printf(&b, "\"conditions\":[{\"type\":\"Ready\",\"status\":\"%s\"}]",
 		    spec->ready);
 	buf_append_str(&b, "}}");
-	node = parse(b.data);
+	node = fixture_parse(b.data);
 	buf_free(&b);
 	return node;
 }
 
 /* The pod spec describes, the i-th of its list. */
 static cJSON *
-pod_new(const struct pod_spec *spec, int i)
+pod_spec_new(const struct pod_spec *spec, int i)
 {
 	struct buf b;
 	cJSON *pod;
@@ -138,7 +126,7 @@ pod_new(const struct pod_spec *spec, int i)
 	if (b.len > start)
 		b.data[start] = ' ';
 	buf_append_str(&b, "}}");
-	pod = parse(b.data);
+	pod = fixture_parse(b.data);
 	buf_free(&b);
 	return pod;
 }
@@ -152,52 +140,15 @@ struct pass {
 	char *quarantined;	/* the pods left waiting for their node's quarantine */
 };
 
-/* One test's world; teardown frees whatever a failed assertion left. */
+/* One test's world, with the flag the controller is created with and a pass's outcome;
+ * the controller is created by the test (controller_start). */
 struct env {
-	const void *row;
-	struct store *store;
-	struct controller *c;
+	struct ctl_world *w;
 	char threshold[32];
 	const char *flags[1];
 	struct controller_config config;
-	struct sync_result result;
-	char *error;
-	char **keys;
-	int nkeys;
 	struct pass pass;
-	cJSON *object;
 };
-
-/* The key list, as a handler or list_keys fills it (a workqueue holds a key once). */
-static void
-add_key(const char *key, void *arg)
-{
-	struct env *env = arg;
-
-	for (int i = 0; i < env->nkeys; i++) {
-		if (strcmp(env->keys[i], key) == 0)
-			return;
-	}
-	env->keys = xrealloc(env->keys, (size_t)(env->nkeys + 1) * sizeof *env->keys);
-	env->keys[env->nkeys++] = xstrdup(key);
-}
-
-static void
-add_key_after(const char *key, double seconds, void *arg)
-{
-	(void)seconds;
-	add_key(key, arg);
-}
-
-static void
-keys_clear(struct env *env)
-{
-	for (int i = 0; i < env->nkeys; i++)
-		free(env->keys[i]);
-	free(env->keys);
-	env->keys = NULL;
-	env->nkeys = 0;
-}
 
 static void
 pass_clear(struct pass *p)
@@ -208,27 +159,16 @@ pass_clear(struct pass *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* Marks the nodes informer synced, as its first list does: the cache holds every node. */
-static void
-nodes_listed(struct env *env)
-{
-	long long epoch;
-
-	if (store_begin_list(env->store, resource_find("nodes"), &epoch, &env->error) != 0 ||
-	    store_finish_list(env->store, resource_find("nodes"), "1", &env->error) != 0)
-		fail_msg("listing nodes: %s", env->error);
-}
-
+/* An in-memory store whose nodes informer has listed (the cache holds every node). */
 static int
 env_setup(void **state)
 {
 	struct env *env = xcalloc(1, sizeof *env);
 
-	env->row = *state;
+	env->w = ctl_world_new(NULL, NULL);
+	env->w->row = *state;
 	*state = env;
-	if (store_open(":memory:", NULL, &env->store, &env->error) != 0)
-		fail_msg("store_open: %s", env->error);
-	nodes_listed(env);
+	ctl_listed(env->w, resource_find("nodes"));
 	return 0;
 }
 
@@ -237,13 +177,8 @@ env_teardown(void **state)
 {
 	struct env *env = *state;
 
-	sync_result_clear(&env->result);
-	free(env->error);
-	keys_clear(env);
 	pass_clear(&env->pass);
-	cJSON_Delete(env->object);
-	controller_free(env->c);
-	store_close(env->store);
+	ctl_world_free(env->w);
 	free(env);
 	return 0;
 }
@@ -258,64 +193,32 @@ controller_start(struct env *env, const char *threshold)
 		env->flags[0] = env->threshold;
 		env->config.flags = env->flags;
 	}
-	env->c = controller_new(&podgc_controller_type, env->store, &env->config, &env->error);
-	if (env->c == NULL)
-		fail_msg("controller_new: %s", env->error);
-}
-
-/* Writes object (taken) into resource's cache. */
-static void
-cache(struct env *env, const char *resource, cJSON *object)
-{
-	int rc = store_upsert_object(env->store, resource_find(resource), object, 1, NULL, NULL,
-	    &env->error);
-
-	cJSON_Delete(object);
-	if (rc != 0)
-		fail_msg("store_upsert_object %s: %s", resource,
-		    env->error != NULL ? env->error : "refused");
+	if (ctl_start(env->w, &podgc_controller_type, &env->config) != 0)
+		fail_msg("controller_new: %s", env->w->error);
 }
 
 static void
-cache_nodes(struct env *env, const struct node_spec *nodes)
+cache_nodes(struct ctl_world *w, const struct node_spec *nodes)
 {
 	for (int i = 0; i < MAX_NODES && nodes[i].name != NULL; i++)
-		cache(env, "nodes", node_new(&nodes[i]));
+		ctl_cache(w, resource_find("nodes"), node_new(&nodes[i]));
 }
 
 static void
-cache_pods(struct env *env, const struct pod_spec *pods)
+cache_pods(struct ctl_world *w, const struct pod_spec *pods)
 {
 	for (int i = 0; i < MAX_PODS && pods[i].name != NULL; i++)
-		cache(env, "pods", pod_new(&pods[i], i));
-}
-
-/* Tells the controller's handler of an event on object (taken), of resource. */
-static void
-tell(struct env *env, enum informer_event_type type, const char *resource, cJSON *object,
-    const char *old_body)
-{
-	struct controller_queue q = { add_key, add_key_after, env };
-	struct informer_event ev = { type, resource_find(resource), object, old_body };
-
-	cJSON_Delete(env->object);
-	env->object = object;
-	env->c->type->handle_event(env->c, &ev, NOW, &q);
+		ctl_cache(w, resource_find("pods"), pod_spec_new(&pods[i], i));
 }
 
 /* Removes node name from the cache, as a watch's DELETED does, and tells the handler. */
 static void
-uncache_node(struct env *env, const char *name)
+uncache_node(struct ctl_world *w, const char *name)
 {
 	struct node_spec spec = { name, NULL, NULL };
-	char *uid = xasprintf("uid-node-%s", name);
-	int rc = store_delete_object(env->store, resource_find("nodes"), uid, NULL, NULL,
-	    &env->error);
 
-	free(uid);
-	if (rc != 0)
-		fail_msg("store_delete_object: %s", env->error);
-	tell(env, INFORMER_DELETED, "nodes", node_new(&spec), NULL);
+	ctl_uncache(w, resource_find("nodes"), ctl_keep(w, xasprintf("uid-node-%s", name)));
+	ctl_tell(w, INFORMER_DELETED, resource_find("nodes"), node_new(&spec), NULL);
 }
 
 /* Appends name to a "," list. */
@@ -401,29 +304,27 @@ static const char *const no_client_nodes[MAX_NODES];
 static void
 gc_pass(struct env *env, double now, int disruption, const char *const *client_nodes)
 {
-	keys_clear(env);
+	struct ctl_world *w = env->w;
+
+	ctl_keys_clear(w);
 	pass_clear(&env->pass);
-	if (env->c->type->list_keys(env->c, add_key, env, &env->error) != 0)
-		fail_msg("list_keys: %s", env->error);
-	for (int i = 0; i < env->nkeys; i++) {
-		sync_result_clear(&env->result);
-		if (env->c->type->sync(env->c, env->keys[i], now, &env->result,
-		    &env->error) != 0)
-			fail_msg("sync %s: %s", env->keys[i], env->error);
-		if (env->result.waiting != NULL) {
-			assert_int_equal(env->result.nwrites, 0);
-			assert_true(env->result.requeue_after > 0);
-			list_add(&env->pass.quarantined, env->keys[i] + strlen("default/"));
+	ctl_list_keys(w);
+	for (int i = 0; i < w->nkeys; i++) {
+		ctl_sync(w, w->keys[i].key, now);
+		if (w->result.waiting != NULL) {
+			assert_int_equal(w->result.nwrites, 0);
+			assert_true(w->result.requeue_after > 0);
+			list_add(&env->pass.quarantined, w->keys[i].key + strlen("default/"));
 		}
 		/* Only an orphan's deletion reads its node first. */
-		assert_int_equal(env->result.nconfirm_absent > 0,
-		    disruption && env->result.nwrites > 0);
-		if (env->result.nwrites == 0 || node_found_live(&env->result, client_nodes))
+		assert_int_equal(w->result.nconfirm_absent > 0,
+		    disruption && w->result.nwrites > 0);
+		if (w->result.nwrites == 0 || node_found_live(&w->result, client_nodes))
 			continue;
-		check_writes(&env->result, disruption);
-		if (env->result.nwrites == 2)
-			list_add(&env->pass.patched, env->result.writes[0].name);
-		list_add(&env->pass.deleted, env->result.writes[env->result.nwrites - 1].name);
+		check_writes(&w->result, disruption);
+		if (w->result.nwrites == 2)
+			list_add(&env->pass.patched, w->result.writes[0].name);
+		list_add(&env->pass.deleted, w->result.writes[w->result.nwrites - 1].name);
 	}
 }
 
@@ -641,22 +542,24 @@ static void
 gc_case_holds(void **state)
 {
 	struct env *env = *state;
-	const struct gc_case *row = env->row;
+	struct ctl_world *w = env->w;
+	const struct gc_case *row = w->row;
 
 	controller_start(env, row->threshold);
-	cache_nodes(env, row->nodes);
-	cache_pods(env, row->pods);
+	cache_nodes(w, row->nodes);
+	cache_pods(w, row->pods);
 	gc_pass(env, NOW, row->disruption, row->client_nodes);
 	if (row->delay > 0) {
 		assert_names("deleted by the first pass", env->pass.deleted, NULL, 0);
 		assert_names("quarantined by the first pass", env->pass.quarantined,
 		    row->quarantined, 0);
 		for (int i = 0; i < MAX_NODES && row->added_nodes[i].name != NULL; i++) {
-			cache(env, "nodes", node_new(&row->added_nodes[i]));
-			tell(env, INFORMER_ADDED, "nodes", node_new(&row->added_nodes[i]), NULL);
+			ctl_cache(w, resource_find("nodes"), node_new(&row->added_nodes[i]));
+			ctl_tell(w, INFORMER_ADDED, resource_find("nodes"),
+			    node_new(&row->added_nodes[i]), NULL);
 		}
 		for (int i = 0; i < MAX_NODES && row->deleted_nodes[i] != NULL; i++)
-			uncache_node(env, row->deleted_nodes[i]);
+			uncache_node(w, row->deleted_nodes[i]);
 		gc_pass(env, NOW + row->delay, row->disruption, row->client_nodes);
 	}
 	assert_names("deleted", env->pass.deleted, row->deleted, row->ordered);
@@ -708,22 +611,19 @@ static void
 patch_case_holds(void **state)
 {
 	struct env *env = *state;
-	const struct patch_case *row = env->row;
+	struct ctl_world *w = env->w;
+	const struct patch_case *row = w->row;
 	const struct pod_spec pods[] = { row->pod, { NULL } };
-	cJSON *want = parse(row->patch);
+	cJSON *want = fixture_parse(row->patch);
 
 	controller_start(env, NULL);
-	cache_pods(env, pods);
-	if (env->c->type->sync(env->c, "default/testPod", NOW, &env->result, &env->error) != 0)
-		fail_msg("sync: %s", env->error);
-	assert_int_equal(env->result.nwrites, 0);
-	sync_result_clear(&env->result);
-	if (env->c->type->sync(env->c, "default/testPod", NOW + QUARANTINE, &env->result,
-	    &env->error) != 0)
-		fail_msg("sync: %s", env->error);
-	assert_int_equal(env->result.nwrites, 2);
-	if (!cJSON_Compare(env->result.writes[0].body, want, 1)) {
-		char *got = cJSON_PrintUnformatted(env->result.writes[0].body);
+	cache_pods(w, pods);
+	ctl_sync(w, "default/testPod", NOW);
+	assert_int_equal(w->result.nwrites, 0);
+	ctl_sync(w, "default/testPod", NOW + QUARANTINE);
+	assert_int_equal(w->result.nwrites, 2);
+	if (!cJSON_Compare(w->result.writes[0].body, want, 1)) {
+		char *got = cJSON_PrintUnformatted(w->result.writes[0].body);
 
 		print_error("patch: got %s\nwant %s\n", got, row->patch);
 		free(got);
@@ -731,11 +631,11 @@ patch_case_holds(void **state)
 		fail();
 	}
 	cJSON_Delete(want);
-	assert_string_equal(env->result.writes[0].subresource, "status");
-	assert_int_equal(env->result.writes[1].type, ACTION_DELETE);
-	assert_string_equal(env->result.writes[1].name, "testPod");
-	assert_int_equal(env->result.writes[1].delete_now, 1);
-	assert_string_equal(env->result.writes[1].uid, "uid-testPod");
+	assert_string_equal(w->result.writes[0].subresource, "status");
+	assert_int_equal(w->result.writes[1].type, ACTION_DELETE);
+	assert_string_equal(w->result.writes[1].name, "testPod");
+	assert_int_equal(w->result.writes[1].delete_now, 1);
+	assert_string_equal(w->result.writes[1].uid, "uid-testPod");
 }
 
 /* --- sqlkcm's own: the flag, the quarantine, the handlers ---------------------------------- */
@@ -745,6 +645,7 @@ static void
 threshold_defaults_to_12500(void **state)
 {
 	struct env *env = *state;
+	struct ctl_world *w = env->w;
 	const struct node_spec nodes[] = { { "node", "True", NULL }, { NULL, NULL, NULL } };
 	const struct pod_spec pods[] = { ON("a", FAILED, "node"), ON("b", SUCCEEDED, "node"),
 	    ON("c", FAILED, "node"), { NULL } };
@@ -754,9 +655,9 @@ threshold_defaults_to_12500(void **state)
 	assert_string_equal(f[0].name, "terminated-pod-gc-threshold");
 	assert_int_equal(f[0].type, CONTROLLER_FLAG_INT);
 	assert_null(f[1].name);
-	assert_int_equal(controller_flag_int(env->c, "terminated-pod-gc-threshold"), 12500);
-	cache_nodes(env, nodes);
-	cache_pods(env, pods);
+	assert_int_equal(controller_flag_int(w->c, "terminated-pod-gc-threshold"), 12500);
+	cache_nodes(w, nodes);
+	cache_pods(w, pods);
 	gc_pass(env, NOW, 0, no_client_nodes);
 	assert_names("deleted", env->pass.deleted, NULL, 0);
 }
@@ -767,6 +668,7 @@ static void
 quarantine_requeues_until_it_ends(void **state)
 {
 	struct env *env = *state;
+	struct ctl_world *w = env->w;
 	const struct pod_spec pods[] = { ON("a", RUNNING, "gone"), { NULL } };
 	static const struct { double at, requeue; int writes; } steps[] = {
 		{ NOW, QUARANTINE, 0 },
@@ -775,15 +677,12 @@ quarantine_requeues_until_it_ends(void **state)
 	};
 
 	controller_start(env, NULL);
-	cache_pods(env, pods);
+	cache_pods(w, pods);
 	for (size_t i = 0; i < NELEM(steps); i++) {
-		sync_result_clear(&env->result);
-		if (env->c->type->sync(env->c, "default/a", steps[i].at, &env->result,
-		    &env->error) != 0)
-			fail_msg("sync: %s", env->error);
-		assert_true(env->result.requeue_after == steps[i].requeue);
-		assert_int_equal(env->result.nwrites, steps[i].writes);
-		assert_int_equal(env->result.waiting != NULL, steps[i].writes == 0);
+		ctl_sync(w, "default/a", steps[i].at);
+		assert_true(w->result.requeue_after == steps[i].requeue);
+		assert_int_equal(w->result.nwrites, steps[i].writes);
+		assert_int_equal(w->result.waiting != NULL, steps[i].writes == 0);
 	}
 }
 
@@ -793,18 +692,19 @@ static void
 no_orphans_before_the_nodes_are_listed(void **state)
 {
 	struct env *env = *state;
+	struct ctl_world *w = env->w;
 	const struct pod_spec pods[] = { ON("a", RUNNING, "gone"), { NULL } };
 
-	store_close(env->store);
-	if (store_open(":memory:", NULL, &env->store, &env->error) != 0)
-		fail_msg("store_open: %s", env->error);
+	store_close(w->store);
+	if (store_open(":memory:", NULL, &w->store, &w->error) != 0)
+		fail_msg("store_open: %s", w->error);
 	controller_start(env, NULL);
-	cache_pods(env, pods);
+	cache_pods(w, pods);
 	gc_pass(env, NOW, 1, no_client_nodes);
 	gc_pass(env, NOW + QUARANTINE, 1, no_client_nodes);
 	assert_names("quarantined", env->pass.quarantined, NULL, 0);
 	assert_names("deleted", env->pass.deleted, NULL, 0);
-	nodes_listed(env);
+	ctl_listed(w, resource_find("nodes"));
 	gc_pass(env, NOW + 2 * QUARANTINE, 1, no_client_nodes);
 	assert_names("quarantined", env->pass.quarantined, "a", 0);
 }
@@ -814,22 +714,19 @@ static void
 quarantine_ends_when_the_node_shows_up(void **state)
 {
 	struct env *env = *state;
+	struct ctl_world *w = env->w;
 	const struct node_spec node = { "flaky", "True", NULL };
 	const struct pod_spec pods[] = { ON("a", RUNNING, "flaky"), { NULL } };
 
 	controller_start(env, NULL);
-	cache_pods(env, pods);
-	if (env->c->type->sync(env->c, "default/a", NOW, &env->result, &env->error) != 0)
-		fail_msg("sync: %s", env->error);
-	cache(env, "nodes", node_new(&node));
-	tell(env, INFORMER_ADDED, "nodes", node_new(&node), NULL);
-	uncache_node(env, "flaky");
-	sync_result_clear(&env->result);
-	if (env->c->type->sync(env->c, "default/a", NOW + QUARANTINE, &env->result,
-	    &env->error) != 0)
-		fail_msg("sync: %s", env->error);
-	assert_int_equal(env->result.nwrites, 0);
-	assert_true(env->result.requeue_after == QUARANTINE);
+	cache_pods(w, pods);
+	ctl_sync(w, "default/a", NOW);
+	ctl_cache(w, resource_find("nodes"), node_new(&node));
+	ctl_tell(w, INFORMER_ADDED, resource_find("nodes"), node_new(&node), NULL);
+	uncache_node(w, "flaky");
+	ctl_sync(w, "default/a", NOW + QUARANTINE);
+	assert_int_equal(w->result.nwrites, 0);
+	assert_true(w->result.requeue_after == QUARANTINE);
 }
 
 /* What an informer event queues: the handler's rules, as data. */
@@ -884,44 +781,34 @@ static void
 event_case_holds(void **state)
 {
 	struct env *env = *state;
-	const struct event_case *row = env->row;
+	struct ctl_world *w = env->w;
+	const struct event_case *row = w->row;
 	int last = 0;
 
 	controller_start(env, row->threshold);
-	cache_nodes(env, row->nodes);
-	cache_pods(env, row->pods);
+	cache_nodes(w, row->nodes);
+	cache_pods(w, row->pods);
 	while (last + 1 < MAX_PODS && row->pods[last + 1].name != NULL)
 		last++;
 	if (row->node != NULL && row->node_deleted) {
-		uncache_node(env, row->node);
+		uncache_node(w, row->node);
 	} else if (row->node != NULL) {
 		for (int i = 0; row->nodes[i].name != NULL; i++) {
 			if (strcmp(row->nodes[i].name, row->node) == 0)
-				tell(env, INFORMER_UPDATED, "nodes", node_new(&row->nodes[i]),
-				    NULL);
+				ctl_tell(w, INFORMER_UPDATED, resource_find("nodes"),
+				    node_new(&row->nodes[i]), NULL);
 		}
 	} else if (row->old_phase != NULL) {
 		struct pod_spec old = row->pods[last];
-		cJSON *old_pod;
-		char *old_body;
 
 		old.phase = row->old_phase;
-		old_pod = pod_new(&old, last);
-		old_body = cJSON_PrintUnformatted(old_pod);
-		cJSON_Delete(old_pod);
-		tell(env, INFORMER_UPDATED, "pods", pod_new(&row->pods[last], last), old_body);
-		free(old_body);
+		ctl_tell(w, INFORMER_UPDATED, resource_find("pods"),
+		    pod_spec_new(&row->pods[last], last), pod_spec_new(&old, last));
 	} else {
-		tell(env, INFORMER_ADDED, "pods", pod_new(&row->pods[last], last), NULL);
+		ctl_tell(w, INFORMER_ADDED, resource_find("pods"),
+		    pod_spec_new(&row->pods[last], last), NULL);
 	}
-	{
-		char *got = NULL;
-
-		for (int i = 0; i < env->nkeys; i++)
-			list_add(&got, env->keys[i]);
-		assert_names("queued", got, row->queued, 0);
-		free(got);
-	}
+	assert_names("queued", ctl_keep(w, ctl_keys(w)), row->queued, 0);
 }
 
 /* Pods terminating one by one: none is queued while the terminated pods are within the
@@ -930,23 +817,20 @@ static void
 terminations_queue_nothing_until_past_the_threshold(void **state)
 {
 	struct env *env = *state;
+	struct ctl_world *w = env->w;
 	const struct node_spec nodes[] = { { "node", "True", NULL }, { NULL, NULL, NULL } };
 	const struct pod_spec pods[] = { ON("a", FAILED, "node"), ON("b", SUCCEEDED, "node"),
 	    ON("c", FAILED, "node") };
 	static const char *const queued[] = { "", "", "default/a" };
-	char *got;
 
 	controller_start(env, "2");
-	cache_nodes(env, nodes);
+	cache_nodes(w, nodes);
 	for (int i = 0; i < (int)NELEM(pods); i++) {
-		keys_clear(env);
-		cache(env, "pods", pod_new(&pods[i], i));
-		tell(env, INFORMER_ADDED, "pods", pod_new(&pods[i], i), NULL);
-		got = NULL;
-		for (int k = 0; k < env->nkeys; k++)
-			list_add(&got, env->keys[k]);
-		assert_names(pods[i].name, got, queued[i], 0);
-		free(got);
+		ctl_keys_clear(w);
+		ctl_cache(w, resource_find("pods"), pod_spec_new(&pods[i], i));
+		ctl_tell(w, INFORMER_ADDED, resource_find("pods"), pod_spec_new(&pods[i], i),
+		    NULL);
+		assert_names(pods[i].name, ctl_keep(w, ctl_keys(w)), queued[i], 0);
 	}
 }
 
@@ -957,22 +841,22 @@ static void
 deletions_carry_kubes_counters(void **state)
 {
 	struct env *env = *state;
+	struct ctl_world *w = env->w;
 	const struct pod_spec pods[] = { DELETING("a", RUNNING, NULL), { NULL } };
 	struct metrics_registry *registry = metrics_registry_new();
 	struct buf text;
 
 	env->config.metrics = registry;
 	controller_start(env, "-1");
-	cache_pods(env, pods);
-	if (env->c->type->sync(env->c, "default/a", NOW, &env->result, &env->error) != 0)
-		fail_msg("sync: %s", env->error);
-	assert_int_equal(env->result.nwrites, 2);
+	cache_pods(w, pods);
+	ctl_sync(w, "default/a", NOW);
+	assert_int_equal(w->result.nwrites, 2);
 	/* The patch fails: one attempt, one error. */
-	assert_null(env->result.writes[0].count_done);
-	metrics_counter_add(env->result.writes[0].count_failed[0], 1);
-	metrics_counter_add(env->result.writes[0].count_failed[1], 1);
+	assert_null(w->result.writes[0].count_done);
+	metrics_counter_add(w->result.writes[0].count_failed[0], 1);
+	metrics_counter_add(w->result.writes[0].count_failed[1], 1);
 	/* The delete succeeds: one more attempt. */
-	metrics_counter_add(env->result.writes[1].count_done, 1);
+	metrics_counter_add(w->result.writes[1].count_done, 1);
 	buf_init(&text);
 	metrics_render(registry, &text);
 	assert_non_null(strstr(text.data, "pod_gc_collector_force_delete_pods_total"
@@ -980,9 +864,9 @@ deletions_carry_kubes_counters(void **state)
 	assert_non_null(strstr(text.data, "pod_gc_collector_force_delete_pod_errors_total"
 	    "{namespace=\"default\",reason=\"unscheduled\"} 1\n"));
 	buf_free(&text);
-	sync_result_clear(&env->result);
-	controller_free(env->c);
-	env->c = NULL;
+	sync_result_clear(&w->result);
+	controller_free(w->c);
+	w->c = NULL;
 	metrics_registry_free(registry);
 }
 
@@ -991,6 +875,7 @@ static void
 list_keys_lists_every_candidate(void **state)
 {
 	struct env *env = *state;
+	struct ctl_world *w = env->w;
 	const struct node_spec nodes[] = {
 		{ "node", "True", NULL },
 		OOS_NODE("down", "False", OUT_OF_SERVICE("NoExecute")),
@@ -1002,18 +887,13 @@ list_keys_lists_every_candidate(void **state)
 		ON("orphan", RUNNING, "gone"), DELETING("unscheduled", PENDING, NULL),
 		{ NULL },
 	};
-	char *got = NULL;
 
 	controller_start(env, "1");
-	cache_nodes(env, nodes);
-	cache_pods(env, pods);
-	if (env->c->type->list_keys(env->c, add_key, env, &env->error) != 0)
-		fail_msg("list_keys: %s", env->error);
-	for (int i = 0; i < env->nkeys; i++)
-		list_add(&got, env->keys[i]);
-	assert_names("listed", got, "default/drained,default/old,default/orphan,"
-	    "default/unscheduled", 0);
-	free(got);
+	cache_nodes(w, nodes);
+	cache_pods(w, pods);
+	ctl_list_keys(w);
+	assert_names("listed", ctl_keep(w, ctl_keys(w)), "default/drained,default/old,"
+	    "default/orphan,default/unscheduled", 0);
 }
 
 static struct CMUnitTest

@@ -34,16 +34,14 @@
 #include "consistency.h"
 #include "controller.h"
 #include "controllers/rootcacertpublisher.h"
+#include "fixtures.h"
 #include "informer.h"
 #include "json.h"
 #include "resource.h"
 #include "store.h"
 #include "util.h"
 
-#define NELEM(a) (sizeof (a) / sizeof (a)[0])
-#define NOW 1767225600.0	/* 2026-01-01T00:00:00Z */
 #define MAX_OBJECTS 4
-#define MAX_KEYS 8
 
 /* kube's texts. */
 #define NAME "kube-root-ca.crt"
@@ -125,23 +123,12 @@ spec_resource(const struct object_spec *spec)
 
 /* --- the store and the controller ----------------------------------------------------- */
 
-struct keys {
-	char *keys[MAX_KEYS];
-	int n;
-};
-
+/* One test's world, with the publisher's flag and CA file; the publisher is created by
+ * the test (env_start). */
 struct env {
-	const void *row;
-	struct store *store;
-	struct controller *c;
+	struct ctl_world *w;
 	struct controller_config config;
 	const char *flags[1];		/* root-ca-file */
-	struct sync_result result;
-	char *error;
-	cJSON *object;
-	struct keys keys;
-	char *texts[4];
-	int ntexts;
 	char path[64];			/* a CA file made by the test, or "" */
 };
 
@@ -150,10 +137,9 @@ env_setup(void **state)
 {
 	struct env *env = xcalloc(1, sizeof *env);
 
-	env->row = *state;
+	env->w = ctl_world_new(NULL, NULL);
+	env->w->row = *state;
 	*state = env;
-	if (store_open(":memory:", NULL, &env->store, &env->error) != 0)
-		fail_msg("store_open: %s", env->error);
 	env->config.flags = env->flags;
 	return 0;
 }
@@ -163,31 +149,21 @@ env_teardown(void **state)
 {
 	struct env *env = *state;
 
-	sync_result_clear(&env->result);
-	free(env->error);
-	cJSON_Delete(env->object);
-	for (int i = 0; i < env->keys.n; i++)
-		free(env->keys.keys[i]);
-	for (int i = 0; i < env->ntexts; i++)
-		free(env->texts[i]);
 	if (env->path[0] != '\0')
 		unlink(env->path);
-	controller_free(env->c);
-	store_close(env->store);
+	ctl_world_free(env->w);
 	free(env);
 	return 0;
 }
 
 /* Creates the publisher with --root-ca-file file (NULL: not given) over a kubeconfig
- * whose CA is cluster_ca (NULL: none); 0, or -1 with env->error set. */
+ * whose CA is cluster_ca (NULL: none); 0, or -1 with env->w->error set. */
 static int
 env_start(struct env *env, const char *file, const char *cluster_ca)
 {
 	env->flags[0] = file;
 	env->config.cluster_ca = cluster_ca;
-	env->c = controller_new(&rootcacertpublisher_controller_type, env->store, &env->config,
-	    &env->error);
-	return env->c != NULL ? 0 : -1;
+	return ctl_start(env->w, &rootcacertpublisher_controller_type, &env->config);
 }
 
 /* The same, which must succeed. */
@@ -195,7 +171,7 @@ static void
 env_start_ok(struct env *env, const char *file, const char *cluster_ca)
 {
 	if (env_start(env, file, cluster_ca) != 0)
-		fail_msg("controller_new: %s", env->error);
+		fail_msg("controller_new: %s", env->w->error);
 }
 
 /* Writes text into a new file (env->path) and returns its name. */
@@ -214,90 +190,26 @@ write_file(struct env *env, const char *text)
 	return env->path;
 }
 
-static const char *
-keep(struct env *env, char *text)
+/* Writes the object spec describes into the cache. */
+static void
+cache_object(struct ctl_world *w, const struct object_spec *spec)
 {
-	assert_true(env->ntexts < (int)NELEM(env->texts));
-	env->texts[env->ntexts++] = text;
-	return text;
+	ctl_cache(w, spec_resource(spec), object_new(spec));
 }
 
 static void
-cache_object(struct env *env, const struct object_spec *spec)
-{
-	cJSON *object = object_new(spec);
-	int rc = store_upsert_object(env->store, spec_resource(spec), object, 1, NULL, NULL,
-	    &env->error);
-
-	cJSON_Delete(object);
-	if (rc != 0)
-		fail_msg("store_upsert_object %s: %s", spec->name,
-		    env->error != NULL ? env->error : "refused");
-}
-
-static void
-cache_objects(struct env *env, const struct object_spec *specs)
+cache_objects(struct ctl_world *w, const struct object_spec *specs)
 {
 	for (int i = 0; i < MAX_OBJECTS && specs[i].name != NULL; i++)
-		cache_object(env, &specs[i]);
+		cache_object(w, &specs[i]);
 }
 
 /* Removes the object spec describes from the cache. */
 static void
-uncache_object(struct env *env, const struct object_spec *spec)
+uncache_object(struct ctl_world *w, const struct object_spec *spec)
 {
-	char *uid = xasprintf("uid-cm-%s-%s", spec->ns, spec->name);
-	int rc = store_delete_object(env->store, spec_resource(spec), uid, NULL, NULL,
-	    &env->error);
-
-	free(uid);
-	if (rc != 0)
-		fail_msg("store_delete_object %s: %s", spec->name, env->error);
-}
-
-static void
-record_key(const char *key, void *arg)
-{
-	struct keys *k = arg;
-
-	for (int i = 0; i < k->n; i++) {
-		if (strcmp(k->keys[i], key) == 0)
-			return;
-	}
-	assert_true(k->n < MAX_KEYS);
-	k->keys[k->n++] = xstrdup(key);
-}
-
-static void
-record_key_after(const char *key, double seconds, void *arg)
-{
-	(void)seconds;
-	record_key(key, arg);
-}
-
-static void
-send_event(struct env *env, enum informer_event_type type, const struct resource *r,
-    const cJSON *object)
-{
-	const struct controller_queue queue = { record_key, record_key_after, &env->keys };
-	struct informer_event ev;
-
-	memset(&ev, 0, sizeof ev);
-	ev.type = type;
-	ev.resource = r;
-	ev.object = object;
-	env->c->type->handle_event(env->c, &ev, NOW, &queue);
-}
-
-static char *
-describe_keys(const struct keys *k)
-{
-	struct buf b;
-
-	buf_init(&b);
-	for (int i = 0; i < k->n; i++)
-		buf_printf(&b, "%s%s", i > 0 ? "," : "", k->keys[i]);
-	return buf_detach(&b);
+	ctl_uncache(w, spec_resource(spec), ctl_keep(w, xasprintf("uid-cm-%s-%s", spec->ns,
+	    spec->name)));
 }
 
 /* The writes of r, as the file's header describes them, appended to b. */
@@ -324,23 +236,6 @@ describe_writes(const struct sync_result *r, struct buf *b)
 			buf_printf(b, "'%s'", d->valuestring);
 		free(data);
 	}
-}
-
-static void
-assert_described(const char *what, const char *got, const char *want)
-{
-	if (want == NULL)
-		want = "";
-	if (strcmp(got, want) != 0)
-		fail_msg("%s:\n  got:  %s\n  want: %s", what, got, want);
-}
-
-static void
-sync_key(struct env *env, const char *key)
-{
-	sync_result_clear(&env->result);
-	if (env->c->type->sync(env->c, key, NOW, &env->result, &env->error) != 0)
-		fail_msg("sync %s: %s", key, env->error);
 }
 
 /* --- the cases ------------------------------------------------------------------------ */
@@ -523,7 +418,7 @@ static const struct publisher_case publisher_cases[] = {
 
 /* The informer's part of an event: the cache written before the handlers run. */
 static void
-apply_event(struct env *env, const struct publisher_case *row)
+apply_event(struct ctl_world *w, const struct publisher_case *row)
 {
 	static const enum informer_event_type types[] = {
 		[ADDED_NAMESPACE] = INFORMER_ADDED, [UPDATED_NAMESPACE] = INFORMER_UPDATED,
@@ -532,37 +427,38 @@ apply_event(struct env *env, const struct publisher_case *row)
 	};
 
 	if (types[row->event] == INFORMER_DELETED && row->object.ns != NULL)
-		uncache_object(env, &row->object);
+		uncache_object(w, &row->object);
 	else if (types[row->event] != INFORMER_DELETED)
-		cache_object(env, &row->object);
-	env->object = object_new(&row->object);
-	send_event(env, types[row->event], spec_resource(&row->object), env->object);
+		cache_object(w, &row->object);
+	ctl_tell(w, types[row->event], spec_resource(&row->object), object_new(&row->object),
+	    NULL);
 }
 
 static void
 publisher_case_holds(void **state)
 {
 	struct env *env = *state;
-	const struct publisher_case *row = env->row;
+	struct ctl_world *w = env->w;
+	const struct publisher_case *row = w->row;
 	const struct object_spec exist_ns = EXIST_NS;
 	struct buf writes;
 
 	env_start_ok(env, NULL, row->ca);
-	cache_object(env, &exist_ns);
-	cache_objects(env, row->existing);
+	cache_object(w, &exist_ns);
+	cache_objects(w, row->existing);
 	buf_init(&writes);
 	if (row->event == NO_EVENT) {
-		sync_key(env, "default");
-		describe_writes(&env->result, &writes);
+		ctl_sync(w, "default", NOW);
+		describe_writes(&w->result, &writes);
 	} else {
-		apply_event(env, row);
-		assert_described("queued", keep(env, describe_keys(&env->keys)), row->queued);
-		for (int i = 0; i < env->keys.n; i++) {
-			sync_key(env, env->keys.keys[i]);
-			describe_writes(&env->result, &writes);
+		apply_event(w, row);
+		assert_described("queued", ctl_keep(w, ctl_keys(w)), row->queued);
+		for (int i = 0; i < w->nkeys; i++) {
+			ctl_sync(w, w->keys[i].key, NOW);
+			describe_writes(&w->result, &writes);
 		}
 	}
-	assert_described("writes", keep(env, buf_detach(&writes)), row->writes);
+	assert_described("writes", ctl_keep(w, buf_detach(&writes)), row->writes);
 }
 
 /* --- the bodies ----------------------------------------------------------------------- */
@@ -573,21 +469,22 @@ static void
 creation_body_is_kubes(void **state)
 {
 	struct env *env = *state;
+	struct ctl_world *w = env->w;
 	const struct object_spec ns = NAMESPACE("ns1", "Active");
 	const char *body;
 
 	env_start_ok(env, NULL, "CA");
-	cache_object(env, &ns);
-	sync_key(env, "ns1");
-	assert_int_equal(env->result.nwrites, 1);
-	body = keep(env, cJSON_PrintUnformatted(env->result.writes[0].body));
+	cache_object(w, &ns);
+	ctl_sync(w, "ns1", NOW);
+	assert_int_equal(w->result.nwrites, 1);
+	body = ctl_keep(w, cJSON_PrintUnformatted(w->result.writes[0].body));
 	assert_string_equal(body, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{"
 	    "\"name\":\"kube-root-ca.crt\",\"annotations\":{\"kubernetes.io/description\":\""
 	    DESCRIPTION "\"}},\"data\":{\"ca.crt\":\"CA\"}}");
-	assert_int_equal(env->result.writes[0].type, ACTION_CREATE);
-	assert_string_equal(env->result.writes[0].namespace, "ns1");
-	assert_string_equal(env->result.owner_uid, "uid-ns-ns1");
-	assert_int_equal(env->result.nevents, 0);
+	assert_int_equal(w->result.writes[0].type, ACTION_CREATE);
+	assert_string_equal(w->result.writes[0].namespace, "ns1");
+	assert_string_equal(w->result.owner_uid, "uid-ns-ns1");
+	assert_int_equal(w->result.nevents, 0);
 }
 
 /* The update is the cached object (kube's DeepCopy) with the data replaced and the
@@ -596,6 +493,7 @@ static void
 update_body_keeps_the_rest(void **state)
 {
 	struct env *env = *state;
+	struct ctl_world *w = env->w;
 	const struct object_spec cm = CONFIGMAP("default", NAME, .rv = "42",
 	    .data = "{\"ca.crt\":\"old\",\"extra\":\"x\"}",
 	    .annotations = "{\"team\":\"a\",\"kubernetes.io/description\":\"mine\"}");
@@ -604,21 +502,18 @@ update_body_keeps_the_rest(void **state)
 	cJSON *object;
 
 	env_start_ok(env, NULL, "CA");
-	cache_object(env, &exist_ns);
+	cache_object(w, &exist_ns);
 	object = object_new(&cm);
 	json_set(json_child_object(json_child_object(object, "metadata"), "labels"), "app",
 	    cJSON_CreateString("x"));
 	json_set(object, "binaryData", cJSON_CreateObject());
 	json_set(cJSON_GetObjectItemCaseSensitive(object, "binaryData"), "blob",
 	    cJSON_CreateString("AAEC"));
-	if (store_upsert_object(env->store, resource_find("configmaps"), object, 1, NULL, NULL,
-	    &env->error) != 0)
-		fail_msg("store_upsert_object: %s", env->error);
-	cJSON_Delete(object);
+	ctl_cache(w, resource_find("configmaps"), object);
 
-	sync_key(env, "default");
-	assert_int_equal(env->result.nwrites, 1);
-	a = &env->result.writes[0];
+	ctl_sync(w, "default", NOW);
+	assert_int_equal(w->result.nwrites, 1);
+	a = &w->result.writes[0];
 	assert_int_equal(a->type, ACTION_UPDATE);
 	assert_null(a->subresource);
 	assert_string_equal(a->namespace, "default");
@@ -631,7 +526,7 @@ update_body_keeps_the_rest(void **state)
 	assert_string_equal(json_annotation(a->body, "team")->valuestring, "a");
 	assert_string_equal(json_annotation(a->body, "kubernetes.io/description")->valuestring,
 	    DESCRIPTION);
-	assert_string_equal(keep(env, cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(
+	assert_string_equal(ctl_keep(w, cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(
 	    a->body, "data"))), "{\"ca.crt\":\"CA\"}");
 	assert_string_equal(json_string(a->body, "kind"), "ConfigMap");
 	assert_string_equal(json_string(a->body, "apiVersion"), "v1");
@@ -644,15 +539,16 @@ static void
 root_ca_file_is_published(void **state)
 {
 	struct env *env = *state;
+	struct ctl_world *w = env->w;
 	const struct object_spec ns = NAMESPACE("ns1", "Active");
 	const char *file = write_file(env, test_ca);
 
 	env_start_ok(env, file, "the kubeconfig's CA");
-	cache_object(env, &ns);
-	sync_key(env, "ns1");
-	assert_int_equal(env->result.nwrites, 1);
+	cache_object(w, &ns);
+	ctl_sync(w, "ns1", NOW);
+	assert_int_equal(w->result.nwrites, 1);
 	assert_string_equal(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
-	    env->result.writes[0].body, "data"), "ca.crt")->valuestring, test_ca);
+	    w->result.writes[0].body, "data"), "ca.crt")->valuestring, test_ca);
 }
 
 /* No --root-ca-file: the kubeconfig's CA. */
@@ -660,14 +556,15 @@ static void
 kubeconfig_ca_is_published(void **state)
 {
 	struct env *env = *state;
+	struct ctl_world *w = env->w;
 	const struct object_spec ns = NAMESPACE("ns1", "Active");
 
 	env_start_ok(env, "", test_ca);
-	cache_object(env, &ns);
-	sync_key(env, "ns1");
-	assert_int_equal(env->result.nwrites, 1);
+	cache_object(w, &ns);
+	ctl_sync(w, "ns1", NOW);
+	assert_int_equal(w->result.nwrites, 1);
 	assert_string_equal(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
-	    env->result.writes[0].body, "data"), "ca.crt")->valuestring, test_ca);
+	    w->result.writes[0].body, "data"), "ca.crt")->valuestring, test_ca);
 }
 
 struct ca_file_case {
@@ -704,15 +601,16 @@ static void
 ca_file_case_holds(void **state)
 {
 	struct env *env = *state;
-	const struct ca_file_case *row = env->row;
+	struct ctl_world *w = env->w;
+	const struct ca_file_case *row = w->row;
 	const char *file = row->text != NULL ? write_file(env, row->text) :
 	    "/tmp/no-such-dir-sqlkcm/ca.crt";
 	char *want = xasprintf("root-ca-cert-publisher: error parsing root-ca-file at %s%s",
 	    file, row->error);
 
-	keep(env, want);
+	ctl_keep(w, want);
 	assert_int_equal(env_start(env, file, "the kubeconfig's CA"), -1);
-	assert_described("init error", env->error, want);
+	assert_described("init error", w->error, want);
 }
 
 /* --- the sync's other answers --------------------------------------------------------- */
@@ -723,11 +621,12 @@ static void
 namespace_gone_forgets(void **state)
 {
 	struct env *env = *state;
+	struct ctl_world *w = env->w;
 
 	env_start_ok(env, NULL, "CA");
-	sync_key(env, "gone");
-	assert_int_equal(env->result.nwrites, 0);
-	assert_true(env->result.forget_expectations);
+	ctl_sync(w, "gone", NOW);
+	assert_int_equal(w->result.nwrites, 0);
+	assert_true(w->result.forget_expectations);
 }
 
 /* The cache has not caught up with the controller's own write: wait. */
@@ -735,34 +634,35 @@ static void
 stale_cache_waits(void **state)
 {
 	struct env *env = *state;
+	struct ctl_world *w = env->w;
 	const struct object_spec exist_ns = EXIST_NS;
 	const struct resource *cms = resource_find("configmaps");
 
 	env_start_ok(env, NULL, "CA");
-	cache_object(env, &exist_ns);
-	if (store_set_resource_version(env->store, cms, "5", &env->error) != 0 ||
-	    consistency_wrote_at(env->c->writes, "default", "uid-ns-default", "configmaps",
-	    "10", &env->error) != 0)
-		fail_msg("%s", env->error);
-	sync_key(env, "default");
-	assert_true(env->result.stale);
-	assert_string_equal(env->result.stale_resource, "configmaps");
-	assert_int_equal(env->result.nwrites, 0);
+	cache_object(w, &exist_ns);
+	if (store_set_resource_version(w->store, cms, "5", &w->error) != 0 ||
+	    consistency_wrote_at(w->c->writes, "default", "uid-ns-default", "configmaps",
+	    "10", &w->error) != 0)
+		fail_msg("%s", w->error);
+	ctl_sync(w, "default", NOW);
+	assert_true(w->result.stale);
+	assert_string_equal(w->result.stale_resource, "configmaps");
+	assert_int_equal(w->result.nwrites, 0);
 }
 
 static void
 list_keys_gives_every_namespace(void **state)
 {
 	struct env *env = *state;
+	struct ctl_world *w = env->w;
 	const struct object_spec objects[MAX_OBJECTS] = {
 		NAMESPACE("b", "Terminating"), NAMESPACE("a", "Active"), OTHER_CONFIGMAP,
 	};
 
 	env_start_ok(env, NULL, "CA");
-	cache_objects(env, objects);
-	if (env->c->type->list_keys(env->c, record_key, &env->keys, &env->error) != 0)
-		fail_msg("list_keys: %s", env->error);
-	assert_described("listed", keep(env, describe_keys(&env->keys)), "a,b");
+	cache_objects(w, objects);
+	ctl_list_keys(w);
+	assert_described("listed", ctl_keep(w, ctl_keys(w)), "a,b");
 }
 
 /* The root_ca_configmaps view: one row per namespace, with what the sync compares. */
@@ -770,6 +670,7 @@ static void
 view_shows_each_namespace(void **state)
 {
 	struct env *env = *state;
+	struct ctl_world *w = env->w;
 	const struct object_spec objects[MAX_OBJECTS] = {
 		NAMESPACE("a", "Active"), NAMESPACE("b", "Terminating"),
 		CONFIGMAP("a", NAME, .rv = "3", .data = "{\"ca.crt\":\"X\",\"more\":\"y\"}",
@@ -780,12 +681,12 @@ view_shows_each_namespace(void **state)
 	struct buf b;
 
 	env_start_ok(env, NULL, "CA");
-	cache_objects(env, objects);
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT namespace, namespace_uid, phase,"
+	cache_objects(w, objects);
+	if (sqlite3_prepare_v2(store_db(w->store), "SELECT namespace, namespace_uid, phase,"
 	    " coalesce(configmap_uid, '-'), coalesce(resource_version, '-'),"
 	    " coalesce(ca_crt, '-'), other_data_keys, described FROM root_ca_configmaps"
 	    " ORDER BY namespace", -1, &stmt, NULL) != SQLITE_OK)
-		fail_msg("%s", sqlite3_errmsg(store_db(env->store)));
+		fail_msg("%s", sqlite3_errmsg(store_db(w->store)));
 	buf_init(&b);
 	while (sqlite3_step(stmt) == SQLITE_ROW) {
 		buf_append_str(&b, b.len > 0 ? "; " : "");
@@ -793,7 +694,7 @@ view_shows_each_namespace(void **state)
 			buf_printf(&b, "%s%s", i > 0 ? " " : "", sqlite3_column_text(stmt, i));
 	}
 	sqlite3_finalize(stmt);
-	assert_described("root_ca_configmaps", keep(env, buf_detach(&b)),
+	assert_described("root_ca_configmaps", ctl_keep(w, buf_detach(&b)),
 	    "a uid-ns-a Active uid-cm-a-kube-root-ca.crt 3 X 1 1; "
 	    "b uid-ns-b Terminating - - - 0 0");
 }

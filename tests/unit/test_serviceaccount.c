@@ -33,16 +33,14 @@
 #include "consistency.h"
 #include "controller.h"
 #include "controllers/serviceaccount.h"
+#include "fixtures.h"
 #include "informer.h"
 #include "json.h"
 #include "resource.h"
 #include "store.h"
 #include "util.h"
 
-#define NELEM(a) (sizeof (a) / sizeof (a)[0])
-#define NOW 1767225600.0	/* 2026-01-01T00:00:00Z */
 #define MAX_OBJECTS 4
-#define MAX_KEYS 8
 
 /* --- objects -------------------------------------------------------------------------- */
 
@@ -99,133 +97,36 @@ spec_resource(const struct object_spec *spec)
 
 /* --- the store and the controller ----------------------------------------------------- */
 
-struct keys {
-	char *keys[MAX_KEYS];
-	int n;
-};
-
-/* One test's world; teardown frees whatever a failed assertion left. */
-struct env {
-	const void *row;
-	struct store *store;
-	struct controller *c;
-	struct sync_result result;
-	char *error;
-	cJSON *object;
-	struct keys keys;
-	char *texts[4];
-	int ntexts;
-};
-
+/* A serviceaccount controller over an in-memory store, for each test. */
 static int
 env_setup(void **state)
 {
-	struct env *env = xcalloc(1, sizeof *env);
+	struct ctl_world *w = ctl_world_new(&serviceaccount_controller_type, NULL);
 
-	env->row = *state;
-	*state = env;
-	if (store_open(":memory:", NULL, &env->store, &env->error) != 0)
-		fail_msg("store_open: %s", env->error);
-	env->c = controller_new(&serviceaccount_controller_type, env->store, NULL, &env->error);
-	if (env->c == NULL)
-		fail_msg("controller_new: %s", env->error);
+	w->row = *state;
+	*state = w;
 	return 0;
 }
 
 static int
 env_teardown(void **state)
 {
-	struct env *env = *state;
-
-	sync_result_clear(&env->result);
-	free(env->error);
-	cJSON_Delete(env->object);
-	for (int i = 0; i < env->keys.n; i++)
-		free(env->keys.keys[i]);
-	for (int i = 0; i < env->ntexts; i++)
-		free(env->texts[i]);
-	controller_free(env->c);
-	store_close(env->store);
-	free(env);
+	ctl_world_free(*state);
 	return 0;
-}
-
-/* Keeps text (malloc'd) for teardown and returns it. */
-static const char *
-keep(struct env *env, char *text)
-{
-	assert_true(env->ntexts < (int)NELEM(env->texts));
-	env->texts[env->ntexts++] = text;
-	return text;
 }
 
 /* Writes the object spec describes into the cache. */
 static void
-cache_object(struct env *env, const struct object_spec *spec)
+cache_object(struct ctl_world *w, const struct object_spec *spec)
 {
-	cJSON *object = object_new(spec);
-	int rc = store_upsert_object(env->store, spec_resource(spec), object, 1, NULL, NULL,
-	    &env->error);
-
-	cJSON_Delete(object);
-	if (rc != 0)
-		fail_msg("store_upsert_object %s: %s", spec->name,
-		    env->error != NULL ? env->error : "refused");
+	ctl_cache(w, spec_resource(spec), object_new(spec));
 }
 
 static void
-cache_objects(struct env *env, const struct object_spec *specs)
+cache_objects(struct ctl_world *w, const struct object_spec *specs)
 {
 	for (int i = 0; i < MAX_OBJECTS && specs[i].name != NULL; i++)
-		cache_object(env, &specs[i]);
-}
-
-/* A queue that records keys, once each, as a workqueue holds them. */
-static void
-record_key(const char *key, void *arg)
-{
-	struct keys *k = arg;
-
-	for (int i = 0; i < k->n; i++) {
-		if (strcmp(k->keys[i], key) == 0)
-			return;
-	}
-	assert_true(k->n < MAX_KEYS);
-	k->keys[k->n++] = xstrdup(key);
-}
-
-static void
-record_key_after(const char *key, double seconds, void *arg)
-{
-	(void)seconds;
-	record_key(key, arg);
-}
-
-/* Calls handle_event with an event of type on resource for object. */
-static void
-send_event(struct env *env, enum informer_event_type type, const struct resource *r,
-    const cJSON *object)
-{
-	const struct controller_queue queue = { record_key, record_key_after, &env->keys };
-	struct informer_event ev;
-
-	memset(&ev, 0, sizeof ev);
-	ev.type = type;
-	ev.resource = r;
-	ev.object = object;
-	env->c->type->handle_event(env->c, &ev, NOW, &queue);
-}
-
-/* The keys recorded, comma-separated. */
-static char *
-describe_keys(const struct keys *k)
-{
-	struct buf b;
-
-	buf_init(&b);
-	for (int i = 0; i < k->n; i++)
-		buf_printf(&b, "%s%s", i > 0 ? "," : "", k->keys[i]);
-	return buf_detach(&b);
+		cache_object(w, &specs[i]);
 }
 
 /* The creations of r, "create RESOURCE NS/NAME"; anything else is marked. */
@@ -241,24 +142,6 @@ describe_writes(const struct sync_result *r, struct buf *b)
 		if (strcmp(json_string(a->body, "metadata.name"), a->name) != 0)
 			buf_append_str(b, " (the body names another)");
 	}
-}
-
-static void
-assert_described(const char *what, const char *got, const char *want)
-{
-	if (want == NULL)
-		want = "";
-	if (strcmp(got, want) != 0)
-		fail_msg("%s:\n  got:  %s\n  want: %s", what, got, want);
-}
-
-/* Syncs key into env->result; the sync must not fail. */
-static void
-sync_key(struct env *env, const char *key)
-{
-	sync_result_clear(&env->result);
-	if (env->c->type->sync(env->c, key, NOW, &env->result, &env->error) != 0)
-		fail_msg("sync %s: %s", key, env->error);
 }
 
 /* --- TestServiceAccountCreation ------------------------------------------------------- */
@@ -379,25 +262,24 @@ static const struct creation_case creation_cases[] = {
 static void
 creation_case_holds(void **state)
 {
-	struct env *env = *state;
-	const struct creation_case *row = env->row;
+	struct ctl_world *w = *state;
+	const struct creation_case *row = w->row;
 	const struct resource *r = spec_resource(&row->object);
 	struct buf created;
 
-	cache_objects(env, row->existing);
+	cache_objects(w, row->existing);
 	if (row->event != DELETED_SERVICEACCOUNT)
-		cache_object(env, &row->object);
-	env->object = object_new(&row->object);
-	send_event(env, row->event == ADDED_NAMESPACE ? INFORMER_ADDED :
+		cache_object(w, &row->object);
+	ctl_tell(w, row->event == ADDED_NAMESPACE ? INFORMER_ADDED :
 	    row->event == UPDATED_NAMESPACE ? INFORMER_UPDATED : INFORMER_DELETED, r,
-	    env->object);
-	assert_described("queued", keep(env, describe_keys(&env->keys)), row->queued);
+	    object_new(&row->object), NULL);
+	assert_described("queued", ctl_keep(w, ctl_keys(w)), row->queued);
 	buf_init(&created);
-	for (int i = 0; i < env->keys.n; i++) {
-		sync_key(env, env->keys.keys[i]);
-		describe_writes(&env->result, &created);
+	for (int i = 0; i < w->nkeys; i++) {
+		ctl_sync(w, w->keys[i].key, NOW);
+		describe_writes(&w->result, &created);
 	}
-	assert_described("created", keep(env, buf_detach(&created)), row->created);
+	assert_described("created", ctl_keep(w, buf_detach(&created)), row->created);
 }
 
 /* --- handlers ------------------------------------------------------------------------- */
@@ -433,12 +315,11 @@ static const struct event_case event_cases[] = {
 static void
 event_case_holds(void **state)
 {
-	struct env *env = *state;
-	const struct event_case *row = env->row;
+	struct ctl_world *w = *state;
+	const struct event_case *row = w->row;
 
-	env->object = object_new(&row->object);
-	send_event(env, row->type, spec_resource(&row->object), env->object);
-	assert_described("queued", keep(env, describe_keys(&env->keys)), row->queued);
+	ctl_tell(w, row->type, spec_resource(&row->object), object_new(&row->object), NULL);
+	assert_described("queued", ctl_keep(w, ctl_keys(w)), row->queued);
 }
 
 /* --- sqlkcm's: the sync's other answers ----------------------------------------------- */
@@ -447,81 +328,80 @@ event_case_holds(void **state)
 static void
 creation_body_is_kubes(void **state)
 {
-	struct env *env = *state;
+	struct ctl_world *w = *state;
 	const struct object_spec ns = NAMESPACE("ns1", "Active");
 	char *body;
 
-	cache_object(env, &ns);
-	sync_key(env, "ns1");
-	assert_int_equal(env->result.nwrites, 1);
-	body = cJSON_PrintUnformatted(env->result.writes[0].body);
-	keep(env, body);
+	cache_object(w, &ns);
+	ctl_sync(w, "ns1", NOW);
+	assert_int_equal(w->result.nwrites, 1);
+	body = cJSON_PrintUnformatted(w->result.writes[0].body);
+	ctl_keep(w, body);
 	assert_string_equal(body, "{\"apiVersion\":\"v1\",\"kind\":\"ServiceAccount\","
 	    "\"metadata\":{\"name\":\"default\",\"namespace\":\"ns1\"}}");
-	assert_string_equal(env->result.writes[0].namespace, "ns1");
-	assert_null(env->result.writes[0].uid);
-	assert_string_equal(env->result.owner_uid, "uid-ns-ns1");
-	assert_ptr_equal(env->result.owner_resource, resource_find("namespaces"));
-	assert_int_equal(env->result.nevents, 0);
+	assert_string_equal(w->result.writes[0].namespace, "ns1");
+	assert_null(w->result.writes[0].uid);
+	assert_string_equal(w->result.owner_uid, "uid-ns-ns1");
+	assert_ptr_equal(w->result.owner_resource, resource_find("namespaces"));
+	assert_int_equal(w->result.nevents, 0);
 }
 
 /* A namespace gone from the cache: nothing, and its bookkeeping dropped. */
 static void
 namespace_gone_forgets(void **state)
 {
-	struct env *env = *state;
+	struct ctl_world *w = *state;
 
-	sync_key(env, "gone");
-	assert_int_equal(env->result.nwrites, 0);
-	assert_true(env->result.forget_expectations);
-	assert_null(env->result.owner_uid);
+	ctl_sync(w, "gone", NOW);
+	assert_int_equal(w->result.nwrites, 0);
+	assert_true(w->result.forget_expectations);
+	assert_null(w->result.owner_uid);
 }
 
 /* The cache has not caught up with the controller's own creation: wait, then act. */
 static void
 stale_cache_waits(void **state)
 {
-	struct env *env = *state;
+	struct ctl_world *w = *state;
 	const struct object_spec ns = NAMESPACE("ns1", "Active");
 	const struct resource *sa = resource_find("serviceaccounts");
 
-	cache_object(env, &ns);
-	if (store_set_resource_version(env->store, sa, "5", &env->error) != 0 ||
-	    consistency_wrote_at(env->c->writes, "ns1", "uid-ns-ns1", "serviceaccounts", "10",
-	    &env->error) != 0)
-		fail_msg("%s", env->error);
-	sync_key(env, "ns1");
-	assert_true(env->result.stale);
-	assert_string_equal(env->result.stale_resource, "serviceaccounts");
-	assert_int_equal(env->result.nwrites, 0);
+	cache_object(w, &ns);
+	if (store_set_resource_version(w->store, sa, "5", &w->error) != 0 ||
+	    consistency_wrote_at(w->c->writes, "ns1", "uid-ns-ns1", "serviceaccounts", "10",
+	    &w->error) != 0)
+		fail_msg("%s", w->error);
+	ctl_sync(w, "ns1", NOW);
+	assert_true(w->result.stale);
+	assert_string_equal(w->result.stale_resource, "serviceaccounts");
+	assert_int_equal(w->result.nwrites, 0);
 
-	if (store_set_resource_version(env->store, sa, "10", &env->error) != 0)
-		fail_msg("%s", env->error);
-	sync_key(env, "ns1");
-	assert_false(env->result.stale);
-	assert_int_equal(env->result.nwrites, 1);
+	if (store_set_resource_version(w->store, sa, "10", &w->error) != 0)
+		fail_msg("%s", w->error);
+	ctl_sync(w, "ns1", NOW);
+	assert_false(w->result.stale);
+	assert_int_equal(w->result.nwrites, 1);
 }
 
 /* list_keys: every cached namespace, whatever its phase, and nothing else. */
 static void
 list_keys_gives_every_namespace(void **state)
 {
-	struct env *env = *state;
+	struct ctl_world *w = *state;
 	const struct object_spec objects[MAX_OBJECTS] = {
 		NAMESPACE("b", "Terminating"), NAMESPACE("a", "Active"), DEFAULT_SA,
 	};
 
-	cache_objects(env, objects);
-	if (env->c->type->list_keys(env->c, record_key, &env->keys, &env->error) != 0)
-		fail_msg("list_keys: %s", env->error);
-	assert_described("listed", keep(env, describe_keys(&env->keys)), "a,b");
+	cache_objects(w, objects);
+	ctl_list_keys(w);
+	assert_described("listed", ctl_keep(w, ctl_keys(w)), "a,b");
 }
 
 /* The serviceaccount_missing view lists what the syncs would create. */
 static void
 view_lists_missing_accounts(void **state)
 {
-	struct env *env = *state;
+	struct ctl_world *w = *state;
 	const struct object_spec objects[MAX_OBJECTS] = {
 		NAMESPACE("a", "Active"), NAMESPACE("b", "Active"), NAMESPACE("c", "Terminating"),
 		SERVICEACCOUNT("b", "default"),
@@ -529,17 +409,17 @@ view_lists_missing_accounts(void **state)
 	sqlite3_stmt *stmt;
 	struct buf b;
 
-	cache_objects(env, objects);
-	if (sqlite3_prepare_v2(store_db(env->store), "SELECT namespace, namespace_uid, "
+	cache_objects(w, objects);
+	if (sqlite3_prepare_v2(store_db(w->store), "SELECT namespace, namespace_uid, "
 	    "serviceaccount FROM serviceaccount_missing ORDER BY namespace", -1, &stmt,
 	    NULL) != SQLITE_OK)
-		fail_msg("%s", sqlite3_errmsg(store_db(env->store)));
+		fail_msg("%s", sqlite3_errmsg(store_db(w->store)));
 	buf_init(&b);
 	while (sqlite3_step(stmt) == SQLITE_ROW)
 		buf_printf(&b, "%s%s %s %s", b.len > 0 ? "; " : "", sqlite3_column_text(stmt, 0),
 		    sqlite3_column_text(stmt, 1), sqlite3_column_text(stmt, 2));
 	sqlite3_finalize(stmt);
-	assert_described("serviceaccount_missing", keep(env, buf_detach(&b)),
+	assert_described("serviceaccount_missing", ctl_keep(w, buf_detach(&b)),
 	    "a uid-ns-a default");
 }
 
