@@ -98,8 +98,6 @@ static const char *const replicaset_sql[STMT_COUNT] = {
 	[STMT_RS_IN_NAMESPACE] = "SELECT name, selector FROM {table}"
 	    " WHERE namespace = ?1 ORDER BY name",
 	[STMT_RS_KEYS] = "SELECT namespace, name FROM {table} ORDER BY namespace, name",
-	/* Per node, the active pods controlled by any of {table} with the same controller
-	 * owner as ?1 (itself included): what ranking by pods on the same node counts. */
 	/* The ReplicaSets with the same controller owner as ?1, itself included (kube's
 	 * controllerUIDIndex), and their selectors. */
 	[STMT_RELATED] = "SELECT sr.namespace, sr.selector"
