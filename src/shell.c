@@ -42,7 +42,8 @@ const char shell_usage[] =
     "  -h, --help                this help\n"
     "\n"
     "The views pods, replicasets, deployments, replicaset_diff, replicaset_pods,\n"
-    "deployment_replicasets, deployment_diff and, with the garbage collector on,\n"
+    "replicaset_pod_rank, deployment_replicasets, deployment_diff and, with the\n"
+    "garbage collector on,\n"
     "objects, object_graph, dependents and dangling_owner_refs are documented in the\n"
     "schema files;\n"
     "`.tables` lists everything, `.schema NAME` shows one.\n";

@@ -14,17 +14,18 @@
  *    deleted adopts and releases nothing. Pods controlled by another owner are left alone.
  * 3. Manage, only when its expectations are satisfied and it is not being deleted: the
  *    difference between its pods and spec.replicas, at most 500 per sync, is created from
- *    the template (the executor sends them in slow-start batches) or deleted, the pods
- *    ranked first by replicaset_pod_less going first.
+ *    the template (the executor sends them in slow-start batches) or deleted, in the order
+ *    of the view replicaset_pod_rank (kube's eight rules, in SQL: rank_claimed).
  * 4. Status: replicas, fullyLabeledReplicas, readyReplicas, availableReplicas (ready for
  *    minReadySeconds) and observedGeneration from the claimed pods, written only when they
  *    differ from what is stored, with the ReplicaFailure condition set if the creations or
  *    deletions failed and removed when they succeed. A ReplicaSet with all pods ready but
  *    not all available is synced again after minReadySeconds.
  *
- * The counting is SQL: the replicaset_diff view (schema/002-controllers.sql) gives desired
+ * The reading is SQL: the replicaset_diff view (schema/002-controllers.sql) gives desired
  * and actual for the ReplicaSet; one query lists the namespace's active pods with what
- * the claim and the ranking need (the selector compiled to SQL by selector.c).
+ * the claim and the status need (the selector compiled to SQL by selector.c); the view
+ * replicaset_pod_rank orders the pods a scale-down deletes.
  *
  * The informer handlers map pod events to the ReplicaSet that controls the pod (or, for
  * an orphan, to every ReplicaSet in its namespace whose selector matches it) and lower
@@ -33,7 +34,6 @@
  */
 #include "config.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,7 +57,6 @@ enum {
 	STMT_RS_IN_NAMESPACE,
 	STMT_RS_KEYS,
 	STMT_RS_MIN_READY,
-	STMT_RELATED,
 	STMT_COUNT
 };
 
@@ -98,15 +97,6 @@ static const char *const replicaset_sql[STMT_COUNT] = {
 	[STMT_RS_IN_NAMESPACE] = "SELECT name, selector FROM {table}"
 	    " WHERE namespace = ?1 ORDER BY name",
 	[STMT_RS_KEYS] = "SELECT namespace, name FROM {table} ORDER BY namespace, name",
-	/* The ReplicaSets with the same controller owner as ?1, itself included (kube's
-	 * controllerUIDIndex), and their selectors. */
-	[STMT_RELATED] = "SELECT sr.namespace, sr.selector"
-	    "  FROM {table} me"
-	    "  JOIN object_owners mine ON mine.object_id = me.id AND mine.controller = 1"
-	    "  JOIN object_owners r ON r.owner_uid = mine.owner_uid AND r.controller = 1"
-	    "  JOIN {table} sr ON sr.id = r.object_id"
-	    " WHERE me.uid = ?1"
-	    " ORDER BY sr.namespace, sr.name",
 	[STMT_RS_MIN_READY] = "SELECT min_ready_seconds FROM {table}"
 	    " WHERE namespace = ?1 AND name = ?2",
 };
@@ -115,6 +105,7 @@ struct replicaset_state {
 	const struct replicaset_flavor *flavor;
 	sqlite3 *db;
 	sqlite3_stmt *stmt[STMT_COUNT];
+	sqlite3_stmt *rank;	/* replicaset_pod_rank, focused (rank_claimed) */
 	/* The pod listing's statements by their SQL, which depends on the selector's shape
 	 * only (its values are bound): ReplicaSets alike share one, prepared once. */
 	struct {
@@ -137,109 +128,7 @@ owners_resource(const struct replicaset_state *st)
 	return resource_find(st->flavor->resource);
 }
 
-/* --- pod ranking ----------------------------------------------------------------------- */
-
-/* Orders phases as scale-down prefers them: pending first, then unknown, then running. */
-static int
-phase_ordinal(const char *phase)
-{
-	if (phase == NULL)
-		return 0;
-	if (strcmp(phase, "Unknown") == 0)
-		return 1;
-	if (strcmp(phase, "Running") == 0)
-		return 2;
-	return 0;	/* Pending, and anything unexpected */
-}
-
-/* The bucket of how long ago t was, in powers of two of nanoseconds: two times compare
- * equal when they are within the same doubling of age, so that scale-down does not
- * always pick the very newest pods. -1 for a time not in the past. */
-static int
-age_bucket(double t, double now)
-{
-	double age_ns = (now - t) * 1e9;
-
-	if (age_ns <= 0)
-		return -1;
-	return (int)floor(log2(age_ns));
-}
-
-/* Compares two optional times so that absent < later < earlier: 1 if a goes first. */
-static int
-later_or_absent_first(double a, double b)
-{
-	if (a == 0)
-		return b != 0;
-	if (b == 0)
-		return 0;
-	return a > b;
-}
-
-int
-replicaset_pod_less(const struct pod_rank *a, const struct pod_rank *b, double now)
-{
-	int pa, pb;
-
-	/* 1. Not yet on a node before on a node. */
-	if (a->assigned != b->assigned)
-		return !a->assigned;
-	/* 2. Pending before Unknown before Running. */
-	pa = phase_ordinal(a->phase);
-	pb = phase_ordinal(b->phase);
-	if (pa != pb)
-		return pa < pb;
-	/* 3. Not ready before ready. */
-	if (a->ready != b->ready)
-		return !a->ready;
-	/* 4. Lower deletion cost first. */
-	if (a->deletion_cost != b->deletion_cost)
-		return a->deletion_cost < b->deletion_cost;
-	/* 5. More related pods on the same node first. */
-	if (a->on_same_node != b->on_same_node)
-		return a->on_same_node > b->on_same_node;
-	/* 6. Both ready: ready for less time first, by age bucket. */
-	if (a->ready && b->ready && a->ready_since != b->ready_since) {
-		int ra, rb;
-
-		if (a->ready_since == 0 || b->ready_since == 0 || now == 0)
-			return later_or_absent_first(a->ready_since, b->ready_since);
-		ra = age_bucket(a->ready_since, now);
-		rb = age_bucket(b->ready_since, now);
-		if (ra == rb)
-			return strcmp(a->uid, b->uid) < 0;
-		return ra < rb;
-	}
-	/* 7. More container restarts first, then more sidecar restarts. */
-	if (a->restarts != b->restarts)
-		return a->restarts > b->restarts;
-	if (a->sidecar_restarts != b->sidecar_restarts)
-		return a->sidecar_restarts > b->sidecar_restarts;
-	/* 8. Newer first, by age bucket. */
-	if (a->created != b->created) {
-		int ra, rb;
-
-		if (a->created == 0 || b->created == 0 || now == 0)
-			return later_or_absent_first(a->created, b->created);
-		ra = age_bucket(a->created, now);
-		rb = age_bucket(b->created, now);
-		if (ra == rb)
-			return strcmp(a->uid, b->uid) < 0;
-		return ra < rb;
-	}
-	return 0;
-}
-
-/* Insertion into a merge sort's runs needs a total order: ties fall back to uid. */
-static int
-pod_rank_cmp(const struct pod_rank *a, const struct pod_rank *b, double now)
-{
-	if (replicaset_pod_less(a, b, now))
-		return -1;
-	if (replicaset_pod_less(b, a, now))
-		return 1;
-	return strcmp(a->uid, b->uid);
-}
+/* --- availability --------------------------------------------------------------------- */
 
 double
 replicaset_next_availability_check(const struct pod_rank *pods, int n, long long min_ready,
@@ -257,38 +146,6 @@ replicaset_next_availability_check(const struct pod_rank *pods, int n, long long
 			min = next;
 	}
 	return min;
-}
-
-void
-replicaset_rank_pods(struct pod_rank *pods, int n, double now)
-{
-	struct pod_rank *tmp;
-
-	if (n < 2)
-		return;
-	/* A bottom-up merge sort: stable, O(n log n), and it never asks the comparator
-	 * for a total order it may not have (qsort is undefined then). */
-	tmp = xmalloc((size_t)n * sizeof *tmp);
-	for (int width = 1; width < n; width *= 2) {
-		for (int lo = 0; lo < n; lo += 2 * width) {
-			int mid = lo + width < n ? lo + width : n;
-			int hi = lo + 2 * width < n ? lo + 2 * width : n;
-			int i = lo, j = mid, k = lo;
-
-			while (i < mid && j < hi) {
-				if (pod_rank_cmp(&pods[j], &pods[i], now) < 0)
-					tmp[k++] = pods[j++];
-				else
-					tmp[k++] = pods[i++];
-			}
-			while (i < mid)
-				tmp[k++] = pods[i++];
-			while (j < hi)
-				tmp[k++] = pods[j++];
-		}
-		memcpy(pods, tmp, (size_t)n * sizeof *tmp);
-	}
-	free(tmp);
 }
 
 /* --- the pod template and the status --------------------------------------------------- */
@@ -490,6 +347,13 @@ replicaset_init_flavor(struct controller *c, const struct replicaset_flavor *f,
 	rc = store_prepare_statements(st->db, sql, STMT_COUNT, st->stmt, what, error);
 	for (int i = 0; i < STMT_COUNT; i++)
 		free((char *)sql[i]);
+	if (rc == 0) {
+		char *rank = replicaset_rank_sql(st->db, error);
+
+		rc = rank != NULL ? store_prepare_statements(st->db, (const char *const[]){ rank }, 1,
+		    &st->rank, what, error) : -1;
+		free(rank);
+	}
 	free(what);
 	return rc;
 }
@@ -514,6 +378,7 @@ replicaset_fini(struct controller *c)
 	if (st == NULL)
 		return;
 	store_finalize_statements(st->stmt, STMT_COUNT);
+	sqlite3_finalize(st->rank);
 	for (size_t i = 0; i < sizeof st->listing / sizeof st->listing[0]; i++) {
 		sqlite3_finalize(st->listing[i].stmt);
 		free(st->listing[i].sql);
@@ -612,7 +477,7 @@ listing_stmt(struct replicaset_state *st, struct buf *sql, char **error)
  * terminating) that the ReplicaSet controls or that have no controller (kube's
  * FilterPodsByOwner with orphans: a pod is the ReplicaSet's when its controller reference
  * names it by kind, name and uid, not by the uid alone), with what claiming, counting and
- * ranking need (on_same_node aside: related_count, when pods are ranked).
+ * the status need.
  */
 static int
 candidates_load(struct replicaset_state *st, const char *namespace, const char *rs_name,
@@ -760,161 +625,125 @@ diff_read(struct replicaset_state *st, const char *uid, long long *desired,
 	return 0;
 }
 
-/* A pod one of the related ReplicaSets' selectors matches. */
-struct related_pod {
-	char *uid;
-	char *node;		/* "" when unscheduled */
-	int active;		/* neither finished nor being deleted */
+/*
+ * The scale-down order is SQL: the view replicaset_pod_rank (schema/011-replicaset-rank.sql)
+ * ranks an owner's pods by kube's rules, and `sqlite3` users query the same view. The sync
+ * runs the view's own text, read back from sqlite_schema, with two lines replaced: the
+ * clock (the view reads SQLite's 'now'; the sync binds its own, which is the recorded
+ * time in a replay) and the focus (every owner in the view; the one being synced here).
+ * The head is checked word for word, so that an edited view fails at startup, not later.
+ */
+#define RANK_VIEW_HEAD \
+	"CREATE VIEW replicaset_pod_rank AS\n" \
+	"WITH\n" \
+	"clock(now) AS (SELECT (julianday('now') - 2440587.5) * 86400.0),\n" \
+	"focus(owner_uid) AS (SELECT uid FROM cache_replicasets UNION ALL" \
+	" SELECT uid FROM cache_replicationcontrollers),\n"
+#define RANK_SYNC_HEAD \
+	"WITH\n" \
+	"clock(now) AS (SELECT ?1),\n" \
+	"focus(owner_uid) AS (SELECT ?2),\n"
+/* The view's columns the sync reads. */
+#define RANK_COLUMN_POD_UID 5
+#define RANK_COLUMN_RANK 6
+
+char *
+replicaset_rank_sql(sqlite3 *db, char **error)
+{
+	sqlite3_stmt *stmt = NULL;
+	const char *text;
+	char *sql = NULL;
+	size_t head = strlen(RANK_VIEW_HEAD);
+
+	if (sqlite3_prepare_v2(db, "SELECT sql FROM sqlite_schema"
+	    " WHERE type = 'view' AND name = 'replicaset_pod_rank'", -1, &stmt, NULL) != SQLITE_OK) {
+		error_set(error, "reading the view replicaset_pod_rank: %s", sqlite3_errmsg(db));
+		sqlite3_finalize(stmt);
+		return NULL;
+	}
+	if (sqlite3_step(stmt) != SQLITE_ROW ||
+	    (text = (const char *)sqlite3_column_text(stmt, 0)) == NULL)
+		error_set(error, "the cache has no view replicaset_pod_rank");
+	else if (strncmp(text, RANK_VIEW_HEAD, head) != 0)
+		error_set(error, "the view replicaset_pod_rank does not begin as this sqlkcm "
+		    "wrote it (its clock and focus lines were changed)");
+	else
+		sql = xasprintf("%s%s", RANK_SYNC_HEAD, text + head);
+	sqlite3_finalize(stmt);
+	return sql;
+}
+
+struct claimed_uid {
+	const char *uid;
+	int index;		/* into the candidates */
+	long long rank;		/* the view's; 0: not in it */
 };
 
 static int
-related_pod_cmp(const void *a, const void *b)
+claimed_uid_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct related_pod *)a)->uid, ((const struct related_pod *)b)->uid);
+	return strcmp(((const struct claimed_uid *)a)->uid, ((const struct claimed_uid *)b)->uid);
 }
 
+/* By rank, the pods the view does not rank (0) last, in the order they came. */
 static int
-string_cmp(const void *a, const void *b)
+claimed_rank_cmp(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
+	const struct claimed_uid *x = a, *y = b;
 
-/* How many of the n sorted strings v are key. */
-static int
-run_length(const char **v, int n, const char *key)
-{
-	int lo = 0, hi = n, count = 0;
-
-	while (lo < hi) {		/* the first not below key */
-		int mid = lo + (hi - lo) / 2;
-
-		if (strcmp(v[mid], key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	while (lo + count < n && strcmp(v[lo + count], key) == 0)
-		count++;
-	return count;
-}
-
-/* Adds to *v the pods of namespace that the selector JSON sel_json matches; a selector
- * that does not parse matches none (kube skips it). */
-static int
-related_pods_of(struct replicaset_state *st, const char *namespace, const char *sel_json,
-    struct related_pod **v, int *n, char **error)
-{
-	struct buf *sql = &st->listing_sql;
-	cJSON *json = sel_json != NULL ? cJSON_Parse(sel_json) : NULL;
-	struct selector *sel = json != NULL ? selector_from_json(json, NULL) : NULL;
-	sqlite3_stmt *stmt;
-	int rc;
-
-	cJSON_Delete(json);
-	if (sel == NULL)
-		return 0;
-	buf_reset(sql);
-	buf_append_str(sql,
-	    "SELECT p.uid, coalesce(p.node_name, ''),"
-	    "       p.deletion_timestamp IS NULL"
-	    "       AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')"
-	    "  FROM cache_pods p WHERE p.namespace = ?1 AND ");
-	selector_to_sql(sel, "p.id", sql);
-	if ((stmt = listing_stmt(st, sql, error)) == NULL) {
-		selector_free(sel);
-		return -1;
-	}
-	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
-	if (selector_bind(sel, stmt, 2, error) < 0) {
-		sqlite3_clear_bindings(stmt);
-		selector_free(sel);
-		return -1;
-	}
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		struct related_pod *p;
-
-		*v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
-		p = &(*v)[(*n)++];
-		p->uid = column_strdup(stmt, 0);
-		p->node = column_strdup(stmt, 1);
-		p->active = sqlite3_column_int(stmt, 2);
-	}
-	if (rc != SQLITE_DONE)
-		error_set(error, "%s: listing related pods: %s", st->flavor->controller,
-		    sqlite3_errmsg(st->db));
-	sqlite3_reset(stmt);
-	sqlite3_clear_bindings(stmt);
-	selector_free(sel);
-	return rc == SQLITE_DONE ? 0 : -1;
+	if ((x->rank == 0) != (y->rank == 0))
+		return x->rank == 0 ? 1 : -1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->index - y->index;
 }
 
 /*
- * Sets on_same_node of the n ranked pods as kube's getIndirectlyRelatedPods and
- * getPodsRankedByRelatedPodsOnSameNode do: the related pods are those matched by the
- * selector of any ReplicaSet with the same controller owner as this one (a Deployment's
- * ReplicaSets share the spread), each pod once; a ranked pod's count is the number of
- * active related pods on its node. A ReplicaSet without a controller owner has none, so
- * every count is 0. Read only when pods are ranked for deletion, not in every sync.
- * (Selectors, not controller references, decide here, as in kube: a pod whose labels
- * were edited to leave its ReplicaSet's selector is no longer related.)
+ * Puts in order[] the n claimed candidates (indices into cs) in the order
+ * replicaset_pod_rank gives at now. The view claims as the cache shows it and the sync's
+ * claim is the same rule, so both name the same pods; should one ever be missing from the
+ * view, it goes last and the log says so, rather than not at all.
  */
 static int
-related_count(struct replicaset_state *st, const char *rs_uid, const struct candidates *cs,
-    struct pod_rank *ranked, int n, char **error)
+rank_claimed(struct replicaset_state *st, const char *rs_uid, const struct candidates *cs,
+    const int *claimed, int n, double now, int *order, char **error)
 {
-	sqlite3_stmt *stmt = state_stmt(st, STMT_RELATED);
-	struct related_pod *pods = NULL;
-	char **namespaces = NULL, **selectors = NULL;
-	const char **nodes = NULL;
-	int npods = 0, nrs = 0, nnodes = 0, rc, failed = 0;
+	struct claimed_uid *byuid = xmalloc((size_t)n * sizeof *byuid);
+	sqlite3_stmt *stmt = controller_stmt(st->rank);
+	int rc;
 
-	/* The siblings first: the pod listings reuse the statement cache. */
-	sqlite3_bind_text(stmt, 1, rs_uid, -1, SQLITE_TRANSIENT);
+	for (int i = 0; i < n; i++) {
+		byuid[i].uid = cs->v[claimed[i]].uid;
+		byuid[i].index = claimed[i];
+		byuid[i].rank = 0;
+	}
+	qsort(byuid, (size_t)n, sizeof *byuid, claimed_uid_cmp);
+	sqlite3_bind_double(stmt, 1, now);
+	sqlite3_bind_text(stmt, 2, rs_uid, -1, SQLITE_TRANSIENT);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		namespaces = xrealloc(namespaces, (size_t)(nrs + 1) * sizeof *namespaces);
-		selectors = xrealloc(selectors, (size_t)(nrs + 1) * sizeof *selectors);
-		namespaces[nrs] = column_strdup(stmt, 0);
-		selectors[nrs++] = column_strdup(stmt, 1);
+		struct claimed_uid key, *c;
+
+		key.uid = (const char *)sqlite3_column_text(stmt, RANK_COLUMN_POD_UID);
+		if (key.uid == NULL)
+			continue;
+		c = bsearch(&key, byuid, (size_t)n, sizeof *byuid, claimed_uid_cmp);
+		if (c != NULL)
+			c->rank = sqlite3_column_int64(stmt, RANK_COLUMN_RANK);
 	}
-	if (rc != SQLITE_DONE) {
-		error_set(error, "%s: listing related ReplicaSets: %s", st->flavor->controller,
+	if (rc != SQLITE_DONE)
+		error_set(error, "%s: ranking pods: %s", st->flavor->controller,
 		    sqlite3_errmsg(st->db));
-		failed = 1;
-	}
 	sqlite3_reset(stmt);
 	sqlite3_clear_bindings(stmt);
-	for (int i = 0; i < nrs && !failed; i++)
-		failed = related_pods_of(st, namespaces[i], selectors[i], &pods, &npods,
-		    error) != 0;
-	if (!failed && npods > 0) {
-		/* Each pod once (two selectors may match it), the active ones' nodes sorted:
-		 * a ranked pod's count is the length of its node's run. */
-		qsort(pods, (size_t)npods, sizeof *pods, related_pod_cmp);
-		nodes = xmalloc((size_t)npods * sizeof *nodes);
-		for (int j = 0; j < npods; j++) {
-			if (pods[j].active && (j == 0 || strcmp(pods[j].uid, pods[j - 1].uid) != 0))
-				nodes[nnodes++] = pods[j].node;
-		}
-		qsort(nodes, (size_t)nnodes, sizeof *nodes, string_cmp);
+	qsort(byuid, (size_t)n, sizeof *byuid, claimed_rank_cmp);
+	for (int i = 0; i < n; i++) {
+		if (byuid[i].rank == 0 && rc == SQLITE_DONE)
+			log_warning("%s: pod %s is claimed but not in replicaset_pod_rank; it goes "
+			    "last", st->flavor->controller, cs->v[byuid[i].index].name);
+		order[i] = byuid[i].index;
 	}
-	for (int i = 0; i < n && !failed; i++) {
-		const char *mine = cs->v[ranked[i].index].node;
-
-		ranked[i].on_same_node = mine != NULL ? run_length(nodes, nnodes, mine) : 0;
-	}
-	free(nodes);
-	for (int i = 0; i < npods; i++) {
-		free(pods[i].uid);
-		free(pods[i].node);
-	}
-	for (int i = 0; i < nrs; i++) {
-		free(namespaces[i]);
-		free(selectors[i]);
-	}
-	free(pods);
-	free(namespaces);
-	free(selectors);
-	return failed ? -1 : 0;
+	free(byuid);
+	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* Adds the creations or deletions that bring the claimed pods to spec.replicas; -1 when
@@ -926,7 +755,7 @@ manage(struct replicaset_state *st, struct sync_result *out, const cJSON *rs,
     char **error)
 {
 	long long diff = nclaimed - replicas;
-	struct pod_rank *ranked;
+	int *order;
 	cJSON *pod;
 	int n;
 
@@ -948,27 +777,24 @@ manage(struct replicaset_state *st, struct sync_result *out, const cJSON *rs,
 	if (diff == 0)
 		return 0;
 	n = (int)(diff < REPLICASET_BURST_REPLICAS ? diff : REPLICASET_BURST_REPLICAS);
-	ranked = xmalloc((size_t)nclaimed * sizeof *ranked);
-	for (int i = 0; i < nclaimed; i++) {
-		ranked[i] = cs->v[claimed[i]].rank;
-		ranked[i].index = claimed[i];
-	}
-	/* All of them go: no ranking needed (kube keeps their order then). */
+	order = xmalloc((size_t)nclaimed * sizeof *order);
 	if (n < nclaimed) {
-		if (related_count(st, rs_uid, cs, ranked, nclaimed, error) != 0) {
-			free(ranked);
+		if (rank_claimed(st, rs_uid, cs, claimed, nclaimed, now, order, error) != 0) {
+			free(order);
 			return -1;
 		}
-		replicaset_rank_pods(ranked, nclaimed, now);
+	} else {
+		/* All of them go: no ranking needed (kube keeps their order then). */
+		memcpy(order, claimed, (size_t)nclaimed * sizeof *order);
 	}
 	for (int i = 0; i < n; i++) {
-		const struct candidate *c = &cs->v[ranked[i].index];
+		const struct candidate *c = &cs->v[order[i]];
 		struct action *a = action_append(&out->manage, &out->nmanage);
 		pod_action(a, ACTION_DELETE, "delete", namespace, c, NULL,
 		    xasprintf("ranked %d of %d to delete; %d replicas over %lld", i + 1,
 		    nclaimed, (int)diff, replicas));
 	}
-	free(ranked);
+	free(order);
 	return 0;
 }
 

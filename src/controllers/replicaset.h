@@ -6,6 +6,7 @@
 #define SQLKCM_CONTROLLERS_REPLICASET_H
 
 #include <cjson/cJSON.h>
+#include <sqlite3.h>
 
 #include "controller.h"
 
@@ -18,14 +19,13 @@ extern const struct controller_type replicaset_controller_type;
 /* kube's ReplicationController controller: the same rules over ReplicationControllers. */
 extern const struct controller_type replicationcontroller_controller_type;
 
-/* What pod ranking compares, for one pod. Times are Unix seconds, 0 when absent. */
+/* A pod as the availability check reads it. Times are Unix seconds, 0 when absent. */
 struct pod_rank {
 	const char *uid;
 	int assigned;		/* spec.nodeName set */
 	const char *phase;	/* status.phase, or NULL */
 	int ready;		/* the Ready condition is True */
 	long long deletion_cost;	/* the pod-deletion-cost annotation, 0 when absent/invalid */
-	int on_same_node;	/* related active pods on its node (itself included) */
 	double ready_since;	/* the Ready condition's lastTransitionTime */
 	long long restarts;	/* the largest container restartCount */
 	long long sidecar_restarts;	/* the largest sidecar (restartable init) restartCount */
@@ -33,17 +33,15 @@ struct pod_rank {
 	int index;		/* the caller's, carried along */
 };
 
-/* Returns 1 when pod a should be deleted before pod b at now (kube's
- * ActivePodsWithRanks.Less, with logarithmic scale-down). */
-int replicaset_pod_less(const struct pod_rank *a, const struct pod_rank *b, double now);
-
 /* The seconds after now at which the first of n ready-but-not-yet-available pods becomes
  * available given min_ready; 0 when none will (kube's FindMinNextPodAvailabilityCheck). */
 double replicaset_next_availability_check(const struct pod_rank *pods, int n, long long min_ready,
     double now);
 
-/* Sorts n pods, the first to delete first. */
-void replicaset_rank_pods(struct pod_rank *pods, int n, double now);
+/* The SQL a sync ranks an owner's pods with: the view replicaset_pod_rank's own text
+ * (schema/011-replicaset-rank.sql) with ?1 its time (Unix seconds) and ?2 the owner's uid,
+ * in rank order; NULL with *error set when the view is missing or was changed. */
+char *replicaset_rank_sql(sqlite3 *db, char **error);
 
 /* The pod the controller creates for rs (a ReplicaSet object): its template's labels,
  * annotations, finalizers and spec, generateName "<name>-", and rs as controller owner. */

@@ -219,6 +219,17 @@ pod_new(const struct pod *p)
 		cJSON_AddNumberToObject(cs, "restartCount", p->restarts);
 		cJSON_AddItemToArray(statuses, cs);
 	}
+	if (p->sidecar_restarts != 0) {
+		cJSON *init = cJSON_AddArrayToObject(spec, "initContainers");
+		cJSON *statuses = cJSON_AddArrayToObject(status, "initContainerStatuses");
+		cJSON *c = cJSON_CreateObject(), *cs = cJSON_CreateObject();
+		cJSON_AddStringToObject(c, "name", "sidecar");
+		cJSON_AddStringToObject(c, "restartPolicy", "Always");
+		cJSON_AddItemToArray(init, c);
+		cJSON_AddStringToObject(cs, "name", "sidecar");
+		cJSON_AddNumberToObject(cs, "restartCount", p->sidecar_restarts);
+		cJSON_AddItemToArray(statuses, cs);
+	}
 	free(uid);
 	return pod;
 }

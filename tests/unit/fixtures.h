@@ -93,6 +93,8 @@ struct pod {
 	double deleting;	/* deletionTimestamp; 0: none */
 	const char *cost;	/* the pod-deletion-cost annotation; NULL: none */
 	int restarts;
+	int sidecar_restarts;	/* the restartCount of a sidecar (an init container that
+				   restarts Always); 0: no sidecar */
 	const char *ns;		/* NULL: default */
 	const char *owners;	/* ownerReferences JSON, instead of owner's */
 	const char *owner_uid;	/* the controller reference's uid; NULL: "uid-<owner>" */

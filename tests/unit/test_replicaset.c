@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -157,38 +158,117 @@ static const struct ranked_pod ranked_pods[] = {
 	{ "ready-8h", "", "Running", 1, 0, 0, 8 * HOUR, MONTH, 0 },
 };
 
-/* The ranking view of the pod called name with rank on_same_node (uid "", as kube's). */
-static struct pod_rank
-rank_of(const char *name, int on_same_node)
+/* The ReplicaSet the ranking tests rank (fixture defaults: foobar, controller owner 123). */
+#define RANKED_RS "uid-foobar"
+
+/* The names of RANKED_RS's pods in the order the sync's SQL (the view
+ * replicaset_pod_rank) ranks them at now, as "a,b,c"; with column >= 0, that column's
+ * values instead. */
+static char *
+rank_column(struct fixture *f, double now, int column)
 {
-	struct pod_rank r;
+	char *error = NULL;
+	char *sql = replicaset_rank_sql(store_db(f->store), &error), *wrapped;
+	sqlite3_stmt *stmt = NULL;
+	struct buf b;
+	int rc;
 
-	memset(&r, 0, sizeof r);
+	if (sql == NULL)
+		fail_msg("%s", error);
+	/* The view's rows come in no promised order: the test, as the sync, goes by rank. */
+	wrapped = xasprintf("SELECT * FROM (%s) ORDER BY rank", sql);
+	free(sql);
+	sql = wrapped;
+	if (sqlite3_prepare_v2(store_db(f->store), sql, -1, &stmt, NULL) != SQLITE_OK)
+		fail_msg("preparing the rank: %s", sqlite3_errmsg(store_db(f->store)));
+	sqlite3_bind_double(stmt, 1, now);
+	sqlite3_bind_text(stmt, 2, RANKED_RS, -1, SQLITE_STATIC);
+	buf_init(&b);
+	for (int i = 0; (rc = sqlite3_step(stmt)) == SQLITE_ROW; i++)
+		buf_printf(&b, "%s%s", i > 0 ? "," : "",
+		    (const char *)sqlite3_column_text(stmt, column >= 0 ? column : 4));
+	if (rc != SQLITE_DONE)
+		fail_msg("ranking: %s", sqlite3_errmsg(store_db(f->store)));
+	sqlite3_finalize(stmt);
+	free(sql);
+	return buf_detach(&b);
+}
+
+static char *
+rank_order(struct fixture *f, double now)
+{
+	return rank_column(f, now, -1);
+}
+
+/* Adds the pod of ranked_pods called kind to f, as RANKED_RS's pod name on node (when
+ * kind has one), with rank - 1 active pods of a sibling ReplicaSet on the same node: what
+ * kube's test gives as the pod's rank is then the count the view works out. */
+static void
+add_ranked_pod(struct fixture *f, const char *kind, const char *name, const char *node,
+    int rank)
+{
+	const struct ranked_pod *rp = NULL;
+	struct pod p;
+	char cost[32];
+
 	for (size_t i = 0; i < NELEM(ranked_pods); i++) {
-		const struct ranked_pod *p = &ranked_pods[i];
-
-		if (strcmp(p->name, name) != 0)
-			continue;
-		r.uid = "";
-		r.assigned = *p->node != '\0';
-		r.phase = p->phase;
-		r.ready = p->ready;
-		r.deletion_cost = p->cost;
-		r.on_same_node = on_same_node;
-		r.ready_since = p->ready && p->ready_ago != ZERO ? NOW - p->ready_ago : 0;
-		r.restarts = p->restarts;
-		r.sidecar_restarts = p->sidecar_restarts;
-		r.created = p->created_ago != ZERO ? NOW - p->created_ago : 0;
-		return r;
+		if (strcmp(ranked_pods[i].name, kind) == 0)
+			rp = &ranked_pods[i];
 	}
-	fail_msg("no ranked pod %s", name);
-	return r;
+	if (rp == NULL)
+		fail_msg("no ranked pod %s", kind);
+	memset(&p, 0, sizeof p);
+	p.name = name;
+	p.owner = "foobar";
+	p.phase = rp->phase;
+	p.node = *rp->node != '\0' ? node : NULL;
+	p.ready = rp->ready ? "True" : NULL;
+	p.ready_since = rp->ready && rp->ready_ago != ZERO ? NOW - rp->ready_ago : 0;
+	p.created = rp->created_ago != ZERO ? NOW - rp->created_ago : 0;
+	p.restarts = (int)rp->restarts;
+	p.sidecar_restarts = (int)rp->sidecar_restarts;
+	if (rp->cost != 0) {
+		snprintf(cost, sizeof cost, "%lld", rp->cost);
+		p.cost = cost;
+	}
+	add_pod(f, &p);
+	for (int i = 1; i < rank; i++) {
+		char filler[64];
+		struct pod q;
+
+		snprintf(filler, sizeof filler, "%s-filler%d", name, i);
+		memset(&q, 0, sizeof q);
+		q.name = filler;
+		q.owner = "filler";
+		q.labels = "{\"fill\":\"yes\"}";
+		q.phase = "Running";
+		q.node = p.node;
+		add_pod(f, &q);
+	}
+}
+
+/* A world with RANKED_RS, its sibling filler, and the pods a (named name_a, rank rank_a)
+ * and b; returns the view's order of the two. */
+static char *
+rank_pair(const char *a, const char *name_a, int rank_a, const char *b, const char *name_b,
+    int rank_b)
+{
+	struct fixture *f = fixture_new();
+	char *order;
+
+	add_rs(f, &(struct rs){ .replicas = 1 });
+	add_rs(f, &(struct rs){ .name = "filler", .replicas = 1, .selector = "{\"fill\":\"yes\"}" });
+	add_ranked_pod(f, a, name_a, "node-a", rank_a);
+	add_ranked_pod(f, b, name_b, "node-b", rank_b);
+	order = rank_order(f, NOW);
+	fixture_free(f);
+	return order;
 }
 
 /* TestSortingActivePodsWithRanks, equality cases: neither goes before the other (both
- * rank 1). */
+ * rank 1), so only the uid orders them, whichever pod has the lower one. */
 static void
-pod_less_is_false_both_ways_for_equivalent_pods(void **state)
+rank_orders_equivalent_pods_by_uid_alone(void **state)
 {
 	(void)state;
 	static const struct {
@@ -202,23 +282,26 @@ pod_less_is_false_both_ways_for_equivalent_pods(void **state)
 		{ "ready-now", "ready-now" },
 		{ "ready-then", "ready-then" },
 		{ "ready-high-restarts", "ready-high-restarts" },
-		{ "ready-now-created-then", "ready-now-created-then" },
-		{ "unscheduled-5h", "unscheduled-8h" },	/* same creation bucket, same uid */
-		{ "ready-5h", "ready-8h" },		/* same ready bucket, same uid */
+		{ "unscheduled-5h", "unscheduled-8h" },	/* the same creation bucket */
+		{ "ready-5h", "ready-8h" },		/* the same ready bucket */
 	};
 
 	for (size_t i = 0; i < NELEM(cases); i++) {
-		struct pod_rank a = rank_of(cases[i].a, 1), b = rank_of(cases[i].b, 1);
+		char *one = rank_pair(cases[i].a, "x", 1, cases[i].b, "y", 1);
+		char *two = rank_pair(cases[i].a, "y", 1, cases[i].b, "x", 1);
 
-		if (replicaset_pod_less(&a, &b, NOW) || replicaset_pod_less(&b, &a, NOW))
-			fail_msg("%s and %s should be equivalent", cases[i].a, cases[i].b);
+		if (strcmp(one, "x,y") != 0 || strcmp(two, "x,y") != 0)
+			fail_msg("%s and %s: %s then %s, want the lower uid first both times",
+			    cases[i].a, cases[i].b, one, two);
+		free(one);
+		free(two);
 	}
 }
 
-/* TestSortingActivePodsWithRanks, inequality cases: the lesser goes first, and not the
- * other way round. kube's case 15 (PodDeletionCost off) is left out: the gate is on. */
+/* TestSortingActivePodsWithRanks, inequality cases: the lesser goes first, whichever has
+ * the lower uid. kube's case 15 (PodDeletionCost off) is left out: the gate is on. */
 static void
-pod_less_puts_the_lesser_pod_first_and_not_the_other(void **state)
+rank_puts_the_lesser_pod_first(void **state)
 {
 	(void)state;
 	static const struct {
@@ -246,65 +329,234 @@ pod_less_puts_the_lesser_pod_first_and_not_the_other(void **state)
 	};
 
 	for (size_t i = 0; i < NELEM(cases); i++) {
-		struct pod_rank a = rank_of(cases[i].lesser, cases[i].lesser_rank);
-		struct pod_rank b = rank_of(cases[i].greater, cases[i].greater_rank);
+		char *one = rank_pair(cases[i].lesser, "x", cases[i].lesser_rank,
+		    cases[i].greater, "y", cases[i].greater_rank);
+		char *two = rank_pair(cases[i].lesser, "y", cases[i].lesser_rank,
+		    cases[i].greater, "x", cases[i].greater_rank);
 
-		if (!replicaset_pod_less(&a, &b, NOW))
-			fail_msg("%s (rank %d) should go before %s (rank %d)", cases[i].lesser,
-			    cases[i].lesser_rank, cases[i].greater, cases[i].greater_rank);
-		if (replicaset_pod_less(&b, &a, NOW))
-			fail_msg("%s (rank %d) should not go before %s (rank %d)",
-			    cases[i].greater, cases[i].greater_rank, cases[i].lesser,
-			    cases[i].lesser_rank);
+		if (strcmp(one, "x,y") != 0 || strcmp(two, "y,x") != 0)
+			fail_msg("case %zu: %s (rank %d) should go before %s (rank %d): got %s, %s",
+			    i, cases[i].lesser, cases[i].lesser_rank, cases[i].greater,
+			    cases[i].greater_rank, one, two);
+		free(one);
+		free(two);
 	}
 }
 
-/* Sorting agrees with Less: no pod ends up after one that it goes before. */
+/*
+ * kube's ActivePodsWithRanks.Less, written again here from its rules as the oracle of
+ * the property test below: 1 when a goes before b at now. Times are Unix seconds, 0
+ * for none.
+ */
+struct oracle_pod {
+	char name[8];
+	const char *node;	/* "" unscheduled */
+	const char *phase;
+	int ready;
+	long long cost, restarts, sidecar_restarts;
+	double ready_since, created;
+	int colocated;
+};
+
+static int
+oracle_phase(const char *phase)
+{
+	return strcmp(phase, "Unknown") == 0 ? 1 : strcmp(phase, "Running") == 0 ? 2 : 0;
+}
+
+static int
+oracle_bucket(double t, double now)
+{
+	double ns = (now - t) * 1e9;
+
+	return ns <= 0 ? -1 : (int)floor(log2(ns));
+}
+
+/* The rule for times of rules 6 and 8 when they differ: 1 when a goes first. */
+static int
+oracle_time_first(double a, double b, const char *uid_a, const char *uid_b, double now)
+{
+	int ra, rb;
+
+	if (a == 0 || b == 0)
+		return a == 0;		/* none first (they differ: one is set) */
+	ra = oracle_bucket(a, now);
+	rb = oracle_bucket(b, now);
+	return ra == rb ? strcmp(uid_a, uid_b) < 0 : ra < rb;
+}
+
+static int
+oracle_less(const struct oracle_pod *a, const struct oracle_pod *b, double now)
+{
+	char ua[16], ub[16];
+
+	snprintf(ua, sizeof ua, "uid-%s", a->name);
+	snprintf(ub, sizeof ub, "uid-%s", b->name);
+	if ((*a->node != '\0') != (*b->node != '\0'))
+		return *a->node == '\0';
+	if (oracle_phase(a->phase) != oracle_phase(b->phase))
+		return oracle_phase(a->phase) < oracle_phase(b->phase);
+	if (a->ready != b->ready)
+		return !a->ready;
+	if (a->cost != b->cost)
+		return a->cost < b->cost;
+	if (a->colocated != b->colocated)
+		return a->colocated > b->colocated;
+	if (a->ready && b->ready && a->ready_since != b->ready_since)
+		return oracle_time_first(a->ready_since, b->ready_since, ua, ub, now);
+	if (a->restarts != b->restarts)
+		return a->restarts > b->restarts;
+	if (a->sidecar_restarts != b->sidecar_restarts)
+		return a->sidecar_restarts > b->sidecar_restarts;
+	if (a->created != b->created)
+		return oracle_time_first(a->created, b->created, ua, ub, now);
+	return 0;
+}
+
+/* A number in [0, n) from the test's own generator (the same every run). */
+static unsigned
+oracle_random(unsigned n)
+{
+	static unsigned long long state = 0x9e3779b97f4a7c15ULL;
+
+	state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned)(state >> 33) % n;
+}
+
+/* A whole second before now that no other pod of the world has (or none, at times). */
+static double
+oracle_time(double *taken, int n)
+{
+	for (;;) {
+		double t;
+		int dup = 0;
+
+		if (oracle_random(5) == 0)
+			return 0;
+		t = NOW - (double)(1 + oracle_random(1u << (1 + oracle_random(24))));
+		for (int i = 0; i < n; i++)
+			dup |= taken[i] == t;
+		if (!dup)
+			return t;
+	}
+}
+
+/*
+ * Random worlds of a dozen pods, ranked by the view: no pod comes after one that kube's
+ * rules put before it. Ready and creation times are distinct within a world (or absent),
+ * which is when kube's rules are an order at all (see ready_tie in the view).
+ */
 static void
-rank_pods_never_puts_a_pod_after_one_it_goes_before(void **state)
+rank_never_puts_a_pod_after_one_kube_puts_before_it(void **state)
 {
 	(void)state;
-	struct pod_rank pods[NELEM(ranked_pods)];
-	int n = (int)NELEM(ranked_pods);
+	static const char *const nodes[] = { "", "node-1", "node-2" };
+	static const char *const phases[] = { "Pending", "Unknown", "Running" };
 
-	/* Backwards, so that the sort has work to do. */
-	for (int i = 0; i < n; i++)
-		pods[i] = rank_of(ranked_pods[n - 1 - i].name, 1 + i % 3);
-	replicaset_rank_pods(pods, n, NOW);
-	for (int i = 0; i < n; i++) {
-		for (int j = i + 1; j < n; j++) {
-			if (replicaset_pod_less(&pods[j], &pods[i], NOW))
-				fail_msg("position %d goes before position %d", j, i);
+	for (int world = 0; world < 150; world++) {
+		struct oracle_pod pods[12];
+		double readys[12], createds[12];
+		struct fixture *f = fixture_new();
+		char *order, *at;
+		int n = (int)NELEM(pods), placed[12];
+
+		add_rs(f, &(struct rs){ .replicas = 1 });
+		for (int i = 0; i < n; i++) {
+			struct oracle_pod *p = &pods[i];
+			struct pod q;
+			char cost[8];
+
+			snprintf(p->name, sizeof p->name, "p%02d", i);
+			p->node = nodes[oracle_random(3)];
+			p->phase = phases[oracle_random(3)];
+			p->ready = (int)oracle_random(2);
+			p->cost = oracle_random(3) == 0;
+			p->restarts = oracle_random(2);
+			p->sidecar_restarts = oracle_random(2);
+			p->ready_since = readys[i] = p->ready ? oracle_time(readys, i) : 0;
+			p->created = createds[i] = oracle_time(createds, i);
+			memset(&q, 0, sizeof q);
+			q.name = p->name;
+			q.owner = "foobar";
+			q.node = *p->node != '\0' ? p->node : NULL;
+			q.phase = p->phase;
+			q.ready = p->ready ? "True" : "False";
+			q.ready_since = p->ready_since;
+			q.created = p->created;
+			q.restarts = (int)p->restarts;
+			q.sidecar_restarts = (int)p->sidecar_restarts;
+			snprintf(cost, sizeof cost, "%lld", p->cost);
+			q.cost = p->cost != 0 ? cost : NULL;
+			add_pod(f, &q);
 		}
+		for (int i = 0; i < n; i++) {
+			pods[i].colocated = 0;
+			for (int j = 0; j < n; j++)
+				pods[i].colocated += strcmp(pods[i].node, pods[j].node) == 0;
+		}
+		order = rank_order(f, NOW);
+		at = order;
+		for (int k = 0; k < n; k++) {	/* "p03,p11,..." */
+			placed[k] = atoi(at + 1);
+			at += 4;
+		}
+		for (int i = 0; i < n; i++) {
+			for (int j = i + 1; j < n; j++) {
+				if (oracle_less(&pods[placed[j]], &pods[placed[i]], NOW))
+					fail_msg("world %d: %s ranked after %s, which kube puts after "
+					    "it: %s", world, pods[placed[j]].name,
+					    pods[placed[i]].name, order);
+			}
+		}
+		free(order);
+		fixture_free(f);
 	}
+}
+
+/*
+ * Where kube's rules are no order, the view's (see ready_tie): a and c became ready at the
+ * same time, b at another in the same bucket. kube puts c before a (restarts), a before b
+ * (uid) and b before c (uid). The view keeps a and c together, under a's uid, and c goes
+ * first among them.
+ */
+static void
+rank_keeps_pods_ready_at_the_same_time_together(void **state)
+{
+	struct fixture *f = *state;
+	char *order;
+
+	add_pod(f, &(struct pod){ .name = "a", .owner = "foobar", .phase = "Running",
+	    .node = "n", .ready = "True", .ready_since = NOW - 5 * HOUR, .created = NOW - DAY });
+	add_pod(f, &(struct pod){ .name = "c", .owner = "foobar", .phase = "Running",
+	    .node = "n", .ready = "True", .ready_since = NOW - 5 * HOUR, .created = NOW - DAY,
+	    .restarts = 5 });
+	add_pod(f, &(struct pod){ .name = "b", .owner = "foobar", .phase = "Running",
+	    .node = "n", .ready = "True", .ready_since = NOW - 6 * HOUR, .created = NOW - DAY });
+	add_rs(f, &(struct rs){ .replicas = 1 });
+	order = rank_order(f, NOW);
+	assert_string_equal(order, "c,a,b");
+	free(order);
 }
 
 /* Ranking's "now" for the bucket tests: small, so that nanoseconds are representable. */
-#define BUCKET_NOW 1000.5
+#define BUCKET_NOW 1000.0
 
-/* Returns 1 when two ready pods, ready for age_a and age_b nanoseconds, are in the same
- * age bucket: then (and only then) their uids decide, whichever way round they are. */
+/* The view's ready_bucket of a pod ready for ns nanoseconds. */
 static int
-same_bucket(double age_a, double age_b)
+ready_bucket_of(double ns)
 {
-	struct pod_rank a, b;
-	int a_first, b_first;
+	struct fixture *f = fixture_new();
+	char *got;
+	int bucket;
 
-	memset(&a, 0, sizeof a);
-	a.assigned = 1;
-	a.phase = "Running";
-	a.ready = 1;
-	a.created = 1;
-	b = a;
-	a.ready_since = BUCKET_NOW - age_a / 1e9;
-	b.ready_since = BUCKET_NOW - age_b / 1e9;
-	a.uid = "a";
-	b.uid = "b";
-	a_first = replicaset_pod_less(&a, &b, BUCKET_NOW);
-	a.uid = "b";
-	b.uid = "a";
-	b_first = replicaset_pod_less(&b, &a, BUCKET_NOW);
-	return a_first && b_first;
+	add_rs(f, &(struct rs){ .replicas = 1 });
+	add_pod(f, &(struct pod){ .name = "p", .owner = "foobar", .phase = "Running",
+	    .node = "n", .ready = "True", .ready_since = BUCKET_NOW, .created = 1 });
+	got = rank_column(f, BUCKET_NOW + ns / 1e9, 14);
+	bucket = atoi(got);
+	free(got);
+	fixture_free(f);
+	return bucket;
 }
 
 /*
@@ -343,17 +595,104 @@ age_buckets_are_floor_log2_of_nanoseconds(void **state)
 
 	for (size_t i = 0; i < NELEM(cases); i++) {
 		double lo = ldexp(1, cases[i].bucket), hi = ldexp(1, cases[i].bucket + 1);
+		int k = cases[i].bucket;
 
-		double ns = cases[i].ns;
-
-		if (!same_bucket(ns, lo * 1.001) || !same_bucket(ns, hi * 0.999) ||
-		    same_bucket(ns, lo * 0.999) || same_bucket(ns, hi * 1.001))
-			fail_msg("%s: not in bucket %d", cases[i].age, cases[i].bucket);
+		if (ready_bucket_of(cases[i].ns) != k || ready_bucket_of(lo * 1.001) != k ||
+		    ready_bucket_of(hi * 0.999) != k || ready_bucket_of(lo * 0.999) != k - 1 ||
+		    ready_bucket_of(hi * 1.001) != k + 1)
+			fail_msg("%s: not in bucket %d", cases[i].age, k);
 	}
-	/* The pairs the notes give as sharing a bucket. */
-	assert_true(same_bucket(1.8e13, 2.88e13));
-	assert_true(same_bucket(2.592e15, 2.6784e15));
-	assert_false(same_bucket(7.2e12, 1.8e13));
+	/* A time not in the past. */
+	assert_int_equal(ready_bucket_of(0), -1);
+	assert_int_equal(ready_bucket_of(-1e9), -1);
+}
+
+/* The sync's ranking reads the namespace's pods through an index, never the whole table
+ * (EXPLAIN QUERY PLAN, on a cache without statistics, as sqlkcm keeps it). */
+static void
+rank_reads_pods_by_index(void **state)
+{
+	struct fixture *f = *state;
+	char *error = NULL, *sql = replicaset_rank_sql(store_db(f->store), &error);
+	char *explain = xasprintf("EXPLAIN QUERY PLAN %s", sql);
+	sqlite3_stmt *stmt;
+	int searches = 0;
+
+	assert_int_equal(sqlite3_prepare_v2(store_db(f->store), explain, -1, &stmt, NULL),
+	    SQLITE_OK);
+	while (sqlite3_step(stmt) == SQLITE_ROW) {
+		const char *detail = (const char *)sqlite3_column_text(stmt, 3);
+
+		if (strncmp(detail, "SCAN p", 6) == 0 && (detail[6] == '\0' || detail[6] == ' '))
+			fail_msg("the ranking scans the pods: %s", detail);
+		if (strstr(detail, "SCAN cache_pods") != NULL ||
+		    strstr(detail, "SCAN object_labels") != NULL ||
+		    strstr(detail, "SCAN object_owners") != NULL ||
+		    (strstr(detail, "AUTOMATIC") != NULL && strstr(detail, "SEARCH p ") != NULL))
+			fail_msg("the ranking scans a cache table: %s", detail);
+		searches += strncmp(detail, "SEARCH p USING INDEX", 20) == 0;
+	}
+	sqlite3_finalize(stmt);
+	assert_true(searches > 0);
+	free(explain);
+	free(sql);
+}
+
+/* What a sqlite3 user reads from the view is the sync's order: the same text, at the time
+ * of the query. */
+static void
+view_ranks_as_the_sync_does(void **state)
+{
+	struct fixture *f = *state;
+	sqlite3_stmt *stmt;
+	struct buf b;
+	char *sync;
+	int rc;
+
+	add_rs(f, &(struct rs){ .replicas = 1 });
+	add_rs(f, &(struct rs){ .name = "filler", .replicas = 1, .selector = "{\"fill\":\"yes\"}" });
+	for (size_t i = 0; i < NELEM(ranked_pods); i++) {
+		char name[64];
+
+		snprintf(name, sizeof name, "p-%s", ranked_pods[i].name);
+		add_ranked_pod(f, ranked_pods[i].name, name, i % 2 ? "node-a" : "node-b",
+		    1 + (int)(i % 3));
+	}
+	assert_int_equal(sqlite3_prepare_v2(store_db(f->store), "SELECT pod FROM"
+	    " replicaset_pod_rank WHERE owner_uid = 'uid-foobar' ORDER BY rank", -1, &stmt,
+	    NULL), SQLITE_OK);
+	buf_init(&b);
+	for (int i = 0; (rc = sqlite3_step(stmt)) == SQLITE_ROW; i++)
+		buf_printf(&b, "%s%s", i > 0 ? "," : "", sqlite3_column_text(stmt, 0));
+	assert_int_equal(rc, SQLITE_DONE);
+	sqlite3_finalize(stmt);
+	sync = rank_order(f, (double)time(NULL));
+	assert_string_equal(b.data, sync);
+	assert_int_equal(strlen(sync) > 0, 1);
+	free(sync);
+	buf_free(&b);
+}
+
+/* A cache whose view was edited where the sync replaces it is refused, with the reason. */
+static void
+rank_sql_refuses_an_edited_view(void **state)
+{
+	struct fixture *f = *state;
+	sqlite3 *db = store_db(f->store);
+	char *error = NULL, *sql;
+
+	assert_int_equal(sqlite3_exec(db, "DROP VIEW replicaset_pod_rank;"
+	    " CREATE VIEW replicaset_pod_rank AS SELECT 1 AS rank", NULL, NULL, NULL), SQLITE_OK);
+	sql = replicaset_rank_sql(db, &error);
+	assert_null(sql);
+	assert_non_null(strstr(error, "replicaset_pod_rank does not begin as this sqlkcm wrote it"));
+	free(error);
+	error = NULL;
+	assert_int_equal(sqlite3_exec(db, "DROP VIEW replicaset_pod_rank", NULL, NULL, NULL),
+	    SQLITE_OK);
+	assert_null(replicaset_rank_sql(db, &error));
+	assert_string_equal(error, "the cache has no view replicaset_pod_rank");
+	free(error);
 }
 
 /* --- 13.2 getPodsToDelete, through a sync ---------------------------------------------- */
@@ -2124,9 +2463,13 @@ main(void)
 #define T(name) cmocka_unit_test_setup_teardown(name, fixture_setup, fixture_teardown)
 	const struct CMUnitTest tests[] = {
 		/* 13.1 ranking */
-		cmocka_unit_test(pod_less_is_false_both_ways_for_equivalent_pods),
-		cmocka_unit_test(pod_less_puts_the_lesser_pod_first_and_not_the_other),
-		cmocka_unit_test(rank_pods_never_puts_a_pod_after_one_it_goes_before),
+		cmocka_unit_test(rank_orders_equivalent_pods_by_uid_alone),
+		cmocka_unit_test(rank_puts_the_lesser_pod_first),
+		cmocka_unit_test(rank_never_puts_a_pod_after_one_kube_puts_before_it),
+		T(rank_keeps_pods_ready_at_the_same_time_together),
+		T(rank_reads_pods_by_index),
+		T(view_ranks_as_the_sync_does),
+		T(rank_sql_refuses_an_edited_view),
 		cmocka_unit_test(age_buckets_are_floor_log2_of_nanoseconds),
 		/* 13.2 pods to delete, related pods, 13.18 deletion cost */
 		cmocka_unit_test(scale_down_deletes_the_lowest_ranked_pods_first),
