@@ -14,7 +14,9 @@
  *
  * Deliberate differences, not tested as kube has them: deletes carry a uid precondition;
  * sqlkcm's times are Unix seconds in a double, so the log-bucket rows at exact powers of
- * two nanoseconds are left out.
+ * two nanoseconds are left out. kube's ranking is a rule on pairs, checked here on the
+ * view replicaset_pod_rank that the sync runs: pairs in both uid orders, and random worlds
+ * against kube's rule as an oracle where that rule is an order.
  */
 #include "config.h"
 
