@@ -55,6 +55,7 @@
 
 #include "log.h"
 #include "metrics.h"
+#include "jsonarena.h"
 #include "jsonspan.h"
 #include "schema.h"
 #include "store.h"
@@ -906,7 +907,7 @@ store_parse_object(const struct resource *r, const char *text, size_t text_len,
 	    store_dropped_metadata_only : store_dropped, len);
 	if (*body == NULL)
 		return NULL;
-	object = cJSON_ParseWithLength(*body, *len);
+	object = json_arena_parse(*body, *len);
 	if (!cJSON_IsObject(object)) {
 		cJSON_Delete(object);
 		free(*body);

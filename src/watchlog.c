@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonarena.h"
 #include "jsonspan.h"
 #include "watchlog.h"
 #include "json.h"
@@ -418,7 +419,7 @@ record_parse_split(const char *text, size_t len, char **object_text, size_t *obj
 	}
 	*object_text = json_copy_without(object, "metadata", dropped_metadata, object_len);
 	if (*object_text == NULL ||
-	    (parsed = cJSON_ParseWithLength(*object_text, *object_len)) == NULL) {
+	    (parsed = json_arena_parse(*object_text, *object_len)) == NULL) {
 		free(*object_text);
 		*object_text = NULL;
 		cJSON_Delete(root);
