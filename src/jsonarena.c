@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "jsonarena.h"
 #include "util.h"
@@ -72,6 +73,26 @@ chunk_index(const struct chunk *c)
 	return -1;
 }
 
+/* A chunk of the system's, aligned to its size: mapped apart from malloc's heap, so that
+ * what is given back leaves the process (a heap holes it, and keeps the pages). */
+static struct chunk *
+chunk_map(void)
+{
+	size_t len = 2 * CHUNK_SIZE;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t start, end;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	start = ((uintptr_t)p + CHUNK_SIZE - 1) & ~(uintptr_t)(CHUNK_SIZE - 1);
+	end = start + CHUNK_SIZE;
+	if (start > (uintptr_t)p)
+		munmap(p, start - (uintptr_t)p);
+	if ((uintptr_t)p + len > end)
+		munmap((void *)end, (uintptr_t)p + len - end);
+	return (struct chunk *)start;
+}
+
 static void
 chunk_release(struct chunk *c)
 {
@@ -85,23 +106,21 @@ chunk_release(struct chunk *c)
 	}
 	arena.chunks[i] = arena.chunks[--arena.n];
 	ASAN_UNPOISON_MEMORY_REGION(c, CHUNK_SIZE);
-	free(c);
+	munmap(c, CHUNK_SIZE);
 }
 
 static struct chunk *
 chunk_new(void)
 {
 	struct chunk *c;
-	void *p;
 
 	if (arena.spare != NULL) {
 		c = arena.spare;
 		arena.spare = NULL;
 		return c;
 	}
-	if (posix_memalign(&p, CHUNK_SIZE, CHUNK_SIZE) != 0)
+	if ((c = chunk_map()) == NULL)
 		return NULL;
-	c = p;
 	c->used = CHUNK_START;
 	c->live = 0;
 	ASAN_POISON_MEMORY_REGION((char *)c + CHUNK_START, CHUNK_SIZE - CHUNK_START);
