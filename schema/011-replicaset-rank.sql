@@ -50,30 +50,35 @@ CREATE VIEW replicaset_pod_rank AS
 WITH
 clock(now) AS (SELECT (julianday('now') - 2440587.5) * 86400.0),
 focus(owner_uid) AS (SELECT uid FROM cache_replicasets UNION ALL SELECT uid FROM cache_replicationcontrollers),
-every_owner(kind, id, uid, namespace, name, selector, replicas, deleting) AS (
+owners(kind, id, uid, namespace, name, selector, replicas, deleting) AS (
     SELECT 'ReplicaSet', id, uid, namespace, name, selector, replicas,
            deletion_timestamp IS NOT NULL
-      FROM cache_replicasets
+      FROM cache_replicasets WHERE uid IN (SELECT owner_uid FROM focus)
     UNION ALL
     SELECT 'ReplicationController', id, uid, namespace, name, selector, replicas,
            deletion_timestamp IS NOT NULL
-      FROM cache_replicationcontrollers),
-owners AS (
-    SELECT * FROM every_owner WHERE uid IN (SELECT owner_uid FROM focus)),
+      FROM cache_replicationcontrollers WHERE uid IN (SELECT owner_uid FROM focus)),
 -- The owners whose selectors count for an owner's co-location: itself and, when it has a
 -- controller owner, the owners of its kind with the same one (a Deployment's ReplicaSets).
+-- Each read by its id: the cost is the owner's, not the cache's.
+peer_ids(owner_uid, owner_id, kind, grouped, id) AS (
+    SELECT o.uid, o.id, o.kind,
+           EXISTS (SELECT 1 FROM object_owners c WHERE c.object_id = o.id AND c.controller = 1),
+           o.id
+      FROM owners o
+    UNION
+    SELECT o.uid, o.id, o.kind, 1, peer.object_id
+      FROM owners o
+      JOIN object_owners mine ON mine.object_id = o.id AND mine.controller = 1
+      JOIN object_owners peer ON peer.owner_uid = mine.owner_uid AND peer.controller = 1),
 peers(owner_uid, grouped, id, own, namespace, selector) AS (
-    SELECT o.uid, EXISTS (SELECT 1 FROM object_owners c
-                           WHERE c.object_id = o.id AND c.controller = 1),
-           s.id, s.id = o.id, s.namespace, s.selector
-      FROM owners o CROSS JOIN every_owner s
-     WHERE s.kind = o.kind
-       AND (s.id = o.id
-            OR s.id IN (SELECT peer.object_id
-                          FROM object_owners mine
-                          JOIN object_owners peer ON peer.owner_uid = mine.owner_uid
-                                                 AND peer.controller = 1
-                         WHERE mine.object_id = o.id AND mine.controller = 1))),
+    SELECT i.owner_uid, i.grouped, s.id, s.id = i.owner_id, s.namespace, s.selector
+      FROM peer_ids i JOIN cache_replicasets s ON s.id = i.id
+     WHERE i.kind = 'ReplicaSet'
+    UNION ALL
+    SELECT i.owner_uid, i.grouped, s.id, s.id = i.owner_id, s.namespace, s.selector
+      FROM peer_ids i JOIN cache_replicationcontrollers s ON s.id = i.id
+     WHERE i.kind = 'ReplicationController'),
 -- Their selectors, read once (MATERIALIZED: else each pod reads them again, twice the
 -- time of the whole query): the labels matchLabels wants, and matchExpressions.
 wanted(id, key, value) AS MATERIALIZED (
