@@ -493,6 +493,27 @@ action_error_set(struct execution *x, const struct action *a, const char *error)
 	free(message);
 }
 
+/*
+ * A creation or deletion that got no answer (the connection broke after the request went
+ * out) may have been carried out. Its expectation is dropped as kube drops it, so the
+ * controller must not act again before its cache can show the outcome: the informer of
+ * that resource syncs again from the stored state, and the controllers that read it wait
+ * (pods created by requests whose answers were lost arrive with that sync).
+ */
+static void
+answer_lost(struct execution *x, const struct action *a, const struct restops_result *res)
+{
+	char *why;
+
+	if (res->transport_error == NULL || x->e->informers == NULL)
+		return;
+	why = xasprintf("a %s of %s got no answer (%s)",
+	    a->type == ACTION_CREATE ? "creation" : "deletion", a->resource->name,
+	    res->transport_error);
+	informer_set_resync(x->e->informers, a->resource, why);
+	free(why);
+}
+
 static void
 create_done(struct execution *x, struct action *a, struct restops_result *res)
 {
@@ -514,6 +535,7 @@ create_done(struct execution *x, struct action *a, struct restops_result *res)
 	    a->resource->name, a->namespace, res->status.message);
 	action_error_set(x, a, res->status.message);
 	x->batch_failed = 1;
+	answer_lost(x, a, res);
 }
 
 static void
@@ -526,6 +548,7 @@ delete_done(struct execution *x, struct action *a, struct restops_result *res)
 	}
 	/* The deletion will not be observed as asked for: stop waiting for it. */
 	lower_expectations(x, a, 1);
+	answer_lost(x, a, res);
 	if (res->status.reason == API_NOT_FOUND)
 		return;	/* already gone: what we wanted */
 	action_event(x, a, 0, res->status.message);

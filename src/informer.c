@@ -1622,6 +1622,20 @@ informer_set_synced(const struct informer_set *set)
 	return 1;
 }
 
+void
+informer_set_resync(struct informer_set *set, const struct resource *r, const char *why)
+{
+	struct informer *inf;
+
+	TAILQ_FOREACH(inf, &set->informers, link) {
+		if (inf->resource != r || !inf->synced || set->stopping)
+			continue;
+		log_info("informer resource=%s: %s; syncing again from the stored state before "
+		    "the controllers act", r->name, why);
+		informer_restart(inf, why);
+	}
+}
+
 int
 informer_set_synced_for(const struct informer_set *set,
     int (*wanted)(const struct resource *r, void *arg), void *arg)

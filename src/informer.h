@@ -101,6 +101,13 @@ void informer_set_stop(struct informer_set *set);
  * the caller can write in a transaction of its own. */
 void informer_set_commit(struct informer_set *set);
 
+/* Starts r's informer over from what the store holds, as after a failed cache write: the
+ * controllers that read r wait until it has synced again. For a write whose answer was
+ * lost (the connection broke after the request went out): it may have been carried out,
+ * and a controller acting before the cache shows it would do it twice. An informer that
+ * is already syncing is left as it is, so that a burst of such failures restarts it once. */
+void informer_set_resync(struct informer_set *set, const struct resource *r, const char *why);
+
 /* True once every informer's cache holds a complete list (now or from a previous run). */
 int informer_set_synced(const struct informer_set *set);
 
