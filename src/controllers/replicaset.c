@@ -131,7 +131,7 @@ owners_resource(const struct replicaset_state *st)
 /* --- availability --------------------------------------------------------------------- */
 
 double
-replicaset_next_availability_check(const struct pod_rank *pods, int n, long long min_ready,
+replicaset_next_availability_check(const struct pod_readiness *pods, int n, long long min_ready,
     double now)
 {
 	double min = 0;
@@ -392,7 +392,7 @@ replicaset_fini(struct controller *c)
 
 /* One active pod of the namespace, as the sync sees it. */
 struct candidate {
-	struct pod_rank rank;
+	struct pod_readiness readiness;
 	char *uid;
 	char *name;
 	char *phase;
@@ -492,7 +492,6 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 	buf_append_str(sql,
 	    "WITH live AS ("
 	    "  SELECT p.id, p.uid, p.name, p.phase, p.node_name, p.ready, p.ready_since,"
-	    "         p.restarts, p.sidecar_restarts, p.deletion_cost, p.creation_timestamp,"
 	    "         p.deletion_timestamp IS NOT NULL AS terminating,"
 	    "         p.controller_uid"
 	    "    FROM cache_pods p"
@@ -502,15 +501,13 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 	    "     AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')"
 	    "  UNION ALL"
 	    "  SELECT p.id, p.uid, p.name, p.phase, p.node_name, p.ready, p.ready_since,"
-	    "         p.restarts, p.sidecar_restarts, p.deletion_cost, p.creation_timestamp,"
 	    "         p.deletion_timestamp IS NOT NULL AS terminating,"
 	    "         p.controller_uid"
 	    "    FROM cache_pods p"
 	    "   WHERE p.namespace = ?1 AND p.controller_uid IS NULL"
 	    "     AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed'))"
-	    " SELECT a.uid, a.name, a.phase, a.node_name IS NOT NULL AND a.node_name != '',"
-	    "        coalesce(a.ready, 0), a.ready_since, a.restarts, a.sidecar_restarts,"
-	    "        coalesce(a.deletion_cost, 0), a.creation_timestamp,"
+	    " SELECT a.uid, a.name, a.phase,"
+	    "        coalesce(a.ready, 0), a.ready_since,"
 	    "        a.controller_uid IS NOT NULL AND a.controller_uid = ?2,"
 	    "        coalesce(a.node_name, ''),"
 	    "        NOT EXISTS (SELECT 1 FROM json_each(?3) t WHERE NOT EXISTS ("
@@ -546,24 +543,17 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 		c->uid = column_strdup(stmt, 0);
 		c->name = column_strdup(stmt, 1);
 		c->phase = column_strdup(stmt, 2);
-		c->rank.uid = c->uid;
-		c->rank.phase = c->phase;
-		c->rank.assigned = sqlite3_column_int(stmt, 3);
-		c->rank.ready = sqlite3_column_int(stmt, 4);
-		c->rank.ready_since = column_time(stmt, 5);
-		c->rank.restarts = sqlite3_column_int64(stmt, 6);
-		c->rank.sidecar_restarts = sqlite3_column_int64(stmt, 7);
-		c->rank.deletion_cost = sqlite3_column_int64(stmt, 8);
-		c->rank.created = column_time(stmt, 9);
-		c->controlled = sqlite3_column_int(stmt, 10);
-		c->node = column_strdup(stmt, 11);
-		c->fully_labeled = sqlite3_column_int(stmt, 12);
-		c->terminating = sqlite3_column_int(stmt, 13);
-		c->matches = sqlite3_column_int(stmt, 14);
+		c->readiness.ready = sqlite3_column_int(stmt, 3);
+		c->readiness.ready_since = column_time(stmt, 4);
+		c->controlled = sqlite3_column_int(stmt, 5);
+		c->node = column_strdup(stmt, 6);
+		c->fully_labeled = sqlite3_column_int(stmt, 7);
+		c->terminating = sqlite3_column_int(stmt, 8);
+		c->matches = sqlite3_column_int(stmt, 9);
 		/* Available: ready, and for at least minReadySeconds when there is one
 		 * (kube's IsPodAvailable: lastTransitionTime + minReadySeconds <= now). */
-		c->available = c->rank.ready && (min_ready == 0 ||
-		    (c->rank.ready_since != 0 && c->rank.ready_since + min_ready <= now));
+		c->available = c->readiness.ready && (min_ready == 0 ||
+		    (c->readiness.ready_since != 0 && c->readiness.ready_since + min_ready <= now));
 	}
 	if (rc != SQLITE_DONE)
 		error_set(error, "%s: listing pods: %s", st->flavor->controller,
@@ -1027,20 +1017,20 @@ replicaset_sync(struct controller *c, const char *key, double now, struct sync_r
 		const struct candidate *p = &cs.v[claimed[i]];
 		counts.replicas++;
 		counts.fully_labeled += p->fully_labeled;
-		counts.ready += p->rank.ready;
+		counts.ready += p->readiness.ready;
 		counts.available += p->available;
 	}
 	status_action(st, out, rs, namespace, name, &counts, now);
 	/* Ready but not yet available pods: look again when the first one should be. */
 	if (min_ready > 0 && counts.ready != counts.available) {
-		struct pod_rank *ranks = xmalloc(((size_t)nclaimed + 1) * sizeof *ranks);
+		struct pod_readiness *pods = xmalloc(((size_t)nclaimed + 1) * sizeof *pods);
 		for (int i = 0; i < nclaimed; i++)
-			ranks[i] = cs.v[claimed[i]].rank;
-		out->requeue_after = replicaset_next_availability_check(ranks, nclaimed,
+			pods[i] = cs.v[claimed[i]].readiness;
+		out->requeue_after = replicaset_next_availability_check(pods, nclaimed,
 		    min_ready, now);
 		if (out->requeue_after <= 0)
 			out->requeue_after = (double)min_ready;
-		free(ranks);
+		free(pods);
 	}
 	rc = 0;
 out:

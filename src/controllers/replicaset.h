@@ -20,22 +20,14 @@ extern const struct controller_type replicaset_controller_type;
 extern const struct controller_type replicationcontroller_controller_type;
 
 /* A pod as the availability check reads it. Times are Unix seconds, 0 when absent. */
-struct pod_rank {
-	const char *uid;
-	int assigned;		/* spec.nodeName set */
-	const char *phase;	/* status.phase, or NULL */
+struct pod_readiness {
 	int ready;		/* the Ready condition is True */
-	long long deletion_cost;	/* the pod-deletion-cost annotation, 0 when absent/invalid */
 	double ready_since;	/* the Ready condition's lastTransitionTime */
-	long long restarts;	/* the largest container restartCount */
-	long long sidecar_restarts;	/* the largest sidecar (restartable init) restartCount */
-	double created;		/* metadata.creationTimestamp */
-	int index;		/* the caller's, carried along */
 };
 
 /* The seconds after now at which the first of n ready-but-not-yet-available pods becomes
  * available given min_ready; 0 when none will (kube's FindMinNextPodAvailabilityCheck). */
-double replicaset_next_availability_check(const struct pod_rank *pods, int n, long long min_ready,
+double replicaset_next_availability_check(const struct pod_readiness *pods, int n, long long min_ready,
     double now);
 
 /* The SQL a sync ranks an owner's pods with: the view replicaset_pod_rank's own text

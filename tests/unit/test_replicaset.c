@@ -1635,14 +1635,12 @@ claim_of_the_filtering_table_adopts_and_releases(void **state)
 /* --- 13.16 availability ---------------------------------------------------------------- */
 
 /* A ready (or not) pod ranked for the availability check; ago < 0: LTT zero. */
-static struct pod_rank
+static struct pod_readiness
 availability_pod(int ready, double ago)
 {
-	struct pod_rank p;
+	struct pod_readiness p;
 
 	memset(&p, 0, sizeof p);
-	p.uid = "";
-	p.phase = "Running";
 	p.ready = ready;
 	p.ready_since = ago >= 0 ? NOW - ago : 0;
 	return p;
@@ -1668,7 +1666,7 @@ next_availability_check_of_one_pod(void **state)
 	};
 
 	for (size_t i = 0; i < NELEM(cases); i++) {
-		struct pod_rank p = availability_pod(cases[i].ready, cases[i].ago);
+		struct pod_readiness p = availability_pod(cases[i].ready, cases[i].ago);
 		double got = replicaset_next_availability_check(&p, 1, cases[i].min_ready, NOW);
 
 		if (fabs(got - cases[i].want) > 1e-9)
@@ -1700,7 +1698,7 @@ next_availability_check_is_the_soonest_of_the_pods(void **state)
 	};
 
 	for (size_t i = 0; i < NELEM(cases); i++) {
-		struct pod_rank pods[5];
+		struct pod_readiness pods[5];
 		double got;
 
 		for (int j = 0; j < cases[i].n; j++)
