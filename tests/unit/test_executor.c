@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <event2/event.h>
 #include <sqlite3.h>
 
 #include "action.h"
@@ -504,6 +505,89 @@ creation_without_a_response_is_a_failure(void **state)
 	assert_expectations(h, 2, 0);
 }
 
+/*
+ * A pods informer over the harness's store, synced from an empty LIST, and the executor
+ * rebuilt to tell it of lost answers. Its set has no client (it only remembers the request
+ * it would send) and a loop of its own, so that its timers do not keep the fake's loop
+ * running. Returns the set; harness_drop_informers frees it.
+ */
+static struct event_base *informer_base;
+
+static struct informer_set *
+harness_with_synced_pods_informer(struct harness *h)
+{
+	static const char list[] = "{\"kind\":\"PodList\",\"apiVersion\":\"v1\","
+	    "\"metadata\":{\"resourceVersion\":\"7\"},\"items\":[]}";
+	struct client_response resp = { 200, list, sizeof list - 1, NULL, NULL };
+	struct informer_set *set;
+	char *error = NULL;
+
+	informer_base = event_base_new();
+	assert_non_null(informer_base);
+	set = informer_set_new(informer_base, NULL, h->f->store);
+
+	informer_set_watch_list(set, INFORMER_WATCH_LIST_OFF);
+	informer_set_add(set, h->f->pods);
+	if (informer_set_start(set, &error) != 0)
+		fail_msg("informer_set_start: %s", error);
+	assert_non_null(strstr(informer_set_request_path(set, h->f->pods), "/api/v1/pods?"));
+	informer_set_respond(set, h->f->pods, &resp);
+	for (int i = 0; i < 20; i++)
+		event_base_loop(informer_base, EVLOOP_NONBLOCK);
+	informer_set_commit(set);
+	assert_int_equal(informer_set_synced(set), 1);
+	executor_free(h->e);
+	h->e = executor_new(h->fake->client, h->f->store, set, h->recorders);
+	return set;
+}
+
+/* Frees the harness's executor before the informer set it tells. */
+static void
+harness_drop_informers(struct harness *h, struct informer_set *set)
+{
+	executor_free(h->e);
+	h->e = executor_new(h->fake->client, h->f->store, NULL, h->recorders);
+	informer_set_free(set);
+	event_base_free(informer_base);
+	informer_base = NULL;
+}
+
+/*
+ * A creation whose answer was lost may have made its pod: the expectation is lowered as
+ * kube lowers it, so the pods informer must sync again before the controller can act on a
+ * cache that does not show that pod yet. A creation refused with an answer leaves the
+ * informer synced.
+ */
+static void
+creation_without_a_response_makes_the_pods_informer_sync_again(void **state)
+{
+	static const struct {
+		struct fake_fault fault;
+		int synced;		/* the informer afterwards */
+	} cases[] = {
+		{ { "POST", "pods", 2, 2, 500, "InternalError", "fake error", NULL }, 1 },
+		{ { "POST", "pods", 2, 2, 409, "AlreadyExists", "exists", NULL }, 1 },
+		{ { "POST", "pods", 2, 2, 0, NULL, NULL, NULL }, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct harness *h = harness_new(fixture_new());
+		struct informer_set *set = harness_with_synced_pods_informer(h);
+
+		add_rs(h->f, &(struct rs){ .replicas = 4 });
+		fake_apiserver_set_faults(h->fake, &cases[i].fault, 1);
+		carry_out(h);
+		assert_batches(h, "POST", "pods", "1,2");
+		assert_outcome(h, 1, 0);
+		if (informer_set_synced(set) != cases[i].synced)
+			fail_msg("case %zu (code %d): informer synced=%d, want %d", i,
+			    cases[i].fault.code, !cases[i].synced, cases[i].synced);
+		harness_drop_informers(h, set);
+		harness_free(h);
+	}
+}
+
 /* --- deletions (TestDeletePodsAllowsMissing, manageReplicas' deletions) ---------------- */
 
 /* Adds pods a..c (names) controlled by foobar. */
@@ -541,6 +625,33 @@ deletions_go_out_at_once_with_a_uid_precondition(void **state)
 	assert_events(h, "Normal SuccessfulDelete: Deleted pod: pod-a;"
 	    "Normal SuccessfulDelete: Deleted pod: pod-b;"
 	    "Normal SuccessfulDelete: Deleted pod: pod-c");
+}
+
+/* A deletion whose answer was lost makes the pods informer sync again; a NotFound, which
+ * is an answer, does not. */
+static void
+deletion_without_a_response_makes_the_pods_informer_sync_again(void **state)
+{
+	struct harness *h = *state;
+	static const char *const names[] = { "pod-a", "pod-b", "pod-c" };
+	static const struct fake_fault gone = { "DELETE", "pods/", 1, 0, 404, "NotFound",
+	    "pod not found", NULL };
+	static const struct fake_fault lost = { "DELETE", "pods/", 1, 0, 0, NULL, NULL, NULL };
+	struct informer_set *set = harness_with_synced_pods_informer(h);
+
+	add_rs(h->f, &(struct rs){ .replicas = 2 });
+	add_owned_pods(h, names, 3);
+	fake_apiserver_set_faults(h->fake, &gone, 1);
+	carry_out(h);
+	assert_batches(h, "DELETE", "pods/", "1");
+	assert_int_equal(informer_set_synced(set), 1);
+
+	fake_apiserver_set_faults(h->fake, &lost, 1);
+	carry_out(h);
+	assert_batches(h, "DELETE", "pods/", "1,1");
+	assert_outcome(h, 1, 0);
+	assert_int_equal(informer_set_synced(set), 0);
+	harness_drop_informers(h, set);
 }
 
 /* NotFound is a deletion done (no error, no event); another failure lowers that pod's
@@ -2136,12 +2247,14 @@ main(void)
 		T(creation_refused_by_a_terminating_namespace_is_no_failure),
 		T(creation_forbidden_otherwise_is_a_failure),
 		T(creation_without_a_response_is_a_failure),
+		cmocka_unit_test(creation_without_a_response_makes_the_pods_informer_sync_again),
 		cmocka_unit_test(expectations_are_committed_before_the_first_request),
 		cmocka_unit_test(no_creation_or_deletion_without_committed_expectations),
 		/* deletions */
 		T(deletions_go_out_at_once_with_a_uid_precondition),
 		T(deletion_not_found_is_success_and_a_failure_lowers_its_expectation),
 		T(deletion_refused_by_its_precondition_is_a_failure),
+		T(deletion_without_a_response_makes_the_pods_informer_sync_again),
 		/* status */
 		T(status_update_failing_twice_fails_after_one_reread),
 		T(status_update_failing_once_succeeds_on_the_second_put),
