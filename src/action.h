@@ -51,12 +51,18 @@ struct action {
 	 * failures apart). */
 	struct metrics_series *count_done;
 	struct metrics_series *count_failed[2];
+	/* A write whose failure does not stop the writes of other resources after it: only
+	 * those of its own resource that follow it are skipped, and the ones without this
+	 * flag (the namespace's finalize). The namespace's deletions: kube's deleteAllContent
+	 * goes on with every resource and reports the failures together. */
+	int failure_goes_on;
 	int exists_ok;			/* ACTION_CREATE: AlreadyExists is success (the
 					   object wanted is there), as kube's serviceaccount
 					   controller takes it */
-	/* ACTION_UPDATE_STATUS: the object to send instead when the sync's creations or
-	 * deletions failed with message (malloc'd result), or NULL to send body anyway. */
-	cJSON *(*body_on_failure)(const struct action *a, const char *message);
+	/* ACTION_UPDATE_STATUS: the object to send instead when the sync's creations,
+	 * deletions or writes failed, with the n messages of their failures in the order they
+	 * came (n >= 1; malloc'd result), or NULL to send body anyway. */
+	cJSON *(*body_on_failure)(const struct action *a, const char *const *messages, int n);
 	cJSON *failure_context;		/* for body_on_failure */
 	/* The creations' and deletions' events, in the controller's words (kube's, e.g.
 	 * "SuccessfulCreate", "Created pod: "): on success the owner gets an event of
@@ -119,9 +125,9 @@ struct sync_result {
 
 	/* Writes to other objects than managed dependents (a Deployment's ReplicaSets:
 	 * create, scale, delete), sent one at a time in this order after the claims; the
-	 * first that fails stops the rest and the status, and the key is synced again with
-	 * backoff, as kube's syncs return at their first error. A failed write with an
-	 * error_prefix sends the status's body_on_failure instead. */
+	 * first that fails stops the rest and the status (but see failure_goes_on), and the
+	 * key is synced again with backoff, as kube's syncs return at their first error. A
+	 * failed write with an error_prefix sends the status's body_on_failure instead. */
 	struct action *writes;
 	int nwrites;
 

@@ -84,10 +84,16 @@ struct execution {
 	int pending;			/* requests of the current step in flight */
 	int failed;			/* an error that ends in a backoff */
 	int retry_now;
-	char *manage_error;		/* the first creation or deletion error */
+	char **errors;			/* the creations', deletions' and writes' failures,
+					   in order (for the status's body_on_failure) */
+	int nerrors;
 	int next;			/* the next manage action to send */
 	int next_write;			/* the next write to send */
-	int writes_stopped;		/* a write failed, or the namespace is going */
+	int writes_stopped;		/* no more writes: one failed, or the namespace is
+					   going */
+	int writes_failed;		/* a write failed */
+	const struct resource *writes_skipped;	/* a write of it failed: the writes of
+					   it next in line are skipped */
 	int batch;			/* the size of the last creation batch */
 	int batch_failed;
 	int created;			/* creations that succeeded (or need not be made) */
@@ -450,11 +456,12 @@ claim_done(struct execution *x, struct action *a, struct restops_result *res)
 	x->failed = 1;
 }
 
+/* Records a failure for the status to report. */
 static void
 manage_error_set(struct execution *x, const char *message)
 {
-	if (x->manage_error == NULL)
-		x->manage_error = xstrdup(message);
+	x->errors = xrealloc(x->errors, ((size_t)x->nerrors + 1) * sizeof *x->errors);
+	x->errors[x->nerrors++] = xstrdup(message);
 }
 
 /* Records the event of a's outcome for the owner: done (text: the object's name) or
@@ -587,10 +594,15 @@ write_done(struct execution *x, struct action *a, struct restops_result *res)
 	}
 	metrics_counter_add(a->count_failed[0], 1);
 	metrics_counter_add(a->count_failed[1], 1);
-	x->writes_stopped = 1;
+	x->writes_failed = 1;
+	if (a->failure_goes_on)
+		x->writes_skipped = a->resource;
+	else
+		x->writes_stopped = 1;
 	if (a->type == ACTION_CREATE && api_status_is_namespace_terminating(&res->status)) {
 		/* The namespace is going, and the owner with it: stop, without an error, and
 		 * without looking again later. */
+		x->writes_stopped = 1;
 		x->skip_status = 1;
 		x->r.requeue_after = 0;
 		return;
@@ -615,9 +627,21 @@ write_send(struct execution *x)
 {
 	struct action *a;
 
-	if (x->writes_stopped || x->next_write >= x->r.nwrites)
-		return -1;
-	a = &x->r.writes[x->next_write++];
+	for (;;) {
+		if (x->writes_stopped || x->next_write >= x->r.nwrites)
+			return -1;
+		a = &x->r.writes[x->next_write];
+		if (x->writes_failed && !a->failure_goes_on) {
+			x->writes_stopped = 1;
+			return -1;
+		}
+		x->next_write++;
+		if (a->resource != x->writes_skipped)
+			break;
+		log_v(2, "%s %s: skipping %s %s after its failure", x->r.controller, x->r.key,
+		    a->verb, a->resource->name);
+	}
+	x->writes_skipped = NULL;
 	if (request_send(x, REQUEST_ACTION, a, a->body) == 0)
 		return 0;
 	x->writes_stopped = 1;
@@ -631,8 +655,8 @@ status_body(struct execution *x)
 {
 	struct action *a = x->r.status;
 
-	if (x->manage_error != NULL && a->body_on_failure != NULL)
-		return a->body_on_failure(a, x->manage_error);
+	if (x->nerrors > 0 && a->body_on_failure != NULL)
+		return a->body_on_failure(a, (const char *const *)x->errors, x->nerrors);
 	return a->body != NULL ? cJSON_Duplicate(a->body, 1) : NULL;
 }
 
@@ -749,7 +773,9 @@ execution_free(struct execution *x)
 		free(rq);
 	}
 	sync_result_clear(&x->r);
-	free(x->manage_error);
+	for (int i = 0; i < x->nerrors; i++)
+		free(x->errors[i]);
+	free(x->errors);
 	if (x->finish_event != NULL)
 		event_free(x->finish_event);
 	free(x);
@@ -765,7 +791,7 @@ execution_finish_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	out.failed = x->failed || x->manage_error != NULL || x->r.stale;
+	out.failed = x->failed || x->nerrors > 0 || x->r.stale;
 	out.retry_now = x->retry_now && !out.failed;
 	if (!out.failed && !out.retry_now)
 		out.requeue_after = x->r.requeue_after;
@@ -854,7 +880,7 @@ execution_step(struct execution *x)
 			return;
 		if (x->failed || x->skip_status)
 			break;
-		if (x->manage_error != NULL)
+		if (x->nerrors > 0)
 			goto status;	/* a write failed: nothing is managed after it */
 		x->phase = PHASE_MANAGE;
 		if (x->r.nmanage > 0 && set_expectations(x, time_now()) != 0) {

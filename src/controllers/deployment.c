@@ -429,7 +429,8 @@ scale_rs(struct dsync *s, struct drs *r, long long scale, int force, const char 
 
 /* --- conditions and status ------------------------------------------------------------- */
 
-static cJSON *status_on_create_failure(const struct action *a, const char *message);
+static cJSON *status_on_create_failure(const struct action *a, const char *const *messages,
+    int n);
 
 static cJSON *
 work_status(struct dsync *s)
@@ -719,17 +720,18 @@ sync_existing_new(struct dsync *s, long long new_revision)
 		    xasprintf("Found new replica set \"%s\"", rs_name(r)), s->stamp);
 }
 
-/* The status to write when the new ReplicaSet's creation fails: the Progressing
- * condition ReplicaSetCreateError (kube writes it only with a progress deadline).
- * failure_context: {"object", "name", "now"}. */
+/* The status to write when the new ReplicaSet's creation fails (the one failure: the
+ * writes stop at it): the Progressing condition ReplicaSetCreateError (kube writes it only
+ * with a progress deadline). failure_context: {"object", "name", "now"}. */
 static cJSON *
-status_on_create_failure(const struct action *a, const char *message)
+status_on_create_failure(const struct action *a, const char *const *messages, int n)
 {
 	const cJSON *ctx = a->failure_context;
 	cJSON *object = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(ctx, "object"), 1);
 	char *msg = xasprintf("Failed to create new replica set \"%s\": %s",
-	    json_string(ctx, "name"), message);
+	    json_string(ctx, "name"), messages[0]);
 
+	(void)n;
 	set_condition(json_child_object(object, "status"), "Progressing", "False",
 	    REASON_RS_CREATE_ERROR, msg, json_string(ctx, "now"));
 	return object;

@@ -31,8 +31,9 @@
  *    they are the error "unexpected items still remain".
  * 5. The status: phase Terminating and kube's five conditions with its reasons and
  *    messages (PUT /status, only when they change; kube writes the phase first, then the
- *    conditions, here one write carries both). A deletion that fails stops the writes and
- *    sends the NamespaceDeletionContentFailure condition with its error.
+ *    conditions, here one write carries both). A deletion that fails skips the rest of
+ *    its resource's, the other resources' still go, and the NamespaceDeletionContentFailure
+ *    condition carries every failure; no finalize follows.
  * 6. Errors: synced again after NAMESPACE_RETRY_SECONDS; content remaining: after kube's
  *    estimate/2 + 1 s. Else, once it is safe (below), the finalizer kubernetes is removed:
  *    PUT .../finalize of the cached namespace (its resourceVersion guards the write),
@@ -591,8 +592,11 @@ deletion_write(struct sync_result *out, const struct ns_pass *p, const struct re
 	a->namespace = xstrdup(p->name);
 	/* As kube: the garbage collector gets no orphan finalizer to add. */
 	a->propagation = RESTOPS_PROPAGATE_BACKGROUND;
-	/* A failure is reported in the NamespaceDeletionContentFailure condition. */
+	/* A failure is reported in the NamespaceDeletionContentFailure condition, and the
+	 * other resources' deletions still go (kube's deleteAllContent); the resource's own
+	 * next deletions do not (kube's deleteEachItem returns at its first error). */
 	a->error_prefix = "";
+	a->failure_goes_on = 1;
 	return a;
 }
 
@@ -706,11 +710,11 @@ content_totals(struct ns_pass *p)
 
 /* --- the writes to the namespace -------------------------------------------------------- */
 
-/* The status to send when a deletion failed with message: the pass's conditions, its
- * content errors and that one (kube aggregates them all into the ContentFailure
- * condition). context: {"namespace", "failing" (five messages or nulls), "errors", "now"}. */
+/* The status to send when deletions failed with messages: the pass's conditions, its
+ * content errors and those (kube aggregates them all into the ContentFailure condition).
+ * context: {"namespace", "failing" (five messages or nulls), "errors", "now"}. */
 static cJSON *
-status_on_failure(const struct action *a, const char *message)
+status_on_failure(const struct action *a, const char *const *messages, int n)
 {
 	const cJSON *ctx = a->failure_context;
 	const cJSON *item;
@@ -728,7 +732,8 @@ status_on_failure(const struct action *a, const char *message)
 		if (cJSON_IsString(item))
 			strings_add(&errors, xstrdup(item->valuestring));
 	}
-	strings_add(&errors, xstrdup(message));
+	for (i = 0; i < n; i++)
+		strings_add(&errors, xstrdup(messages[i]));
 	body = status_object(cJSON_GetObjectItemCaseSensitive(ctx, "namespace"), failing,
 	    &errors, (double)json_int(ctx, "now", 0));
 	for (i = 0; i < COND_COUNT; i++)

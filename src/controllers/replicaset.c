@@ -298,18 +298,20 @@ replicaset_status_clear_failure(cJSON *status)
 }
 
 /* The status update to send when the creations or deletions failed: the object with the
- * ReplicaFailure condition added, or NULL when that is the cached status already.
+ * ReplicaFailure condition of the first failure added (kube's manageReplicas returns its
+ * first error), or NULL when that is the cached status already.
  * failure_context: {"object", "creating", "now", "cached"}, cached being true when the
  * object's status, with its conditions as they are, equals the cached one. */
 static cJSON *
-status_on_failure(const struct action *a, const char *message)
+status_on_failure(const struct action *a, const char *const *messages, int n)
 {
 	const cJSON *ctx = a->failure_context;
 	cJSON *object = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(ctx, "object"), 1);
 	const cJSON *now = cJSON_GetObjectItemCaseSensitive(ctx, "now");
 
+	(void)n;
 	if (!replicaset_status_set_failure(cJSON_GetObjectItemCaseSensitive(object, "status"),
-	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ctx, "creating")), message,
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ctx, "creating")), messages[0],
 	    cJSON_IsString(now) ? now->valuestring : "") &&
 	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ctx, "cached"))) {
 		/* The condition was there and nothing else moved: as kube, no write. */

@@ -1189,16 +1189,21 @@ rs_write(struct sync_result *r, enum action_type type, const char *name)
 	return a;
 }
 
-/* The status to send when a write reporting its failure in the status failed: the
- * Deployment with the failure as status.failure. */
+/* The status to send when writes reporting their failure in the status failed: the
+ * Deployment with the failures as status.failure, "first; second". */
 static cJSON *
-failure_status(const struct action *a, const char *message)
+failure_status(const struct action *a, const char *const *messages, int n)
 {
 	cJSON *object = deployment_object();
+	struct buf b;
 
 	(void)a;
+	buf_init(&b);
+	for (int i = 0; i < n; i++)
+		buf_printf(&b, "%s%s", i > 0 ? "; " : "", messages[i]);
 	cJSON_AddItemToObject(cJSON_AddObjectToObject(object, "status"), "failure",
-	    cJSON_CreateString(message));
+	    cJSON_CreateString(b.data));
+	buf_free(&b);
 	return object;
 }
 
@@ -1521,6 +1526,47 @@ failing_write_with_an_error_prefix_sends_the_failure_status(void **state)
 		assert_writes(h, "deployments=100");
 		harness_free(h);
 	}
+}
+
+/*
+ * Writes marked failure_goes_on (the namespace's deletions): a failure skips the writes
+ * of its resource next in line, the other resources' still go, a write without the mark
+ * (the finalize) never follows a failure, and the status's failure body gets every
+ * failure in order.
+ */
+static void
+failing_write_that_goes_on_skips_only_its_resource(void **state)
+{
+	static const struct fake_fault faults[] = {
+		{ "DELETE", "configmaps", 1, 0, 500, "InternalError", "configmaps on fire", NULL },
+		{ "DELETE", "serviceaccounts", 1, 0, 500, "InternalError", "accounts on fire",
+		    NULL },
+	};
+	static const char *const resources[] = { "configmaps", "configmaps", "serviceaccounts",
+	    "pods" };
+	struct harness *h = *state;
+	const struct recorded_request *rq;
+	struct sync_result r;
+
+	deployment_result(&r);
+	for (size_t i = 0; i < NELEM(resources); i++) {
+		struct action *a = action_add(&r.writes, &r.nwrites, i == 1 ? ACTION_DELETE :
+		    ACTION_DELETE_COLLECTION, "delete", resources[i], i == 1 ? "cm-1" : NULL,
+		    NULL);
+		a->error_prefix = "";
+		a->failure_goes_on = 1;
+	}
+	rs_write(&r, ACTION_PATCH, "rs-1");
+	deployment_status(&r);
+	fake_apiserver_set_faults(h->fake, faults, NELEM(faults));
+	carry_out_result(h, &r);
+
+	assert_requests(h, "DELETE configmaps;DELETE serviceaccounts;DELETE pods;"
+	    "PUT deployments/foobar/status");
+	rq = nth_request(h, "PUT", "deployments/foobar/status", 0);
+	assert_string_equal(cJSON_GetStringValue(json_path(rq->json, "status.failure")),
+	    "configmaps on fire; accounts on fire");
+	assert_outcome(h, 1, 0);
 }
 
 /* A creation that finds its object already there (AlreadyExists, or a Conflict) is no
@@ -2279,6 +2325,7 @@ main(void)
 		T(failed_claim_sends_no_write),
 		cmocka_unit_test(first_failing_write_stops_the_rest_and_the_status),
 		cmocka_unit_test(failing_write_with_an_error_prefix_sends_the_failure_status),
+		T(failing_write_that_goes_on_skips_only_its_resource),
 		cmocka_unit_test(failing_create_that_exists_already_sends_no_failure_status),
 		cmocka_unit_test(
 		    create_write_refused_by_a_terminating_namespace_stops_without_failure),

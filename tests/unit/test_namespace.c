@@ -874,12 +874,12 @@ deletion_failure_is_reported_in_the_status(void **state)
 	assert_non_null(w->result.status->body_on_failure);
 	assert_int_equal(w->result.status->type, ACTION_UPDATE_STATUS);
 	body = w->result.status->body_on_failure(w->result.status,
-	    "the server is on fire");
+	    (const char *const[]){ "the server is on fire", "and so is the disk" }, 2);
 	assert_described("status on failure", ctl_keep(w, describe_status_body(body)),
 	    "Terminating; NamespaceDeletionDiscoveryFailure False ResourcesDiscovered; "
 	    "NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions; "
 	    "NamespaceDeletionContentFailure True ContentDeletionFailed: Failed to delete all "
-	    "resource types, 1 remaining: the server is on fire; "
+	    "resource types, 2 remaining: and so is the disk, the server is on fire; "
 	    "NamespaceContentRemaining False ContentRemoved; "
 	    "NamespaceFinalizersRemaining False ContentHasNoFinalizers");
 	cJSON_Delete(body);
@@ -1137,16 +1137,17 @@ on_done(const char *key, const struct executor_outcome *outcome, void *arg)
 	*(struct executor_outcome *)arg = *outcome;
 }
 
-/* Syncs NS over a namespace holding gizmo z1 (a resource whose verbs are not known), its
- * conditions already written, and carries the result out against a fake apiserver answering the collection delete with
- * fault; returns the requests seen and sets *outcome and *status (the status sent, or
- * NULL). */
+/* Syncs NS over a namespace holding gizmo z1 (a resource whose verbs are not known), and
+ * widget w1 too if with_widget, its conditions already written, and carries the
+ * result out against a fake apiserver answering the collection delete with fault; returns
+ * the requests seen and sets *outcome and *status (the status sent, or NULL). */
 static char *
-carry_out(struct ctl_world *w, const struct fake_fault *fault, struct executor_outcome *outcome,
-    cJSON **status)
+carry_out(struct ctl_world *w, const struct fake_fault *fault, int with_widget,
+    struct executor_outcome *outcome, cJSON **status)
 {
 	const struct ns_spec spec = { .conditions = NULL };
-	const struct object_spec objects[MAX_OBJECTS] = { OBJECT("gizmos.example.com", "z1") };
+	const struct object_spec objects[MAX_OBJECTS] = { OBJECT("gizmos.example.com", "z1"),
+	    OBJECT(with_widget ? "widgets.example.com" : NULL, "w1") };
 	struct fixture fx = { w->store, w->c, resource_find("pods"),
 	    resource_find("replicasets") };
 	struct fake_apiserver *fake = fake_apiserver_new(&fx);
@@ -1195,13 +1196,15 @@ executor_lets_a_refused_collection_delete_pass(void **state)
 	struct executor_outcome outcome;
 	cJSON *status;
 
-	assert_described("requests", ctl_keep(w, carry_out(w, &fault, &outcome, &status)),
+	assert_described("requests", ctl_keep(w, carry_out(w, &fault, 0, &outcome, &status)),
 	    "DELETE gizmos;DELETE gizmos/z1");
 	assert_int_equal(outcome.failed, 0);
 	assert_null(status);
 }
 
-/* A collection delete that fails otherwise stops the writes, and the status reports it in
+/* A collection delete that fails otherwise skips the deletes of each of its objects (kube's
+ * deleteCollection returns the error before deleteEachItem), the other resources' deletes
+ * still go (kube's deleteAllContent goes on), and the status reports it in
  * NamespaceDeletionContentFailure; the namespace is synced again with backoff. */
 static void
 executor_reports_a_failed_collection_delete(void **state)
@@ -1212,8 +1215,9 @@ executor_reports_a_failed_collection_delete(void **state)
 	struct executor_outcome outcome;
 	cJSON *status;
 
-	assert_described("requests", ctl_keep(w, carry_out(w, &fault, &outcome, &status)),
-	    "DELETE gizmos;PUT status");
+	/* widgets come after gizmos, and still go. */
+	assert_described("requests", ctl_keep(w, carry_out(w, &fault, 1, &outcome, &status)),
+	    "DELETE gizmos;DELETE widgets;PUT status");
 	assert_int_equal(outcome.failed, 1);
 	assert_described("status", ctl_keep(w, describe_status_body(status)),
 	    "Terminating; NamespaceDeletionDiscoveryFailure False ResourcesDiscovered; "

@@ -1185,7 +1185,8 @@ replica_failure_condition_follows_the_outcome_of_creations_and_deletions(void **
 		assert_non_null(r.status);
 		if (cases[i].failed) {
 			assert_non_null(r.status->body_on_failure);
-			failed = r.status->body_on_failure(r.status, "fake manageReplicasErr");
+			failed = r.status->body_on_failure(r.status,
+			    (const char *const[]){ "fake manageReplicasErr" }, 1);
 			status = cJSON_GetObjectItemCaseSensitive(failed, "status");
 		} else {
 			status = status_written(&r);
@@ -1219,7 +1220,8 @@ failure_status_already_cached_is_not_written_again(void **state)
 	    .ready = "True" });
 	sync_key(f, KEY, NOW, &r);
 	assert_non_null(r.status);
-	failed = r.status->body_on_failure(r.status, "fake manageReplicasErr");
+	failed = r.status->body_on_failure(r.status,
+	    (const char *const[]){ "fake manageReplicasErr" }, 1);
 	assert_non_null(failed);
 	status = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(failed, "status"));
 	cJSON_Delete(failed);
@@ -1229,7 +1231,8 @@ failure_status_already_cached_is_not_written_again(void **state)
 	sync_key(f, KEY, NOW, &r);
 	assert_int_equal(r.nmanage, 1);
 	assert_non_null(r.status);
-	assert_null(r.status->body_on_failure(r.status, "another error"));
+	assert_null(r.status->body_on_failure(r.status,
+	    (const char *const[]){ "another error" }, 1));
 	sync_result_clear(&r);
 	free(status);
 	fixture_free(f);
