@@ -101,6 +101,12 @@ struct sync_result {
 	int stale;			/* the cache lags the controller's own writes: do
 					   nothing now, retry with backoff */
 	char *stale_resource;		/* which informer lags */
+	/* The sync found an error it does not write through (kube's sync returns one: a
+	 * namespace's discovery failure, content that nothing will remove): the result is
+	 * carried out all the same, then the key is synced again with backoff (kube's
+	 * AddRateLimited) and requeue_after is not used. Where no backoff is modelled (replay),
+	 * requeue_after still says when to look again. */
+	int failed;
 	int forget_expectations;	/* the owner is gone: drop its bookkeeping */
 	char *waiting;			/* why creations and deletions wait (expectations not
 					   yet satisfied), or NULL */

@@ -17,6 +17,13 @@
 #include "selector.h"
 #include "timeutil.h"
 #include "util.h"
+#include "workqueue.h"
+
+void
+controller_queue_options(const struct controller_type *t, struct workqueue_options *qo)
+{
+	qo->max_delay = t->max_backoff;
+}
 
 int
 controller_watches(const struct controller_type *t, const struct resource *resource)

@@ -12,6 +12,8 @@
 #include "informer.h"
 #include "store.h"
 
+struct workqueue_options;
+
 struct expectations;
 struct metrics_registry;
 struct consistency;
@@ -99,6 +101,9 @@ struct controller_type {
 	 * "very chatty"; its garbage collector twice the rate); 0 means 1. */
 	int qps_scale;
 	int burst_scale;
+	/* The cap of a key's backoff after failed syncs, in seconds (kube's namespace
+	 * controller: 60, to recycle namespaces faster); 0: client-go's default, 1000. */
+	double max_backoff;
 	/* Its other flags, ended by a NULL name; NULL: none. */
 	const struct controller_flag *flags;
 	/* The source component of the events it records ("replicaset-controller"). */
@@ -123,6 +128,10 @@ struct controller_type {
 
 /* True when controllers of type t hear of resource's events (and need its informer). */
 int controller_watches(const struct controller_type *t, const struct resource *resource);
+
+/* Sets the rate limiting of type t's workqueue in *qo (its max_delay; the rest of *qo is
+ * left as it is). */
+void controller_queue_options(const struct controller_type *t, struct workqueue_options *qo);
 
 /*
  * Writes the bookkeeping of a sync's result r, in the caller's transaction, before any of

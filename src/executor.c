@@ -791,7 +791,10 @@ execution_finish_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	out.failed = x->failed || x->nerrors > 0 || x->r.stale;
+	if (x->r.failed)
+		log_warning("%s %s: %s; synced again with backoff", x->r.controller, x->r.key,
+		    x->r.waiting != NULL ? x->r.waiting : "the sync failed");
+	out.failed = x->failed || x->nerrors > 0 || x->r.stale || x->r.failed;
 	out.retry_now = x->retry_now && !out.failed;
 	if (!out.failed && !out.retry_now)
 		out.requeue_after = x->r.requeue_after;

@@ -597,6 +597,7 @@ manager_new(struct event_base *base, struct store *store, struct informer_set *i
 		qo.arg = r;
 		qo.priority = -1;
 		qo.metrics = options->metrics;
+		controller_queue_options(t, &qo);
 		r->queue = workqueue_new(base, t->name, &qo);
 		r->adapter.add = queue_add;
 		r->adapter.add_after = queue_add_after;

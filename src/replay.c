@@ -298,7 +298,8 @@ adapter_add_after(const char *key, double seconds, void *arg)
 /* --- the printing executor -------------------------------------------------------------- */
 
 /* Does the bookkeeping the live executor would for result r of c at now, assuming every
- * request succeeds. */
+ * request succeeds. A sync that failed is not retried with backoff, which replay does not
+ * model: like any other, it is synced again after its requeue_after. */
 static int
 replay_execute(struct replay *rp, struct replay_controller *rc, const struct replay_key *k,
     const struct sync_result *r, double now, char **error)

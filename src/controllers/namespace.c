@@ -34,11 +34,13 @@
  *    conditions, here one write carries both). A deletion that fails skips the rest of
  *    its resource's, the other resources' still go, and the NamespaceDeletionContentFailure
  *    condition carries every failure; no finalize follows.
- * 6. Errors: synced again after NAMESPACE_RETRY_SECONDS; content remaining: after kube's
- *    estimate/2 + 1 s. Else, once it is safe (below), the finalizer kubernetes is removed:
- *    PUT .../finalize of the cached namespace (its resourceVersion guards the write),
- *    spec.finalizers without it. A pass that writes the status finalizes in the next one,
- *    a second later: the finalize must carry the resourceVersion the status write made.
+ * 6. Errors: synced again with backoff, as kube's rate limiter does (5 ms doubling up to
+ *    60 s); content remaining: after kube's estimate/2 + 1 s; a cache that is behind:
+ *    after NAMESPACE_RETRY_SECONDS. Else, once it is safe (below), the finalizer
+ *    kubernetes is removed: PUT .../finalize of the cached namespace (its resourceVersion
+ *    guards the write), spec.finalizers without it. A pass that writes the status
+ *    finalizes in the next one, a second later: the finalize must carry the
+ *    resourceVersion the status write made.
  *
  * When it is safe to finalize. kube lists every resource live right before; the cache
  * may lag. The rule here: (a) every informer of a namespaced resource has synced (the
@@ -81,10 +83,12 @@
 #define DELETION_GRACE_SECONDS 5.0
 /* kube's finalizerEstimateSeconds: the wait for objects that finalizers hold. */
 #define FINALIZER_ESTIMATE_SECONDS 15
-/* How soon a pass that failed, or found the cache behind, is tried again. kube retries
- * errors with its rate limiter (5 ms doubling up to 60 s); here the cache's events sync the
- * namespace again as soon as anything in it changes. */
+/* How soon a pass that found the cache behind is tried again; the cache's events sync the
+ * namespace again as soon as anything in it changes. A pass that fails is retried with
+ * backoff instead, capped at NAMESPACE_MAX_BACKOFF_SECONDS (kube's nsControllerRateLimiter:
+ * 5 ms doubling up to 60 s); only replay, which models no backoff, looks again after this. */
 #define NAMESPACE_RETRY_SECONDS 5.0
+#define NAMESPACE_MAX_BACKOFF_SECONDS 60.0
 /* How soon the finalize follows a status write: the cache shows the write by then. */
 #define FINALIZE_AFTER_STATUS_SECONDS 1.0
 
@@ -885,6 +889,7 @@ ns_delete_content(struct ns_pass *p, const cJSON *ns, struct sync_result *out, c
 	if (failed) {
 		out->waiting = xasprintf("%s", p->errors.n > 0 ? p->errors.items[0] :
 		    p->failing[COND_DISCOVERY]);
+		out->failed = 1;
 		out->requeue_after = NAMESPACE_RETRY_SECONDS;
 	} else if (p->estimate > 0) {
 		out->waiting = xasprintf("content remains, estimate %lld seconds before it is "
@@ -1053,6 +1058,7 @@ const struct controller_type namespace_controller_type = {
 	.default_workers = 10,
 	.qps_scale = 20,	/* kube's: it is "very chatty" */
 	.burst_scale = 100,
+	.max_backoff = NAMESPACE_MAX_BACKOFF_SECONDS,
 	.workers_flag = "concurrent-namespace-syncs",
 	.workers_help = "namespaces synced at once",
 	.enable_flag = NULL,

@@ -12,8 +12,12 @@
 
 #include <cmocka.h>
 
+#include <event2/event.h>
+
 #include "controller.h"
+#include "registry.h"
 #include "util.h"
+#include "workqueue.h"
 
 static const struct controller_flag test_flags[] = {
 	{ "terminated-widget-threshold", CONTROLLER_FLAG_INT, "12500", 0, 1000000,
@@ -107,12 +111,72 @@ flags_read_back_as_given_or_by_default(void **state)
 	assert_string_equal(configured.config->cluster_ca, "PEM");
 }
 
+/* A clock that stands still: the bucket then never refills, and the backoff decides. */
+static double
+still_now(void *arg)
+{
+	(void)arg;
+	return 100.0;
+}
+
+/*
+ * The backoff of each controller's failed syncs, as kube-controller-manager builds its
+ * queues: 5 ms doubling per failure, capped at 60 s for the namespace controller
+ * (nsControllerRateLimiter: "a faster than normal recycle time") and at client-go's 1000 s
+ * for the others (DefaultTypedControllerRateLimiter; kube's podgc has no queue). Every
+ * controller sqlkcm runs must be in the table.
+ */
+static void
+failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
+{
+	static const struct {
+		const char *controller;
+		double cap;
+	} cases[] = {
+		{ "deployment", 1000 },
+		{ "garbagecollector", 1000 },
+		{ "namespace", 60 },
+		{ "podgc", 1000 },
+		{ "replicaset", 1000 },
+		{ "replicationcontroller", 1000 },
+		{ "root-ca-cert-publisher", 1000 },
+		{ "serviceaccount", 1000 },
+	};
+	struct event_base *base = event_base_new();
+
+	(void)state;
+	assert_int_equal(controller_type_count, (int)(sizeof cases / sizeof cases[0]));
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct controller_type *t = controller_type_find(cases[i].controller);
+		struct workqueue_options qo = { .priority = -1, .now = still_now };
+		struct workqueue *q;
+		double want = 0.005, got;
+
+		if (t == NULL)
+			fail_msg("no controller %s", cases[i].controller);
+		controller_queue_options(t, &qo);
+		q = workqueue_new(base, t->name, &qo);
+		/* 30 failures: past both caps, within the bucket's burst of 100. */
+		for (int n = 0; n < 30; n++) {
+			got = workqueue_when(q, "ns/key");
+			if (got != want)
+				fail_msg("%s: failure %d waits %g s, want %g s", t->name, n + 1, got,
+				    want);
+			want = want * 2 > cases[i].cap ? cases[i].cap : want * 2;
+		}
+		assert_true(got == cases[i].cap);
+		workqueue_free(q);
+	}
+	event_base_free(base);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(flag_values_are_checked_by_their_type),
 		cmocka_unit_test(flags_read_back_as_given_or_by_default),
+		cmocka_unit_test(failed_syncs_back_off_as_kubes_queue_of_the_controller),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

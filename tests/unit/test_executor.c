@@ -1569,6 +1569,28 @@ failing_write_that_goes_on_skips_only_its_resource(void **state)
 	assert_outcome(h, 1, 0);
 }
 
+/* A sync that reports an error of its own (kube's sync returning one, as a namespace's
+ * discovery failure) is carried out whole, its writes and status, then backs off: the
+ * outcome fails and its requeue_after is not used. */
+static void
+sync_that_failed_is_carried_out_then_backs_off(void **state)
+{
+	struct harness *h = *state;
+	struct sync_result r;
+
+	deployment_result(&r);
+	rs_write(&r, ACTION_PATCH, "rs-1");
+	deployment_status(&r);
+	r.failed = 1;
+	r.waiting = xstrdup("discovery failed");
+	r.requeue_after = 5;
+	carry_out_result(h, &r);
+
+	assert_requests(h, "PATCH replicasets/rs-1;PUT deployments/foobar/status");
+	assert_outcome(h, 1, 0);
+	assert_true(h->outcome.requeue_after == 0);
+}
+
 /* A creation that finds its object already there (AlreadyExists, or a Conflict) is no
  * failure to report in the status, even with an error_prefix (kube's getNewReplicaSet
  * sets ReplicaSetCreateError for other errors only): no status, the sync fails. */
@@ -2326,6 +2348,7 @@ main(void)
 		cmocka_unit_test(first_failing_write_stops_the_rest_and_the_status),
 		cmocka_unit_test(failing_write_with_an_error_prefix_sends_the_failure_status),
 		T(failing_write_that_goes_on_skips_only_its_resource),
+		T(sync_that_failed_is_carried_out_then_backs_off),
 		cmocka_unit_test(failing_create_that_exists_already_sends_no_failure_status),
 		cmocka_unit_test(
 		    create_write_refused_by_a_terminating_namespace_stops_without_failure),

@@ -23,7 +23,9 @@
  *   delete-collection (every other resource)";
  * - status: the status written, as "PHASE; TYPE STATUS REASON[: MESSAGE]; ..." in the
  *   conditions' order, messages only for the conditions that are True ("" when none);
- * - requeue: the seconds after which the namespace is synced again.
+ * - requeue: the seconds after which the namespace is synced again;
+ * - failed: the pass ends in kube's error (a discovery failure, content nothing removes),
+ *   so the key is synced again with backoff, not after requeue.
  *
  * A row with two passes caches the first pass's status (as its watch event would) and
  * describes the second.
@@ -399,6 +401,7 @@ struct sync_case {
 	const char *writes;
 	const char *status;
 	double requeue;
+	int failed;
 };
 
 static const struct sync_case sync_cases[] = {
@@ -486,6 +489,7 @@ static const struct sync_case sync_cases[] = {
 		    "NamespaceContentRemaining False ContentRemoved; "
 		    "NamespaceFinalizersRemaining False ContentHasNoFinalizers",
 		.requeue = 5,
+		.failed = 1,
 	},
 
 	/* --- deleteCollection / deleteEachItem (namespaced_resources_deleter.go:309-398) --- */
@@ -609,6 +613,7 @@ static const struct sync_case sync_cases[] = {
 		    "NamespaceContentRemaining False ContentRemoved; "
 		    "NamespaceFinalizersRemaining False ContentHasNoFinalizers",
 		.requeue = 5,
+		.failed = 1,
 	},
 	{
 		.name = "finalizerEstimateSeconds: objects with finalizers are waited for 15 s "
@@ -745,6 +750,7 @@ static const struct sync_case sync_cases[] = {
 		    "NamespaceContentRemaining False ContentRemoved; "
 		    "NamespaceFinalizersRemaining False ContentHasNoFinalizers",
 		.requeue = 5,
+		.failed = 1,
 	},
 	{
 		.name = "TestUpdateConditions, write new failure: a failing condition the list "
@@ -762,6 +768,7 @@ static const struct sync_case sync_cases[] = {
 		    "NamespaceContentRemaining False ContentRemoved; "
 		    "NamespaceFinalizersRemaining False ContentHasNoFinalizers",
 		.requeue = 5,
+		.failed = 1,
 	},
 	{
 		.name = "deleteAllContent: the conditions are written only when they change",
@@ -817,6 +824,8 @@ sync_case_holds(void **state)
 	assert_described("status", ctl_keep(w, describe_status(&w->result)), row->status);
 	if (w->result.requeue_after != row->requeue)
 		fail_msg("requeue: got %g, want %g", w->result.requeue_after, row->requeue);
+	if (w->result.failed != row->failed)
+		fail_msg("failed: got %d, want %d", w->result.failed, row->failed);
 	assert_int_equal(w->result.forget_expectations, row->absent);
 }
 
