@@ -56,6 +56,10 @@ struct action {
 	 * flag (the namespace's finalize). The namespace's deletions: kube's deleteAllContent
 	 * goes on with every resource and reports the failures together. */
 	int failure_goes_on;
+	/* ACTION_DELETE: a 405 MethodNotAllowed (the resource takes no delete of one object)
+	 * is no failure, and nothing more is done about the object (kube's deleteEachItem
+	 * goes on to the next). */
+	int not_allowed_ok;
 	int exists_ok;			/* ACTION_CREATE: AlreadyExists is success (the
 					   object wanted is there), as kube's serviceaccount
 					   controller takes it */

@@ -581,6 +581,12 @@ write_done(struct execution *x, struct action *a, struct restops_result *res)
 		    a->resource->name);
 		return;
 	}
+	if (a->type == ACTION_DELETE && a->not_allowed_ok &&
+	    res->status.reason == API_METHOD_NOT_ALLOWED) {
+		log_v(2, "%s %s: %s %s/%s takes no delete", x->r.controller, x->r.key,
+		    a->resource->name, a->namespace, a->name);
+		return;
+	}
 	if (res->status.reason == API_OK || (deletes && res->status.reason == API_NOT_FOUND) ||
 	    (a->exists_ok && res->status.reason == API_ALREADY_EXISTS)) {
 		log_v(2, "%s %s: %s %s %s/%s", x->r.controller, x->r.key, a->verb,

@@ -626,6 +626,7 @@ ns_pass_sweep(struct ns_pass *p, struct ns_resource *nr, int final, struct sync_
 	for (int i = 0; each && i < nr->pending.n; i++) {
 		a = deletion_write(out, p, nr->resource, ACTION_DELETE, "delete");
 		a->name = xstrdup(nr->pending.items[i]);
+		a->not_allowed_ok = 1;	/* kube's deleteEachItem skips it */
 		a->reason = xstrdup(nr->verbs < 0 ? "the resource's verbs are not known" :
 		    "the resource takes no collection delete");
 	}

@@ -1211,6 +1211,24 @@ executor_lets_a_refused_collection_delete_pass(void **state)
 	assert_null(status);
 }
 
+/* An object's delete answered 405 is not a failure either: kube's deleteEachItem goes on
+ * past MethodNotAllowed, so no status reports it and the pass does not fail. */
+static void
+executor_lets_a_refused_object_delete_pass(void **state)
+{
+	static const struct fake_fault fault = { "DELETE", "gizmos/z1", 1, 1, 405,
+	    "MethodNotAllowed", "the server does not allow this method on the requested "
+	    "resource", NULL };
+	struct ctl_world *w = *state;
+	struct executor_outcome outcome;
+	cJSON *status;
+
+	assert_described("requests", ctl_keep(w, carry_out(w, &fault, 1, &outcome, &status)),
+	    "DELETE gizmos;DELETE gizmos/z1;DELETE widgets");
+	assert_int_equal(outcome.failed, 0);
+	assert_null(status);
+}
+
 /* A collection delete that fails otherwise skips the deletes of each of its objects (kube's
  * deleteCollection returns the error before deleteEachItem), the other resources' deletes
  * still go (kube's deleteAllContent goes on), and the status reports it in
@@ -1350,7 +1368,7 @@ row_test(const char *name, CMUnitTestFunction f, const void *row)
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(sync_cases) + NELEM(event_cases) + 10];
+	struct CMUnitTest tests[NELEM(sync_cases) + NELEM(event_cases) + 16];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(sync_cases); i++)
@@ -1373,6 +1391,8 @@ main(void)
 	    view_shows_an_empty_namespace_once, NULL);
 	tests[n++] = row_test("executor: a collection delete refused with 405 gives way to "
 	    "the deletes of each object", executor_lets_a_refused_collection_delete_pass, NULL);
+	tests[n++] = row_test("executor: an object's delete refused with 405 is passed over "
+	    "(deleteEachItem)", executor_lets_a_refused_object_delete_pass, NULL);
 	tests[n++] = row_test("executor: a failed collection delete is reported in "
 	    "NamespaceDeletionContentFailure", executor_reports_a_failed_collection_delete, NULL);
 	tests[n++] = row_test("metadatacache: discovery's verbs and failures are recorded",
