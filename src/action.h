@@ -124,6 +124,9 @@ struct sync_result {
 	/* Live reads that must find their object absent (NotFound, or another uid than the
 	 * action's; an action without a uid must find no object of its name at all) before
 	 * anything else is sent: the cache says it is gone, and it may lag.
+	 * An action without a name (nor uid) lists its resource in its namespace instead,
+	 * which must hold none of it (a resource gone, 404, or that takes no list, 405, holds
+	 * none).
 	 * One that finds it ends the execution with an error (the key is synced again with
 	 * backoff, by when the cache has caught up). Sent all at once, before the claims. */
 	struct action *confirm_absent;

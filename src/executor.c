@@ -287,7 +287,10 @@ request_send(struct execution *x, int kind, struct action *a, const cJSON *body)
 	rq->x = x;
 	rq->kind = kind;
 	rq->action = a;
-	if (kind == REQUEST_CONFIRM) {
+	if (kind == REQUEST_CONFIRM && a->name == NULL) {
+		req = restops_list(client, a->resource, a->namespace, 1, request_done, rq,
+		    &error);
+	} else if (kind == REQUEST_CONFIRM) {
 		req = restops_get(client, a->resource, a->namespace, a->name, request_done, rq,
 		    &error);
 	} else if (kind != REQUEST_ACTION) {
@@ -373,12 +376,37 @@ absent_note(struct executor *e, const char *uid)
 	e->absent_next = (e->absent_next + 1) % ABSENT_MEMORY;
 }
 
+/* A live list that must find the namespace holding none of its resource. A resource that
+ * is gone (404) or takes no list (405) holds nothing. */
+static void
+confirm_empty_done(struct execution *x, const struct action *a, struct restops_result *res)
+{
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(res->object, "items");
+
+	if (res->status.reason == API_NOT_FOUND || res->status.reason == API_METHOD_NOT_ALLOWED)
+		return;
+	if (res->status.reason != API_OK || !cJSON_IsArray(items)) {
+		log_warning("%s %s: cannot confirm that %s holds no %s: %s", x->r.controller,
+		    x->r.key, a->namespace, a->resource->name, res->status.reason != API_OK ?
+		    res->status.message : "the answer has no items");
+		x->failed = 1;
+	} else if (cJSON_GetArraySize(items) > 0) {
+		log_v(2, "%s %s: %s still holds %s: the cache lags; not acting on its emptiness",
+		    x->r.controller, x->r.key, a->namespace, a->resource->name);
+		x->failed = 1;
+	}
+}
+
 /* A live read that must find its object absent. */
 static void
 confirm_done(struct execution *x, const struct action *a, struct restops_result *res)
 {
 	const cJSON *uid = json_path(res->object, "metadata.uid");
 
+	if (a->name == NULL) {
+		confirm_empty_done(x, a, res);
+		return;
+	}
 	if (res->status.reason == API_NOT_FOUND) {
 		absent_note(x->e, a->uid);
 		return;

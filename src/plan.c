@@ -50,7 +50,9 @@ const char plan_usage[] =
     "or patch that would be sent). The garbage collector confirms that an owner missing\n"
     "from the cache is gone with a live read before it acts; plan reads nothing live, and\n"
     "prints that read as an action confirm-absent: the deletions and patches after it are\n"
-    "made only if the owner is really gone.\n";
+    "made only if the owner is really gone. In the same way the namespace controller lists\n"
+    "each resource live before it finalizes a namespace (confirm-empty): the finalize is\n"
+    "made only if the namespace holds nothing.\n";
 
 /* What one plan run shares with the key callback. */
 struct plan {

@@ -25,6 +25,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,6 +271,27 @@ restops_get(struct client *c, const struct resource *r, const char *ns, const ch
 	if ((path = restops_path(r, ns, name, NULL, error)) == NULL)
 		return NULL;
 	return restops_send(c, "GET", path, NULL, NULL, on_done, arg);
+}
+
+struct restops_request *
+restops_list(struct client *c, const struct resource *r, const char *ns, int limit,
+    restops_done_cb on_done, void *arg, char **error)
+{
+	char *path, number[16];
+	struct buf b;
+
+	if (limit <= 0) {
+		error_set(error, "the limit of a list must be positive");
+		return NULL;
+	}
+	if ((path = restops_path(r, ns, NULL, NULL, error)) == NULL)
+		return NULL;
+	buf_init(&b);
+	buf_append_str(&b, path);
+	free(path);
+	snprintf(number, sizeof number, "%d", limit);
+	restops_append_query(&b, "limit", number);
+	return restops_send(c, "GET", buf_detach(&b), NULL, NULL, on_done, arg);
 }
 
 struct restops_request *

@@ -54,6 +54,9 @@ typedef void (*restops_done_cb)(struct restops_result *result, void *arg);
 /* GET the object. */
 struct restops_request *restops_get(struct client *c, const struct resource *r,
     const char *ns, const char *name, restops_done_cb on_done, void *arg, char **error);
+/* GET the collection in ns, at most limit objects (limit > 0). */
+struct restops_request *restops_list(struct client *c, const struct resource *r,
+    const char *ns, int limit, restops_done_cb on_done, void *arg, char **error);
 /* POST body to the collection. */
 struct restops_request *restops_create(struct client *c, const struct resource *r,
     const char *ns, const char *body, restops_done_cb on_done, void *arg, char **error);

@@ -49,9 +49,11 @@
  * collection delete of every resource that takes one, before the finalize, so that an
  * object created just before the namespace's deletion that the cache has not seen is
  * deleted all the same; (d) the namespace's events are handled 5 s late (kube's
- * namespaceDeletionGracePeriod), time for the watches to deliver such objects. Left
- * unguarded: an object the cache has not seen that outlives its collection delete (one
- * with a finalizer, a pod in its grace period), which kube's live list would catch.
+ * namespaceDeletionGracePeriod), time for the watches to deliver such objects; (e) as
+ * kube does, live lists of every resource (one object at most) must find the namespace
+ * empty before anything of the pass is written: one that finds an object the cache has
+ * not seen (one with a finalizer, a pod in its grace period, created just before the
+ * deletion) fails the pass, which is tried again with backoff, by when the cache shows it.
  *
  * The handlers: a namespace added or updated with a deletionTimestamp is queued 5 s later
  * (kube's delay). Any object of any resource that changes or goes in a namespace being
@@ -784,6 +786,24 @@ ns_pass_status(struct ns_pass *p, const cJSON *ns, int with_conditions,
 	cJSON_AddNumberToObject(ctx, "now", p->now);
 }
 
+/* Live lists, before the finalize, that must find the namespace holding nothing of any
+ * resource the cache follows: kube lists every resource right before it finalizes, and
+ * the cache may not have seen an object yet. One that finds an object fails the pass,
+ * which is synced again with backoff, by when the cache shows the object. */
+static void
+confirm_empty(const struct ns_pass *p, struct sync_result *out)
+{
+	for (int i = 0; i < p->nres; i++) {
+		struct action *a = action_append(&out->confirm_absent, &out->nconfirm_absent);
+
+		a->type = ACTION_GET;
+		a->verb = "confirm-empty";
+		a->resource = p->res[i].resource;
+		a->namespace = xstrdup(p->name);
+		a->reason = xstrdup("the cache shows the namespace empty");
+	}
+}
+
 /* kube's finalizeNamespace: the namespace's metadata (its resourceVersion guards the
  * write) and spec, its finalizers without kubernetes, sorted and each once. */
 static void
@@ -904,6 +924,7 @@ ns_delete_content(struct ns_pass *p, const cJSON *ns, struct sync_result *out, c
 		out->waiting = xstrdup("the finalize follows the status write");
 		out->requeue_after = FINALIZE_AFTER_STATUS_SECONDS;
 	} else {
+		confirm_empty(p, out);
 		finalize_write(out, ns, p->name);
 		out->requeue_after = period;
 	}

@@ -652,6 +652,13 @@ answer(struct fake_apiserver *fake, const struct recorded_request *rq, const cha
 		cJSON_Delete(o);
 		return;
 	}
+	if (strchr(sp, '/') == NULL && strcmp(rq->method, "GET") == 0) {
+		/* Another collection: empty. */
+		reply->http_code = 200;
+		reply->body = xstrdup("{\"kind\":\"List\",\"apiVersion\":\"v1\","
+		    "\"metadata\":{\"resourceVersion\":\"1\"},\"items\":[]}");
+		return;
+	}
 	if (strncmp(sp, "pods/", 5) == 0 && strcmp(rq->method, "PATCH") == 0) {
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "apiVersion", "v1");
@@ -741,7 +748,9 @@ fake_respond(const char *method, const char *path, const char *content_type,
 		if (seen < ft->first || (ft->last != 0 && seen > ft->last))
 			continue;
 		reply->http_code = ft->code;
-		if (ft->code != 0)
+		if (ft->code == 200)
+			reply->body = xstrdup(ft->message);	/* a canned answer */
+		else if (ft->code != 0)
 			reply->body = status_body(ft->code, ft->reason, ft->message, ft->cause);
 		goto out;
 	}

@@ -203,7 +203,8 @@ struct recorded_request {
  * A failure to answer with: requests whose method is method and whose short path starts
  * with path, counted from 1 in the order they arrive, fail from the first-th to the last-th
  * (0: every one after first) with code, reason and message in a Status body (with cause
- * as its details' only cause, if not NULL). Code 0 answers nothing (a transport error).
+ * as its details' only cause, if not NULL). Code 0 answers nothing (a transport error);
+ * code 200 answers message itself, as the body (a canned answer).
  */
 struct fake_fault {
 	const char *method;

@@ -1146,24 +1146,36 @@ on_done(const char *key, const struct executor_outcome *outcome, void *arg)
 	*(struct executor_outcome *)arg = *outcome;
 }
 
-/* Syncs NS over a namespace holding gizmo z1 (a resource whose verbs are not known), and
- * widget w1 too if with_widget, its conditions already written, and carries the
- * result out against a fake apiserver answering the collection delete with fault; returns
- * the requests seen and sets *outcome and *status (the status sent, or NULL). */
+/* The path of the first GET carry_out saw, or NULL. */
+static char *first_get_path;
+
+/* What carry_out's namespace holds. */
+enum content { GIZMO, GIZMO_AND_WIDGET, NOTHING };
+
+/* Syncs NS over a namespace holding content (gizmo z1 is of a resource whose verbs are not
+ * known), its conditions already written, and carries the result out against a fake
+ * apiserver answering with fault; returns the requests seen and sets *outcome and *status
+ * (the last PUT's body: the status, or the finalize; NULL if none). */
 static char *
-carry_out(struct ctl_world *w, const struct fake_fault *fault, int with_widget,
+carry_out(struct ctl_world *w, const struct fake_fault *fault, enum content content,
     struct executor_outcome *outcome, cJSON **status)
 {
 	const struct ns_spec spec = { .conditions = NULL };
-	const struct object_spec objects[MAX_OBJECTS] = { OBJECT("gizmos.example.com", "z1"),
-	    OBJECT(with_widget ? "widgets.example.com" : NULL, "w1") };
+	const struct object_spec objects[MAX_OBJECTS] = {
+		OBJECT(content != NOTHING ? "gizmos.example.com" : NULL, "z1"),
+		OBJECT(content == GIZMO_AND_WIDGET ? "widgets.example.com" : NULL, "w1"),
+	};
 	struct fixture fx = { w->store, w->c, resource_find("pods"),
 	    resource_find("replicasets") };
 	struct fake_apiserver *fake = fake_apiserver_new(&fx);
 	struct executor *e = executor_new(fake->client, w->store, NULL, NULL);
+	/* The fake keeps no namespaces: a finalize gets a canned answer. */
+	const struct fake_fault faults[] = { *fault, { "PUT", "finalize", 1, 0, 200, NULL,
+	    "{\"kind\":\"Namespace\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"" NS
+	    "\",\"resourceVersion\":\"12\"}}", NULL } };
 	char *requests;
 
-	fake_apiserver_set_faults(fake, fault, 1);
+	fake_apiserver_set_faults(fake, faults, NELEM(faults));
 	ctl_cache(w, resource_find("namespaces"), namespace_new(&spec, "10"));
 	cache_objects(w, objects);
 	ctl_sync(w, NS, NOW);
@@ -1180,6 +1192,12 @@ carry_out(struct ctl_world *w, const struct fake_fault *fault, int with_widget,
 		fail_msg("executor_run: %s", w->error);
 	fake_apiserver_run(fake);
 	requests = fake_apiserver_requests(fake);
+	free(first_get_path);
+	first_get_path = NULL;
+	for (int i = 0; i < fake->nrequests && first_get_path == NULL; i++) {
+		if (strcmp(fake->requests[i].method, "GET") == 0)
+			first_get_path = xstrdup(fake->requests[i].path);
+	}
 	*status = NULL;
 	for (int i = 0; i < fake->nrequests; i++) {
 		if (strcmp(fake->requests[i].method, "PUT") == 0) {
@@ -1205,7 +1223,8 @@ executor_lets_a_refused_collection_delete_pass(void **state)
 	struct executor_outcome outcome;
 	cJSON *status;
 
-	assert_described("requests", ctl_keep(w, carry_out(w, &fault, 0, &outcome, &status)),
+	assert_described("requests", ctl_keep(w, carry_out(w, &fault, GIZMO, &outcome,
+	    &status)),
 	    "DELETE gizmos;DELETE gizmos/z1");
 	assert_int_equal(outcome.failed, 0);
 	assert_null(status);
@@ -1223,10 +1242,74 @@ executor_lets_a_refused_object_delete_pass(void **state)
 	struct executor_outcome outcome;
 	cJSON *status;
 
-	assert_described("requests", ctl_keep(w, carry_out(w, &fault, 1, &outcome, &status)),
+	assert_described("requests", ctl_keep(w, carry_out(w, &fault, GIZMO_AND_WIDGET, &outcome,
+	    &status)),
 	    "DELETE gizmos;DELETE gizmos/z1;DELETE widgets");
 	assert_int_equal(outcome.failed, 0);
 	assert_null(status);
+}
+
+/* The answers to the lists before a finalize (a fault on one resource's), and whether
+ * the pass fails. */
+struct list_case {
+	const char *name;
+	struct fake_fault fault;
+	int failed;
+};
+
+static const struct list_case list_cases[] = {
+	{ "executor: the finalize follows live lists that find the namespace empty",
+	    { "GET", "nothing", 1, 1, 500, "InternalError", "not asked", NULL }, 0 },
+	{ "executor: a list answered 404 (the resource is gone) finds it empty",
+	    { "GET", "gadgets", 1, 1, 404, "NotFound", "the server could not find the "
+	    "requested resource", NULL }, 0 },
+	{ "executor: a list answered 405 (the resource takes none) finds it empty",
+	    { "GET", "gadgets", 1, 1, 405, "MethodNotAllowed", "the server does not allow "
+	    "this method on the requested resource", NULL }, 0 },
+	{ "executor: a list that finds an object the cache lacks holds the finalize back",
+	    { "GET", "widgets", 1, 1, 200, NULL, "{\"kind\":\"List\",\"metadata\":{},"
+	    "\"items\":[{\"metadata\":{\"name\":\"w9\",\"namespace\":\"" NS "\"}}]}",
+	    NULL }, 1 },
+	{ "executor: a list that fails holds the finalize back",
+	    { "GET", "widgets", 1, 1, 500, "InternalError", "etcd is on fire", NULL }, 1 },
+	{ "executor: a list answered without items holds the finalize back",
+	    { "GET", "widgets", 1, 1, 200, NULL, "{\"kind\":\"Status\"}", NULL }, 1 },
+};
+
+/* The pass that finalizes first lists every resource live (kube lists right before it
+ * finalizes), one object at most, before any write. Lists that find nothing, or a
+ * resource gone (404) or that takes no list (405), let the collection deletes and the
+ * finalize go. A list that finds an object (the cache has not seen it yet), or that fails,
+ * fails the pass: nothing is written, and the namespace is synced again with backoff. */
+static void
+executor_finalizes_only_after_lists_find_the_namespace_empty(void **state)
+{
+#define LISTS "GET pods;GET replicasets;GET deployments;GET replicationcontrollers;" \
+	"GET configmaps;GET daemonsets;GET flakes;GET gadgets;GET gizmos;GET secrets;" \
+	"GET serviceaccounts;GET services;GET widgets"
+	struct ctl_world *w = *state;
+	const struct list_case *row = w->row;
+	struct executor_outcome outcome;
+	cJSON *status;
+
+	assert_described("requests", ctl_keep(w, carry_out(w, &row->fault, NOTHING, &outcome,
+	    &status)), row->failed ? LISTS : LISTS ";DELETE pods;DELETE replicasets;"
+	    "DELETE deployments;DELETE replicationcontrollers;DELETE configmaps;"
+	    "DELETE daemonsets;DELETE flakes;DELETE gizmos;DELETE secrets;"
+	    "DELETE serviceaccounts;DELETE services;DELETE widgets;PUT finalize");
+	assert_string_equal(first_get_path, "/api/v1/namespaces/" NS "/pods?limit=1");
+	assert_int_equal(outcome.failed, row->failed);
+	/* The last PUT, the finalize's: the namespace without its finalizer. */
+	if (row->failed) {
+		assert_null(status);
+	} else {
+		assert_non_null(status);
+		assert_string_equal(cJSON_GetStringValue(json_path(status, "kind")),
+		    "Namespace");
+		assert_null(json_path(status, "spec.finalizers"));
+		cJSON_Delete(status);
+	}
+#undef LISTS
 }
 
 /* A collection delete that fails otherwise skips the deletes of each of its objects (kube's
@@ -1243,7 +1326,8 @@ executor_reports_a_failed_collection_delete(void **state)
 	cJSON *status;
 
 	/* widgets come after gizmos, and still go. */
-	assert_described("requests", ctl_keep(w, carry_out(w, &fault, 1, &outcome, &status)),
+	assert_described("requests", ctl_keep(w, carry_out(w, &fault, GIZMO_AND_WIDGET, &outcome,
+	    &status)),
 	    "DELETE gizmos;DELETE widgets;PUT status");
 	assert_int_equal(outcome.failed, 1);
 	assert_described("status", ctl_keep(w, describe_status_body(status)),
@@ -1368,8 +1452,10 @@ row_test(const char *name, CMUnitTestFunction f, const void *row)
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(sync_cases) + NELEM(event_cases) + 16];
+	struct CMUnitTest tests[NELEM(sync_cases) + NELEM(event_cases) + NELEM(list_cases) +
+	    16];
 	size_t n = 0;
+	int rc;
 
 	for (size_t i = 0; i < NELEM(sync_cases); i++)
 		tests[n++] = row_test(sync_cases[i].name, sync_case_holds, &sync_cases[i]);
@@ -1391,11 +1477,16 @@ main(void)
 	    view_shows_an_empty_namespace_once, NULL);
 	tests[n++] = row_test("executor: a collection delete refused with 405 gives way to "
 	    "the deletes of each object", executor_lets_a_refused_collection_delete_pass, NULL);
+	for (size_t i = 0; i < NELEM(list_cases); i++)
+		tests[n++] = row_test(list_cases[i].name,
+		    executor_finalizes_only_after_lists_find_the_namespace_empty, &list_cases[i]);
 	tests[n++] = row_test("executor: an object's delete refused with 405 is passed over "
 	    "(deleteEachItem)", executor_lets_a_refused_object_delete_pass, NULL);
 	tests[n++] = row_test("executor: a failed collection delete is reported in "
 	    "NamespaceDeletionContentFailure", executor_reports_a_failed_collection_delete, NULL);
 	tests[n++] = row_test("metadatacache: discovery's verbs and failures are recorded",
 	    discovery_reads_record_verbs_and_failures, NULL);
-	return _cmocka_run_group_tests("namespace", tests, n, NULL, NULL);
+	rc = _cmocka_run_group_tests("namespace", tests, n, NULL, NULL);
+	free(first_get_path);
+	return rc;
 }
