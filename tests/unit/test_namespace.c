@@ -1210,41 +1210,40 @@ carry_out(struct ctl_world *w, const struct fake_fault *fault, enum content cont
 	return requests;
 }
 
-/* A collection delete answered 405 MethodNotAllowed is not a failure: the deletes of each
- * object follow it (kube's deleteCollection giving way to deleteEachItem), and no status
- * is sent (nothing changed). */
+/* A delete answered 405 MethodNotAllowed, and what the pass sends: it is no failure, no
+ * status reports it, and the pass does not fail. */
+struct refused_case {
+	const char *name;
+	struct fake_fault fault;
+	enum content content;
+	const char *requests;
+};
+
+#define REFUSED(path) { "DELETE", path, 1, 1, 405, "MethodNotAllowed", \
+	"the server does not allow this method on the requested resource", NULL }
+
+static const struct refused_case refused_cases[] = {
+	/* kube's deleteCollection gives way to deleteEachItem. */
+	{ "executor: a collection delete refused with 405 gives way to the deletes of each "
+	    "object", REFUSED("gizmos"), GIZMO, "DELETE gizmos;DELETE gizmos/z1" },
+	/* kube's deleteEachItem goes on past MethodNotAllowed. */
+	{ "executor: an object's delete refused with 405 is passed over (deleteEachItem)",
+	    REFUSED("gizmos/z1"), GIZMO_AND_WIDGET,
+	    "DELETE gizmos;DELETE gizmos/z1;DELETE widgets" },
+};
+
+#undef REFUSED
+
 static void
-executor_lets_a_refused_collection_delete_pass(void **state)
+executor_lets_a_refused_delete_pass(void **state)
 {
-	static const struct fake_fault fault = { "DELETE", "gizmos", 1, 1, 405,
-	    "MethodNotAllowed", "the server does not allow this method on the requested "
-	    "resource", NULL };
 	struct ctl_world *w = *state;
+	const struct refused_case *row = w->row;
 	struct executor_outcome outcome;
 	cJSON *status;
 
-	assert_described("requests", ctl_keep(w, carry_out(w, &fault, GIZMO, &outcome,
-	    &status)),
-	    "DELETE gizmos;DELETE gizmos/z1");
-	assert_int_equal(outcome.failed, 0);
-	assert_null(status);
-}
-
-/* An object's delete answered 405 is not a failure either: kube's deleteEachItem goes on
- * past MethodNotAllowed, so no status reports it and the pass does not fail. */
-static void
-executor_lets_a_refused_object_delete_pass(void **state)
-{
-	static const struct fake_fault fault = { "DELETE", "gizmos/z1", 1, 1, 405,
-	    "MethodNotAllowed", "the server does not allow this method on the requested "
-	    "resource", NULL };
-	struct ctl_world *w = *state;
-	struct executor_outcome outcome;
-	cJSON *status;
-
-	assert_described("requests", ctl_keep(w, carry_out(w, &fault, GIZMO_AND_WIDGET, &outcome,
-	    &status)),
-	    "DELETE gizmos;DELETE gizmos/z1;DELETE widgets");
+	assert_described("requests", ctl_keep(w, carry_out(w, &row->fault, row->content,
+	    &outcome, &status)), row->requests);
 	assert_int_equal(outcome.failed, 0);
 	assert_null(status);
 }
@@ -1326,9 +1325,8 @@ executor_reports_a_failed_collection_delete(void **state)
 	cJSON *status;
 
 	/* widgets come after gizmos, and still go. */
-	assert_described("requests", ctl_keep(w, carry_out(w, &fault, GIZMO_AND_WIDGET, &outcome,
-	    &status)),
-	    "DELETE gizmos;DELETE widgets;PUT status");
+	assert_described("requests", ctl_keep(w, carry_out(w, &fault, GIZMO_AND_WIDGET,
+	    &outcome, &status)), "DELETE gizmos;DELETE widgets;PUT status");
 	assert_int_equal(outcome.failed, 1);
 	assert_described("status", ctl_keep(w, describe_status_body(status)),
 	    "Terminating; NamespaceDeletionDiscoveryFailure False ResourcesDiscovered; "
@@ -1475,13 +1473,12 @@ main(void)
 	    view_shows_what_holds_a_namespace, NULL);
 	tests[n++] = row_test("namespaces_terminating: an empty namespace shows once",
 	    view_shows_an_empty_namespace_once, NULL);
-	tests[n++] = row_test("executor: a collection delete refused with 405 gives way to "
-	    "the deletes of each object", executor_lets_a_refused_collection_delete_pass, NULL);
+	for (size_t i = 0; i < NELEM(refused_cases); i++)
+		tests[n++] = row_test(refused_cases[i].name, executor_lets_a_refused_delete_pass,
+		    &refused_cases[i]);
 	for (size_t i = 0; i < NELEM(list_cases); i++)
 		tests[n++] = row_test(list_cases[i].name,
 		    executor_finalizes_only_after_lists_find_the_namespace_empty, &list_cases[i]);
-	tests[n++] = row_test("executor: an object's delete refused with 405 is passed over "
-	    "(deleteEachItem)", executor_lets_a_refused_object_delete_pass, NULL);
 	tests[n++] = row_test("executor: a failed collection delete is reported in "
 	    "NamespaceDeletionContentFailure", executor_reports_a_failed_collection_delete, NULL);
 	tests[n++] = row_test("metadatacache: discovery's verbs and failures are recorded",
