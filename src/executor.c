@@ -36,6 +36,8 @@
  * - The resourceVersions returned by creations, adoptions and status updates are recorded
  *   (consistency.c), so the owner is not synced again before the cache shows them.
  *
+ * - A bookkeeping write that fails on the store marks the outcome store_failed: the key is
+ *   held until the store writes again rather than backed off (manager.c).
  * - Once the executor is stopped (the daemon is shutting down), no further creation batch
  *   goes out: the requests in flight finish, the creations not sent lower the
  *   expectations as failed ones do, and the status follows.
@@ -83,6 +85,7 @@ struct execution {
 	enum phase phase;
 	int pending;			/* requests of the current step in flight */
 	int failed;			/* an error that ends in a backoff */
+	int store_failed;		/* a bookkeeping write failed on the store */
 	int retry_now;
 	char **errors;			/* the creations', deletions' and writes' failures,
 					   in order (for the status's body_on_failure) */
@@ -139,42 +142,48 @@ static void execution_step(struct execution *x);
 
 /* --- bookkeeping writes ---------------------------------------------------------------- */
 
-/* Opens a transaction of the executor's own, after the informers' pending one. */
+/* Opens a transaction of the executor's own for x, after the informers' pending one.
+ * Every bookkeeping failure is the store's: it marks x store_failed, so that its key
+ * waits for the store to recover instead of backing off. */
 static int
-bookkeeping_begin(struct executor *e)
+bookkeeping_begin(struct execution *x)
 {
 	char *error = NULL;
 
-	informer_set_commit(e->informers);
-	if (store_begin(e->store, &error) != 0) {
+	informer_set_commit(x->e->informers);
+	if (store_begin(x->e->store, &error) != 0) {
 		log_error("executor: %s", error);
 		free(error);
+		x->store_failed = 1;
 		return -1;
 	}
 	return 0;
 }
 
 static int
-bookkeeping_commit(struct executor *e)
+bookkeeping_commit(struct execution *x)
 {
 	char *error = NULL;
 
-	if (store_commit(e->store, &error) != 0) {
+	if (store_commit(x->e->store, &error) != 0) {
 		log_error("executor: committing bookkeeping: %s", error);
 		free(error);
-		store_rollback(e->store);
+		store_rollback(x->e->store);
+		x->store_failed = 1;
 		return -1;
 	}
 	return 0;
 }
 
-/* Logs a bookkeeping write's failure; the five-minute expectations timeout bounds what a
- * lost write can hold back. */
+/* Logs a bookkeeping write's failure and rolls it back; the five-minute expectations
+ * timeout bounds what a lost write can hold back. */
 static void
-bookkeeping_failed(const struct execution *x, const char *what, char *error)
+bookkeeping_failed(struct execution *x, const char *what, char *error)
 {
 	log_error("%s %s: recording %s: %s", x->r.controller, x->r.key, what, error);
 	free(error);
+	store_rollback(x->e->store);
+	x->store_failed = 1;
 }
 
 /* Records that a write for x's owner returned object (its resourceVersion). */
@@ -186,15 +195,14 @@ record_write(struct execution *x, const struct resource *r, const cJSON *object)
 
 	if (!cJSON_IsString(rv) || x->r.owner_uid == NULL)
 		return;
-	if (bookkeeping_begin(x->e) != 0)
+	if (bookkeeping_begin(x) != 0)
 		return;
 	if (consistency_wrote_at(x->c->writes, x->r.key, x->r.owner_uid, r->name,
 	    rv->valuestring, &error) != 0) {
 		bookkeeping_failed(x, "a write", error);
-		store_rollback(x->e->store);
 		return;
 	}
-	bookkeeping_commit(x->e);
+	bookkeeping_commit(x);
 }
 
 /* Lowers x's expectations for a creation that will not be observed, or for a deletion. */
@@ -203,7 +211,7 @@ lower_expectations(struct execution *x, const struct action *a, int count)
 {
 	char *error = NULL, *object_key;
 
-	if (count <= 0 || bookkeeping_begin(x->e) != 0)
+	if (count <= 0 || bookkeeping_begin(x) != 0)
 		return;
 	for (int i = 0; i < count && error == NULL; i++) {
 		if (a->type == ACTION_CREATE) {
@@ -217,10 +225,9 @@ lower_expectations(struct execution *x, const struct action *a, int count)
 	}
 	if (error != NULL) {
 		bookkeeping_failed(x, "an expectation", error);
-		store_rollback(x->e->store);
 		return;
 	}
-	bookkeeping_commit(x->e);
+	bookkeeping_commit(x);
 }
 
 /* Sets the expectations for x's creations or deletions, committed before any is sent. */
@@ -229,14 +236,13 @@ set_expectations(struct execution *x, double now)
 {
 	char *error = NULL;
 
-	if (bookkeeping_begin(x->e) != 0)
+	if (bookkeeping_begin(x) != 0)
 		return -1;
 	if (controller_record_result(x->c, &x->r, now, &error) != 0) {
 		bookkeeping_failed(x, "expectations", error);
-		store_rollback(x->e->store);
 		return -1;
 	}
-	return bookkeeping_commit(x->e);
+	return bookkeeping_commit(x);
 }
 
 /* --- events ---------------------------------------------------------------------------- */
@@ -821,7 +827,7 @@ execution_finish_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct execution *x = arg;
 	struct executor *e = x->e;
-	struct executor_outcome out = { 0, 0, 0 };
+	struct executor_outcome out = { 0, 0, 0, 0 };
 
 	(void)fd;
 	(void)what;
@@ -829,8 +835,9 @@ execution_finish_cb(evutil_socket_t fd, short what, void *arg)
 		log_warning("%s %s: %s; synced again with backoff", x->r.controller, x->r.key,
 		    x->r.waiting != NULL ? x->r.waiting : "the sync failed");
 	out.failed = x->failed || x->nerrors > 0 || x->r.stale || x->r.failed;
-	out.retry_now = x->retry_now && !out.failed;
-	if (!out.failed && !out.retry_now)
+	out.store_failed = x->store_failed;
+	out.retry_now = x->retry_now && !out.failed && !out.store_failed;
+	if (!out.failed && !out.retry_now && !out.store_failed)
 		out.requeue_after = x->r.requeue_after;
 	TAILQ_REMOVE(&e->executions, x, link);
 	e->count--;
@@ -1039,13 +1046,11 @@ executor_run(struct executor *e, struct controller *c, struct sync_result *r,
 		return 0;
 	}
 	if (x->r.forget_expectations) {
-		if (bookkeeping_begin(e) == 0) {
-			if (controller_record_result(c, &x->r, time_now(), &err) != 0) {
+		if (bookkeeping_begin(x) == 0) {
+			if (controller_record_result(c, &x->r, time_now(), &err) != 0)
 				bookkeeping_failed(x, "the owner's deletion", err);
-				store_rollback(e->store);
-			} else {
-				bookkeeping_commit(e);
-			}
+			else
+				bookkeeping_commit(x);
 		}
 		execution_finish(x);
 		return 0;

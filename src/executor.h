@@ -18,6 +18,9 @@ struct executor;
 /* How a result's execution went, for the workqueue. */
 struct executor_outcome {
 	int failed;		/* something failed: requeue with backoff */
+	int store_failed;	/* a bookkeeping write failed on the local store: hold the
+				   key until the store recovers (workqueue_hold), whatever
+				   else happened; no backoff is counted */
 	int retry_now;		/* the cache proved out of date: requeue at once */
 	double requeue_after;	/* > 0: sync again after this many seconds */
 };

@@ -1701,7 +1701,7 @@ informer_set_free(struct informer_set *set)
 	if (set == NULL)
 		return;
 	if (set->in_transaction)
-		store_rollback(set->store);
+		store_abandon(set->store);
 	while ((inf = TAILQ_FIRST(&set->informers)) != NULL) {
 		TAILQ_REMOVE(&set->informers, inf, link);
 		informer_free(inf);

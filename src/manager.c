@@ -11,6 +11,14 @@
  * re-added with the queue's rate limiting, a success forgets the key's backoff, and a
  * result may ask to be looked at again after some seconds.
  *
+ * A sync whose bookkeeping failed on the store (a full disk, an I/O error, a lock not
+ * taken) failed for no reason of its key's, and backing it off as an apiserver error
+ * would leave it waiting for minutes after the store is well. It is held instead
+ * (workqueue_hold), no failure counted: once the store has committed again (the
+ * informers' resync does) and the controller's informers are synced, every held key is
+ * added at once with its backoff forgotten, at least HOLD_MIN_SECONDS after the first was
+ * held; if nothing shows the store writing again, they are tried after HOLD_MAX_SECONDS.
+ *
  * Syncs start only when every informer has synced (a controller acting on half a cache
  * would create pods it already has); then every key is queued once, since a restart that
  * resumes watches from the stored resourceVersion sees no ADDED events for what it holds.
@@ -54,6 +62,12 @@
 
 struct recovery;
 
+/* Keys held back by a store failure wait at least HOLD_MIN_SECONDS (a store that fails
+ * again is not hammered), and are tried again after HOLD_MAX_SECONDS even if no commit
+ * has shown the store writing again (nothing else may be writing). */
+#define HOLD_MIN_SECONDS 1.0
+#define HOLD_MAX_SECONDS 10.0
+
 /* One running controller. */
 struct running {
 	struct manager *m;
@@ -64,6 +78,7 @@ struct running {
 	int in_flight;
 	int started;		/* its informers synced once: its workers run */
 	int paused;		/* an informer of its syncs again: no key is taken */
+	double held_since;	/* monotonic time its first held key was held */
 };
 
 struct manager {
@@ -143,13 +158,32 @@ manager_on_batch_end(void *arg)
 static void running_pump(struct running *r);
 static void recovery_start(struct running *r);
 
+/* Looks at the controllers again soon (sync_check), unless that is already due. */
+static void
+manager_check_soon(struct manager *m)
+{
+	struct timeval now = { 0, 0 };
+
+	if (!evtimer_pending(m->sync_check, NULL))
+		evtimer_add(m->sync_check, &now);
+}
+
 static void
 sync_done(const char *key, const struct executor_outcome *outcome, void *arg)
 {
 	struct running *r = arg;
 
 	r->in_flight--;
-	if (outcome->failed) {
+	if (outcome->store_failed) {
+		/* The store failed, not the apiserver: the key waits for the store to
+		 * recover (sync_check), without a backoff that would outlast it. */
+		if (workqueue_held(r->queue) == 0)
+			r->held_since = time_monotonic();
+		workqueue_hold(r->queue, key);
+		log_v(2, "%s %s: held back until the cache database writes again",
+		    r->controller->type->name, key);
+		manager_check_soon(r->m);
+	} else if (outcome->failed) {
 		workqueue_add_rate_limited(r->queue, key);
 	} else {
 		workqueue_forget(r->queue, key);
@@ -224,10 +258,7 @@ running_pump(struct running *r)
 			log_info("controller=%s: waiting for its informers to sync again before "
 			    "acting", r->controller->type->name);
 		r->paused = 1;
-		if (!evtimer_pending(m->sync_check, NULL)) {
-			struct timeval now = { 0, 0 };
-			evtimer_add(m->sync_check, &now);
-		}
+		manager_check_soon(m);
 		return;
 	}
 	while (r->in_flight < r->workers && workqueue_get(r->queue, &key) == 1)
@@ -249,6 +280,30 @@ add_key(const char *key, void *arg)
 	struct running *r = arg;
 
 	workqueue_add(r->queue, key);
+}
+
+/* Adds r's held keys back (their backoff forgotten) once the store writes again; only
+ * called while r's informers are synced. Returns whether keys are still held. */
+static int
+running_release_held(struct running *r)
+{
+	double held = time_monotonic() - r->held_since;
+	int failing = store_writes_failing(r->m->store);
+	size_t n;
+
+	if (workqueue_held(r->queue) == 0)
+		return 0;
+	if (held < HOLD_MIN_SECONDS || (failing && held < HOLD_MAX_SECONDS))
+		return 1;
+	n = workqueue_release_held(r->queue);
+	if (failing)
+		log_warning("controller=%s: %zu keys held back by a failure of the cache "
+		    "database for %.0f s are synced again; it has not written since",
+		    r->controller->type->name, n, held);
+	else
+		log_info("controller=%s: the cache database writes again; %zu keys held back "
+		    "by its failure are synced now", r->controller->type->name, n);
+	return 0;
 }
 
 /* Starts each controller once its informers are synced (one that cannot sync, say a
@@ -282,6 +337,8 @@ sync_check(evutil_socket_t fd, short what, void *arg)
 				    r->controller->type->name);
 				r->paused = 0;
 			}
+			if (running_release_held(r))
+				waiting = 1;
 			running_pump(r);
 			continue;
 		}

@@ -93,12 +93,14 @@ struct store {
 	sqlite3_stmt *informer_set_rv;
 	sqlite3_stmt *informer_begin_list;
 	sqlite3_stmt *informer_finish_list;
+	int writes_failing;		/* a write failed and no commit has worked since */
 	/* Metrics; NULL without. */
 	struct store_object_count *object_counts;	/* one per resource */
 	struct metrics_series **objects;		/* one per resource */
 	struct metrics_series *database_size;
 	struct metrics_series *wal_size;
 	struct metrics_series *commit_duration;
+	struct metrics_series *write_failures;
 };
 
 /* What a sqlkcm_store_objects series counts. */
@@ -752,25 +754,54 @@ store_db(struct store *s)
 int
 store_begin(struct store *s, char **error)
 {
-	return store_exec(s, "BEGIN IMMEDIATE", error, "begin");
+	if (store_exec(s, "BEGIN IMMEDIATE", error, "begin") != 0) {
+		store_write_failed(s);
+		return -1;
+	}
+	return 0;
 }
 
 int
 store_commit(struct store *s, char **error)
 {
 	double started = s->commit_duration != NULL ? time_monotonic() : 0;
-	int rc = store_exec(s, "COMMIT", error, "commit");
 
-	if (rc == 0 && s->commit_duration != NULL)
+	if (store_exec(s, "COMMIT", error, "commit") != 0) {
+		/* Counted by the rollback that follows. */
+		s->writes_failing = 1;
+		return -1;
+	}
+	s->writes_failing = 0;
+	if (s->commit_duration != NULL)
 		metrics_histogram_observe(s->commit_duration, time_monotonic() - started);
-	return rc;
+	return 0;
 }
 
 void
 store_rollback(struct store *s)
 {
+	store_write_failed(s);
+	store_abandon(s);
+}
+
+void
+store_abandon(struct store *s)
+{
 	if (!sqlite3_get_autocommit(s->db))
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+void
+store_write_failed(struct store *s)
+{
+	s->writes_failing = 1;
+	metrics_counter_add(s->write_failures, 1);
+}
+
+int
+store_writes_failing(const struct store *s)
+{
+	return s->writes_failing;
 }
 
 /* --- objects ------------------------------------------------------------------------- */
@@ -1389,6 +1420,10 @@ store_register_metrics(struct store *s, struct metrics_registry *registry)
 	    "sqlkcm_store_transaction_commit_duration_seconds",
 	    "Seconds a COMMIT of the cache took.", NULL, commit_buckets,
 	    sizeof commit_buckets / sizeof commit_buckets[0] };
+	static const struct metrics_spec write_failures = { METRICS_COUNTER,
+	    "sqlkcm_store_write_failures_total",
+	    "Writes of the cache that failed and were rolled back (a full disk, an I/O error, "
+	    "a lock not taken).", NULL, NULL, 0 };
 	struct metrics_family *family;
 
 	if (s->objects != NULL)
@@ -1416,6 +1451,8 @@ store_register_metrics(struct store *s, struct metrics_registry *registry)
 	}
 	if ((family = store_metric_family(registry, &commit_duration)) != NULL)
 		s->commit_duration = metrics_series_get(family, NULL);
+	if ((family = store_metric_family(registry, &write_failures)) != NULL)
+		s->write_failures = metrics_series_get(family, NULL);
 }
 
 /* Detaches the metrics from the store, keeping their last values. */

@@ -66,10 +66,23 @@ int store_prepare_statements(sqlite3 *db, const char *const *sql, int n,
 /* Finalizes n statements (NULL ones are fine). */
 void store_finalize_statements(sqlite3_stmt **stmts, int n);
 
-/* Transactions: all writes of one loop turn go in one. */
+/* Transactions: all writes of one loop turn go in one. A begin or commit that fails
+ * marks the store's writes as failing (store_writes_failing), a commit that works
+ * clears the mark. */
 int store_begin(struct store *s, char **error);
 int store_commit(struct store *s, char **error);
+/* Rolls back the open transaction (if any) after a write of it failed, counting the
+ * failure (store_write_failed). */
 void store_rollback(struct store *s);
+/* Rolls back the open transaction (if any) with nothing having failed: a shutdown. */
+void store_abandon(struct store *s);
+/* Notes a write that failed (full disk, I/O error, lock not taken): counted in
+ * sqlkcm_store_write_failures_total, and the store's writes are failing until the next
+ * commit that works. */
+void store_write_failed(struct store *s);
+/* True while the last write failed and no commit has worked since: who holds work back
+ * on a store failure waits for this to clear. */
+int store_writes_failing(const struct store *s);
 
 /* Writes object (a full API object; its metadata.managedFields is removed in place) into
  * r's table with list epoch `epoch`, replacing its label and owner reference rows when they

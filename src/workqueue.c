@@ -8,13 +8,19 @@
  *   queued      it is in the FIFO, waiting for workqueue_get (dirty and not processing);
  *   processing  a consumer got it and has not called workqueue_done;
  *   waiting     it is in the delay heap, to be added at ready_at;
- *   failures    its rate-limited adds since it was last forgotten.
+ *   failures    its rate-limited adds since it was last forgotten;
+ *   held        its last processing failed on the local store (the cache database), not
+ *               on the apiserver: it waits for workqueue_release_held, its failures not
+ *               counting that one.
  *
  * Invariants:
  * - queued == dirty && !processing: a key is in the FIFO at most once and never while it
  *   is processed. A key added while processing is only marked dirty; done queues it.
- * - An item with none of dirty, processing, waiting or failures is freed at once, so the
- *   table holds only keys with something to remember (as client-go's maps do).
+ * - An item with none of dirty, processing, waiting, failures or held is freed at once, so
+ *   the table holds only keys with something to remember (as client-go's maps do).
+ * - A held key is in the held list; getting it (it is processed again) or releasing it
+ *   ends the hold. Releasing forgets its failures, takes it out of the delay heap and
+ *   adds it: a store that recovered makes the key due now, however long its backoff.
  * - The delay heap is ordered by ready_at (then by when the wait began); a key waits at
  *   most once, at the earlier of the times asked. The timer is armed for the heap's root
  *   whenever the heap is not empty; when it fires, every item whose time has come (on the
@@ -69,6 +75,8 @@ struct workqueue_item {
 	double ready_at;
 	uint64_t wait_seq;			/* orders equal ready_at */
 	int failures;
+	int held;
+	TAILQ_ENTRY(workqueue_item) held_link;	/* while held */
 	double added_at;			/* when it became dirty */
 	double started_at;			/* when it was got */
 };
@@ -90,6 +98,8 @@ struct workqueue {
 	TAILQ_HEAD(, workqueue_item) queue;	/* the FIFO */
 	size_t queue_len;
 	LIST_HEAD(, workqueue_item) processing;
+	TAILQ_HEAD(, workqueue_item) held;	/* in the order held */
+	size_t nheld;
 	struct workqueue_item **heap;		/* delayed adds, earliest first */
 	size_t heap_len;
 	size_t heap_cap;
@@ -107,6 +117,7 @@ struct workqueue {
 	struct metrics_series *work_duration;
 	struct metrics_series *unfinished_work;
 	struct metrics_series *longest_running;
+	struct metrics_series *held_keys;
 };
 
 /* --- the rate limiter's pieces --------------------------------------------------------- */
@@ -234,7 +245,7 @@ workqueue_release(struct workqueue *q, struct workqueue_item *item)
 	struct workqueue_item **p;
 
 	if (item->dirty || item->processing || item->heap_index != WORKQUEUE_NOT_WAITING ||
-	    item->failures > 0)
+	    item->failures > 0 || item->held)
 		return;
 	for (p = &q->table[item->hash & (q->table_size - 1)]; *p != item; p = &(*p)->next)
 		;
@@ -327,7 +338,36 @@ workqueue_heap_pop(struct workqueue *q)
 	return root;
 }
 
+/* Takes item out of the heap, wherever it is. */
+static void
+workqueue_heap_remove(struct workqueue *q, struct workqueue_item *item)
+{
+	size_t i = item->heap_index;
+
+	q->heap_len--;
+	if (i < q->heap_len) {
+		struct workqueue_item *moved = q->heap[q->heap_len];
+
+		workqueue_heap_place(q, i, moved);
+		workqueue_heap_up(q, i);
+		workqueue_heap_down(q, moved->heap_index);
+	}
+	item->heap_index = WORKQUEUE_NOT_WAITING;
+}
+
 /* --- the queue ------------------------------------------------------------------------- */
+
+/* Ends item's hold, if it is held. */
+static void
+workqueue_unhold(struct workqueue *q, struct workqueue_item *item)
+{
+	if (!item->held)
+		return;
+	item->held = 0;
+	TAILQ_REMOVE(&q->held, item, held_link);
+	q->nheld--;
+	metrics_gauge_add(q->held_keys, -1);
+}
 
 /* The default clock: CLOCK_MONOTONIC in seconds. */
 static double
@@ -513,6 +553,10 @@ workqueue_register_metrics(struct workqueue *q, struct metrics_registry *registr
 	    "workqueue_longest_running_processor_seconds",
 	    "[BETA] Seconds the longest-running key still being processed has taken so far.",
 	    labels, NULL, 0 };
+	const struct metrics_spec held_keys = { METRICS_GAUGE, "sqlkcm_workqueue_held_keys",
+	    "Keys whose last sync failed on the local cache database (a full disk, an I/O "
+	    "error, a lock not taken), held back until it writes again and the controller's "
+	    "informers have synced.", labels, NULL, 0 };
 
 	q->depth = workqueue_metric(q, registry, &depth);
 	q->adds = workqueue_metric(q, registry, &adds);
@@ -521,6 +565,7 @@ workqueue_register_metrics(struct workqueue *q, struct metrics_registry *registr
 	q->work_duration = workqueue_metric(q, registry, &work_duration);
 	q->unfinished_work = workqueue_metric(q, registry, &unfinished_work);
 	q->longest_running = workqueue_metric(q, registry, &longest_running);
+	q->held_keys = workqueue_metric(q, registry, &held_keys);
 	metrics_gauge_set_callback(q->unfinished_work, workqueue_unfinished_work_seconds, q);
 	metrics_gauge_set_callback(q->longest_running, workqueue_longest_running_seconds, q);
 }
@@ -552,6 +597,7 @@ workqueue_new(struct event_base *base, const char *name,
 	q->table = xcalloc(q->table_size, sizeof *q->table);
 	TAILQ_INIT(&q->queue);
 	LIST_INIT(&q->processing);
+	TAILQ_INIT(&q->held);
 
 	q->base_delay = options->base_delay > 0 ? options->base_delay :
 	    WORKQUEUE_DEFAULT_BASE_DELAY;
@@ -577,6 +623,7 @@ workqueue_free(struct workqueue *q)
 	metrics_gauge_set(q->unfinished_work, 0);
 	metrics_gauge_set(q->longest_running, 0);
 	metrics_gauge_add(q->depth, -(double)q->ndirty);
+	metrics_gauge_add(q->held_keys, -(double)q->nheld);
 	for (size_t i = 0; i < q->table_size; i++) {
 		struct workqueue_item *item, *next;
 
@@ -614,6 +661,7 @@ workqueue_get(struct workqueue *q, const char **key)
 		return q->shutting_down ? -1 : 0;
 	TAILQ_REMOVE(&q->queue, item, queue_link);
 	q->queue_len--;
+	workqueue_unhold(q, item);
 	item->dirty = 0;
 	q->ndirty--;
 	item->processing = 1;
@@ -704,6 +752,54 @@ workqueue_forget(struct workqueue *q, const char *key)
 	workqueue_release(q, item);
 }
 
+/* Holds key until the store recovers, without counting a failure. */
+void
+workqueue_hold(struct workqueue *q, const char *key)
+{
+	struct workqueue_item *item;
+
+	if (q->shutting_down)
+		return;
+	item = workqueue_lookup_or_create(q, key);
+	if (item->held)
+		return;
+	item->held = 1;
+	TAILQ_INSERT_TAIL(&q->held, item, held_link);
+	q->nheld++;
+	metrics_gauge_add(q->held_keys, 1);
+}
+
+/* Adds every held key now, in the order they were held, its backoff forgotten; returns
+ * how many there were. */
+size_t
+workqueue_release_held(struct workqueue *q)
+{
+	struct workqueue_item *item;
+	size_t n = 0;
+
+	while ((item = TAILQ_FIRST(&q->held)) != NULL) {
+		workqueue_unhold(q, item);
+		item->failures = 0;
+		if (item->heap_index != WORKQUEUE_NOT_WAITING) {
+			int root = item->heap_index == 0;
+
+			workqueue_heap_remove(q, item);
+			if (root)
+				workqueue_arm_timer(q);
+		}
+		workqueue_add_item(q, item);
+		n++;
+	}
+	return n;
+}
+
+/* Returns how many keys are held. */
+size_t
+workqueue_held(const struct workqueue *q)
+{
+	return q->nheld;
+}
+
 /* Returns key's failures since it was last forgotten. */
 int
 workqueue_num_requeues(struct workqueue *q, const char *key)
@@ -724,9 +820,15 @@ workqueue_len(struct workqueue *q)
 void
 workqueue_shut_down(struct workqueue *q)
 {
+	struct workqueue_item *held;
+
 	if (q->shutting_down)
 		return;
 	q->shutting_down = 1;
+	while ((held = TAILQ_FIRST(&q->held)) != NULL) {
+		workqueue_unhold(q, held);
+		workqueue_release(q, held);
+	}
 	while (q->heap_len > 0) {
 		struct workqueue_item *item = q->heap[--q->heap_len];
 

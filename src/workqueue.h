@@ -67,6 +67,19 @@ void workqueue_add_rate_limited(struct workqueue *q, const char *key);
 double workqueue_when(struct workqueue *q, const char *key);
 /* Stops counting key's failures: its next backoff is base_delay again. */
 void workqueue_forget(struct workqueue *q, const char *key);
+/* Holds key back after its sync failed on the local store (the cache database: a full
+ * disk, an I/O error, a lock not taken) rather than on the apiserver: no failure is
+ * counted, and the key waits for workqueue_release_held, however long the store takes
+ * to recover. client-go has no such state, its failures all being the apiserver's; a
+ * store failure says nothing about the key, and backing off would leave it waiting long
+ * after the store is well. Getting the key (an event added it) ends its hold. Ignored
+ * once the queue is shutting down. */
+void workqueue_hold(struct workqueue *q, const char *key);
+/* Adds every held key at once, its failures forgotten and any delayed add of it
+ * dropped; returns how many keys were held. */
+size_t workqueue_release_held(struct workqueue *q);
+/* Returns how many keys are held. */
+size_t workqueue_held(const struct workqueue *q);
 /* Returns how many failures key has had since it was last forgotten. */
 int workqueue_num_requeues(struct workqueue *q, const char *key);
 /* Returns how many keys are queued (not counting keys being processed). */

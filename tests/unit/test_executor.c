@@ -1040,9 +1040,45 @@ no_creation_or_deletion_without_committed_expectations(void **state)
 		carry_out(h);
 		assert_int_equal(fake_apiserver_count(h->fake, cases[i].method, "pods"), 0);
 		assert_outcome(h, 1, 0);
+		assert_int_equal(h->outcome.store_failed, 1);
+		assert_true(store_writes_failing(h->f->store));
 		assert_expectations(h, -99, -99);
 		harness_free(h);
 	}
+}
+
+/* A failure of the apiserver is no failure of the store: the key backs off as in kube. */
+static void
+apiserver_failure_is_not_a_store_failure(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault always = { "POST", "pods", 1, 100, 500, "InternalError",
+	    "fake error", NULL };
+
+	add_rs(h->f, &(struct rs){ .replicas = 1 });
+	fake_apiserver_set_faults(h->fake, &always, 1);
+	carry_out(h);
+	assert_outcome(h, 1, 0);
+	assert_int_equal(h->outcome.store_failed, 0);
+	assert_false(store_writes_failing(h->f->store));
+}
+
+/* A write record lost on the store (the pod was created, its resourceVersion could not
+ * be kept) holds the key for the store's recovery too, though nothing else failed. */
+static void
+lost_write_record_is_a_store_failure(void **state)
+{
+	struct harness *h = *state;
+
+	add_rs(h->f, &(struct rs){ .replicas = 1 });
+	assert_int_equal(sqlite3_exec(store_db(h->f->store), "CREATE TEMP TRIGGER full_writes "
+	    "BEFORE INSERT ON main.controller_writes BEGIN SELECT RAISE(ABORT, "
+	    "'database or disk is full'); END", NULL, NULL, NULL), SQLITE_OK);
+	carry_out(h);
+	assert_int_equal(fake_apiserver_count(h->fake, "POST", "pods"), 1);
+	assert_outcome(h, 0, 0);
+	assert_int_equal(h->outcome.store_failed, 1);
+	assert_writes(h, "");
 }
 
 /* --- the writes recorded, and the next sync ------------------------------------------------ */
@@ -2152,6 +2188,87 @@ manager_retries_a_failed_sync_with_backoff(void **state)
 	managed_free(mg);
 }
 
+/* Attempts to write foobar's expectations while the disk is "full", and how many there
+ * had been when it recovered. */
+static int store_attempts, store_attempts_at_recovery;
+
+static void
+count_store_attempt(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	(void)argv;
+	store_attempts++;
+	sqlite3_result_null(ctx);
+}
+
+/* The disk is back: foobar's expectations can be written, and a commit works, as the
+ * informers' first one after a resync. */
+static void
+store_recovers(evutil_socket_t fd, short what, void *arg)
+{
+	struct harness *h = arg;
+	char *error = NULL;
+
+	(void)fd;
+	(void)what;
+	assert_int_equal(sqlite3_exec(store_db(h->f->store), "DROP TRIGGER temp.full_foobar",
+	    NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(store_begin(h->f->store, &error), 0);
+	assert_int_equal(sqlite3_exec(store_db(h->f->store), "UPDATE informers SET synced = "
+	    "synced", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(store_commit(h->f->store, &error), 0);
+	store_attempts_at_recovery = store_attempts;
+}
+
+/* A key whose sync failed on the store (its expectations could not be committed) is held,
+ * not backed off: it is not tried again while the store has not written since, and it
+ * is synced at once when the store writes again, its backoff forgotten. A key failing on
+ * the apiserver meanwhile keeps backing off and being retried, as in kube. */
+static void
+manager_holds_a_key_failed_on_the_store_until_the_store_writes_again(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault failing = { "PUT", "replicasets/other/status", 1, 1000,
+	    500, "InternalError", "fake error", NULL };
+	struct timeval later = { 2, 0 };
+	struct event *recover;
+	struct managed *mg;
+	sqlite3 *db = store_db(h->f->store);
+	int other_puts;
+
+	add_rs(h->f, &(struct rs){ .replicas = 1 });
+	add_rs(h->f, &(struct rs){ .name = "other", .replicas = 0, .selector = "{\"o\":\"x\"}",
+	    .template_labels = "{\"o\":\"x\"}" });
+	fake_apiserver_set_faults(h->fake, &failing, 1);
+	store_attempts = 0;
+	store_attempts_at_recovery = -1;
+	assert_int_equal(sqlite3_create_function(db, "count_store_attempt", 0, SQLITE_UTF8,
+	    NULL, count_store_attempt, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "CREATE TEMP TRIGGER full_foobar BEFORE INSERT ON "
+	    "main.expectations WHEN NEW.key = 'default/foobar' BEGIN "
+	    "SELECT count_store_attempt(); SELECT RAISE(ABORT, 'database or disk is full'); "
+	    "END", NULL, NULL, NULL), SQLITE_OK);
+	recover = evtimer_new(h->fake->base, store_recovers, h);
+	evtimer_add(recover, &later);
+	mg = managed_new(h, 0);
+	managed_run(mg, pod_created);
+
+	/* Two seconds of a full disk: one attempt (the store has not written since, and the
+	 * retry without such a sign is 10 s away); with a backoff from 5 ms it would have
+	 * been tried about nine times. */
+	assert_int_equal(store_attempts_at_recovery, 1);
+	/* Then the creation at once, once the store wrote. */
+	assert_int_equal(fake_apiserver_count(h->fake, "POST", "pods"), 1);
+	/* The other key kept failing on the apiserver and was retried with backoff: its
+	 * status PUT (and one PUT after a re-read) each time. */
+	other_puts = fake_apiserver_count(h->fake, "PUT", "replicasets/other/status");
+	if (other_puts < 8)
+		fail_msg("the key failing on the apiserver was tried %d times (PUTs), want its "
+		    "backoff's retries", other_puts);
+	event_free(recover);
+	managed_free(mg);
+}
+
 /* An outcome of retry_now (an adoption found its pod gone) syncs the key again at once. */
 static void
 manager_syncs_again_at_once_when_the_cache_proved_wrong(void **state)
@@ -2318,6 +2435,8 @@ main(void)
 		cmocka_unit_test(creation_without_a_response_makes_the_pods_informer_sync_again),
 		cmocka_unit_test(expectations_are_committed_before_the_first_request),
 		cmocka_unit_test(no_creation_or_deletion_without_committed_expectations),
+		T(apiserver_failure_is_not_a_store_failure),
+		T(lost_write_record_is_a_store_failure),
 		/* deletions */
 		T(deletions_go_out_at_once_with_a_uid_precondition),
 		T(deletion_not_found_is_success_and_a_failure_lowers_its_expectation),
@@ -2366,6 +2485,7 @@ main(void)
 		T(executor_freed_with_requests_out_abandons_them),
 		/* the manager */
 		T(manager_retries_a_failed_sync_with_backoff),
+		T(manager_holds_a_key_failed_on_the_store_until_the_store_writes_again),
 		T(manager_syncs_again_at_once_when_the_cache_proved_wrong),
 		T(manager_syncs_a_lagging_key_once_the_cache_caught_up_without_an_event),
 		T(manager_releases_inherited_expectations_when_the_cache_agrees),

@@ -854,6 +854,136 @@ queue_without_a_name_has_no_metrics(void **state)
 	metrics_registry_free(registry);
 }
 
+/* --- keys held on a failure of the local store ------------------------------------------ */
+
+/* A key whose sync failed on the store is held, not backed off: its failures stay as
+ * they were, it comes out only when released, and the release forgets its backoff and
+ * drops the delayed add it had, while a key that failed on the apiserver the same number
+ * of times keeps its backoff. */
+static void
+held_key_is_added_at_once_on_release_and_forgets_its_backoff(void **state)
+{
+	(void)state;
+	const struct workqueue_options options = { .priority = -1, .base_delay = 0.005 };
+	struct fixture *f = fixture_new(1, &options);
+	const char *key;
+
+	for (int i = 0; i < 4; i++) {
+		workqueue_add_rate_limited(f->q, "store");
+		workqueue_add_rate_limited(f->q, "apiserver");
+	}
+	/* Both wait the first backoff, 5 ms, then 10, 20 and 40 ms: the earliest is kept. */
+	assert_int_equal(workqueue_num_requeues(f->q, "store"), 4);
+	workqueue_hold(f->q, "store");
+	workqueue_hold(f->q, "store");		/* twice is once */
+	assert_int_equal(workqueue_held(f->q), 1);
+	assert_int_equal(workqueue_num_requeues(f->q, "store"), 4);	/* no failure */
+	assert_int_equal(workqueue_len(f->q), 0);
+
+	assert_int_equal(workqueue_release_held(f->q), 1);
+	assert_int_equal(workqueue_held(f->q), 0);
+	assert_int_equal(workqueue_num_requeues(f->q, "store"), 0);
+	assert_int_equal(workqueue_num_requeues(f->q, "apiserver"), 4);
+	assert_int_equal(workqueue_len(f->q), 1);
+	key = must_get(f->q, "store");
+	workqueue_done(f->q, key);
+	assert_int_equal(workqueue_get(f->q, &key), 0);
+	assert_int_equal(workqueue_release_held(f->q), 0);	/* nothing twice */
+	/* The released key no longer waits in the heap: only the apiserver's comes out
+	 * once its backoff is over. */
+	f->drain = 1;
+	event_base_dispatch(f->base);
+	assert_got(f, (const char *const[]){ "apiserver", NULL });
+	fixture_free(f);
+}
+
+/* Getting a held key (an event added it, and it is synced again) ends its hold. */
+static void
+held_key_got_is_no_longer_held(void **state)
+{
+	(void)state;
+	struct fixture *f = fixture_new(0, NULL);
+	const char *key;
+
+	workqueue_hold(f->q, "a");
+	workqueue_hold(f->q, "b");
+	workqueue_add(f->q, "a");
+	key = must_get(f->q, "a");
+	assert_int_equal(workqueue_held(f->q), 1);
+	workqueue_done(f->q, key);
+	assert_int_equal(workqueue_release_held(f->q), 1);
+	must_get(f->q, "b");
+	fixture_free(f);
+}
+
+/* Keys held while they wait in the heap, then released, come out at once, in the order
+ * they were held; the heap stays in time order for the keys around them. */
+static void
+release_takes_held_keys_out_of_the_middle_of_the_heap(void **state)
+{
+	(void)state;
+	struct fixture *f = fixture_new(1, NULL);
+	static const char *const keys[] = { "k1", "k2", "k3", "k4", "k5", "k6", "k7" };
+
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		workqueue_add_after(f->q, keys[i], 0.01 * (double)(i + 1));
+	workqueue_hold(f->q, "k3");
+	workqueue_hold(f->q, "k6");
+	workqueue_hold(f->q, "k1");
+	assert_int_equal(workqueue_release_held(f->q), 3);
+	f->drain = 1;
+	event_base_dispatch(f->base);
+	assert_got(f, (const char *const[]){ "k3", "k6", "k1", "k2", "k4", "k5", "k7",
+	    NULL });
+	fixture_free(f);
+}
+
+/* Shutting down drops the held keys. */
+static void
+shut_down_drops_held_keys(void **state)
+{
+	(void)state;
+	struct fixture *f = fixture_new(0, NULL);
+	const char *key;
+
+	workqueue_hold(f->q, "a");
+	workqueue_shut_down(f->q);
+	assert_int_equal(workqueue_held(f->q), 0);
+	workqueue_hold(f->q, "b");
+	assert_int_equal(workqueue_held(f->q), 0);
+	assert_int_equal(workqueue_release_held(f->q), 0);
+	assert_int_equal(workqueue_get(f->q, &key), -1);
+	fixture_free(f);
+}
+
+/* sqlkcm_workqueue_held_keys counts the held keys. */
+static void
+held_keys_gauge_counts_held_keys(void **state)
+{
+	(void)state;
+	struct metrics_registry *registry = metrics_registry_new();
+	const struct workqueue_options options = { .priority = -1, .metrics = registry };
+	struct fixture *f = fixture_new(0, &options);
+	static const char *const series = "sqlkcm_workqueue_held_keys{name=\"test\"}";
+	const char *key;
+
+	assert_near(sample(registry, series), 0, "held");
+	workqueue_hold(f->q, "a");
+	workqueue_hold(f->q, "b");
+	workqueue_hold(f->q, "b");
+	assert_near(sample(registry, series), 2, "held");
+	workqueue_add(f->q, "b");
+	key = must_get(f->q, "b");
+	assert_near(sample(registry, series), 1, "held after a get");
+	workqueue_done(f->q, key);
+	workqueue_release_held(f->q);
+	assert_near(sample(registry, series), 0, "held after the release");
+	workqueue_hold(f->q, "c");
+	fixture_free(f);
+	assert_near(sample(registry, series), 0, "held after free");
+	metrics_registry_free(registry);
+}
+
 int
 main(void)
 {
@@ -882,6 +1012,11 @@ main(void)
 		cmocka_unit_test(unfinished_work_sums_and_maxes_the_keys_being_processed),
 		cmocka_unit_test(retries_count_every_delayed_add),
 		cmocka_unit_test(queue_without_a_name_has_no_metrics),
+		cmocka_unit_test(held_key_is_added_at_once_on_release_and_forgets_its_backoff),
+		cmocka_unit_test(held_key_got_is_no_longer_held),
+		cmocka_unit_test(release_takes_held_keys_out_of_the_middle_of_the_heap),
+		cmocka_unit_test(shut_down_drops_held_keys),
+		cmocka_unit_test(held_keys_gauge_counts_held_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
