@@ -12,6 +12,7 @@
 #include "controllers/deployment.h"
 #include "controllers/garbagecollector.h"
 #include "controllers/namespace.h"
+#include "controllers/nodelifecycle.h"
 #include "controllers/podgc.h"
 #include "controllers/replicaset.h"
 #include "controllers/rootcacertpublisher.h"
@@ -29,6 +30,7 @@ const struct controller_type *const controller_types[] = {
 	&serviceaccount_controller_type,
 	&rootcacertpublisher_controller_type,
 	&podgc_controller_type,
+	&nodelifecycle_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 

@@ -123,7 +123,9 @@ still_now(void *arg)
  * The backoff of each controller's failed syncs, as kube-controller-manager builds its
  * queues: 5 ms doubling per failure, capped at 60 s for the namespace controller
  * (nsControllerRateLimiter: "a faster than normal recycle time") and at client-go's 1000 s
- * for the others (DefaultTypedControllerRateLimiter; kube's podgc has no queue). Every
+ * for the others (DefaultTypedControllerRateLimiter; kube's podgc has no queue, and its
+ * node lifecycle controller's update pass drops a failed node until its next change, where
+ * sqlkcm retries it as the others). Every
  * controller sqlkcm runs must be in the table.
  */
 static void
@@ -136,6 +138,7 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		{ "deployment", 1000 },
 		{ "garbagecollector", 1000 },
 		{ "namespace", 60 },
+		{ "nodelifecycle", 1000 },
 		{ "podgc", 1000 },
 		{ "replicaset", 1000 },
 		{ "replicationcontroller", 1000 },
