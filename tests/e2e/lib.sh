@@ -335,10 +335,11 @@ kcm_start() {
 	cluster_wait_until 60 "kube-controller-manager to sync" kcm_synced "$work/$name.log"
 }
 
-# kcm_synced LOG: kcm's log shows a controller started and every cache sync it waited for
+# kcm_synced LOG: kcm's log shows a controller started ("Starting controller", or "Starting
+# node controller" as some name themselves) and every cache sync it waited for
 # done.
 kcm_synced() {
-	awk '/"Starting controller"/ {started++} /"Waiting for caches to sync"/ {waiting++}
+	awk '/"Starting [a-z ]*controller"/ {started++} /"Waiting for caches to sync"/ {waiting++}
 	     /"Caches are synced"/ {synced++}
 	     END {exit !(started > 0 && synced >= waiting)}' "$1"
 }

@@ -6,7 +6,7 @@
 # RBAC on; the Deployment manifest is checked by the apiserver (server-side dry run).
 # rbac-namespace.yaml, rbac-serviceaccount.yaml, rbac-root-ca-cert-publisher.yaml and
 # rbac-podgc.yaml are enough for those four controllers, rbac-replicationcontroller.yaml
-# for ReplicationControllers.
+# for ReplicationControllers, rbac-nodelifecycle.yaml for the node lifecycle controller.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -24,7 +24,8 @@ cleanup() {
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:namespace-controller \
 	    sqlkcm:service-account-controller sqlkcm:root-ca-cert-publisher \
 	    sqlkcm:pod-garbage-collector sqlkcm:replicationcontroller-controller \
-	    --wait=false >/dev/null 2>&1
+	    sqlkcm:node-controller --wait=false >/dev/null 2>&1
+	kubectl delete node "$ns-node" --wait=false >/dev/null 2>&1
 	kubectl delete namespace "$ns-doomed" --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding sqlkcm:auth-delegator --wait=false >/dev/null 2>&1
 	kubectl delete -n sqlkcm-system rolebinding,role sqlkcm:leader-election \
@@ -293,5 +294,31 @@ check "no request of the ReplicationController controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/rcsa.log"'
 sqlkcm_stop rcsa
 kubectl delete rc -n "$ns" rbac-rc --cascade=orphan --wait=false >/dev/null 2>&1
+
+# The node lifecycle controller's manifest. Its node is one of the test's own, cordoned and
+# tainted NoExecute, which no pod of the other tests may land on, and no kwok runs.
+check "rbac-nodelifecycle.yaml applies" kubectl apply -f "$manifests/rbac-nodelifecycle.yaml"
+# (rbac-namespace.yaml's deletion of any resource covers nodes: not asked here.)
+check "with it, it may patch nodes, not update them nor patch their status" \
+    eval 'cluster_wait_until 30 "the role" can patch nodes && cannot update nodes &&
+     cannot patch nodes --subresource=status'
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Node
+metadata:
+  name: $ns-node
+spec:
+  unschedulable: true
+  taints: [{key: example.com/keep-off, effect: NoExecute}]
+YAML
+sqlkcm_start nlsa --kubeconfig "$work/kubeconfig" --db "$work/nl.db" \
+    --controllers nodelifecycle -v 2
+check "the cordoned node gets the unschedulable taint from the node lifecycle controller" \
+    cluster_wait_until 90 "the taint" eval '[ "$(kubectl get node '"$ns-node"' -o \
+     jsonpath="{.spec.taints[?(@.key==\"node.kubernetes.io/unschedulable\")].effect}")" = NoSchedule ]'
+check "no request of the node lifecycle controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/nlsa.log"'
+sqlkcm_stop nlsa
+kubectl delete node "$ns-node" --wait=false >/dev/null 2>&1
 
 tap_done
