@@ -336,10 +336,10 @@ kcm_start() {
 }
 
 # kcm_synced LOG: kcm's log shows a controller started ("Starting controller", or "Starting
-# node controller" as some name themselves) and every cache sync it waited for
+# node controller", "Starting TTL controller" as some say it) and every cache sync it waited for
 # done.
 kcm_synced() {
-	awk '/"Starting [a-z ]*controller"/ {started++} /"Waiting for caches to sync"/ {waiting++}
+	awk '/"Starting [A-Za-z ]*controller"/ {started++} /"Waiting for caches to sync"/ {waiting++}
 	     /"Caches are synced"/ {synced++}
 	     END {exit !(started > 0 && synced >= waiting)}' "$1"
 }

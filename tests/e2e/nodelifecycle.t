@@ -42,6 +42,12 @@ untainted_when_ready() {
 has_taint() { taints "$1" | grep -qx "$2"; }
 lacks_taint() { ! taints "$1" | grep -qx "$2"; }
 label() { kubectl get node "$1" -o jsonpath="{.metadata.labels.${2//./\\.}}"; }
+# label_is NODE KEY VALUE, pod_is WHERE: read at each call, for cluster_wait_until.
+label_is() { [ "$(label "$1" "$2")" = "$3" ]; }
+pod_is() {
+	[ "$(kubectl get pod -n "$ns" late -o jsonpath='{.spec.nodeName}/{.status.phase}' \
+	    2>/dev/null)" = "$1" ]
+}
 
 # The first node as it joined, whatever an earlier run of this test (under the other
 # controller manager) made of it: tainted not-ready, without its beta labels.
@@ -85,7 +91,7 @@ check "once Ready, the joining node loses the not-ready taint" \
 	cluster_wait_until 60 "the new node's taint to go" lacks_taint "$node" node.kubernetes.io/not-ready:NoSchedule
 check "the taint of someone else stays" has_taint "$node" example.com/dedicated:NoSchedule
 check "its beta arch label follows kubernetes.io/arch" \
-	cluster_wait_until 30 "the beta arch label" test "$(label "$node" beta.kubernetes.io/arch)" = arm64
+	cluster_wait_until 30 "the beta arch label" label_is "$node" beta.kubernetes.io/arch arm64
 
 kubectl create namespace "$ns" >/dev/null
 kubectl apply -n "$ns" -f - >/dev/null <<EOF
@@ -98,8 +104,7 @@ spec:
   containers: [{name: c, image: pause}]
 EOF
 check "a pod for the joined node is admitted, scheduled there, and runs" \
-	cluster_wait_until 90 "the pod to run" \
-	test "$(kubectl get pod -n "$ns" late -o jsonpath='{.spec.nodeName}/{.status.phase}' 2>/dev/null)" = "$node/Running"
+	cluster_wait_until 90 "the pod to run" pod_is "$node/Running"
 
 kubectl cordon "$node" >/dev/null
 check "a cordoned node gets the unschedulable taint" \

@@ -6,7 +6,8 @@
 # RBAC on; the Deployment manifest is checked by the apiserver (server-side dry run).
 # rbac-namespace.yaml, rbac-serviceaccount.yaml, rbac-root-ca-cert-publisher.yaml and
 # rbac-podgc.yaml are enough for those four controllers, rbac-replicationcontroller.yaml
-# for ReplicationControllers, rbac-nodelifecycle.yaml for the node lifecycle controller.
+# for ReplicationControllers, rbac-nodelifecycle.yaml for the node lifecycle controller,
+# rbac-ttl.yaml for the TTL controller.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -24,7 +25,7 @@ cleanup() {
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:namespace-controller \
 	    sqlkcm:service-account-controller sqlkcm:root-ca-cert-publisher \
 	    sqlkcm:pod-garbage-collector sqlkcm:replicationcontroller-controller \
-	    sqlkcm:node-controller --wait=false >/dev/null 2>&1
+	    sqlkcm:node-controller sqlkcm:ttl-controller --wait=false >/dev/null 2>&1
 	kubectl delete node "$ns-node" --wait=false >/dev/null 2>&1
 	kubectl delete namespace "$ns-doomed" --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding sqlkcm:auth-delegator --wait=false >/dev/null 2>&1
@@ -319,6 +320,20 @@ check "the cordoned node gets the unschedulable taint from the node lifecycle co
 check "no request of the node lifecycle controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/nlsa.log"'
 sqlkcm_stop nlsa
+
+# The TTL controller's manifest, alone: the node lifecycle controller's is taken away.
+kubectl delete clusterrolebinding sqlkcm:node-controller >/dev/null
+check "rbac-ttl.yaml applies" kubectl apply -f "$manifests/rbac-ttl.yaml"
+check "with it alone, it may patch nodes, not update them" \
+    eval 'cluster_wait_until 30 "the role" can patch nodes && cannot update nodes'
+kubectl annotate node "$ns-node" --overwrite node.alpha.kubernetes.io/ttl=7 >/dev/null
+sqlkcm_start ttlsa --kubeconfig "$work/kubeconfig" --db "$work/ttl.db" --controllers ttl -v 2
+check "the TTL controller sets the node's annotation with those rights" \
+    cluster_wait_until 90 "the annotation" eval '[ "$(kubectl get node '"$ns-node"' -o \
+     jsonpath="{.metadata.annotations.node\\.alpha\\.kubernetes\\.io/ttl}")" = 0 ]'
+check "no request of the TTL controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/ttlsa.log"'
+sqlkcm_stop ttlsa
 kubectl delete node "$ns-node" --wait=false >/dev/null 2>&1
 
 tap_done
