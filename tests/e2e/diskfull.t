@@ -37,6 +37,17 @@ status_converged() {
 	    -o jsonpath='{.status.replicas}/{.status.readyReplicas}/{.status.availableReplicas}')" \
 	    = "$1/$1/$1" ]
 }
+# status_within_10s WHEN: a check that within 10 s the ReplicaSet has 400 live pods and
+# its status says so (status_converged), saying how long it took or what it says instead.
+status_within_10s() {
+	local name="within 10 s $1, 400 live pods and the status says 400/400/400" took
+	if took=$(seconds_until 10 status_converged 400); then
+		pass "$name ($took s)"
+	else
+		fail "$name" "pods $(cat "$work/now"), status $(kubectl get rs -n "$ns" big \
+		    -o jsonpath='{.status}')"
+	fi
+}
 # line_number PATTERN LOG: the number of LOG's last line matching PATTERN (0: none).
 line_number() { grep -n "$1" "$2" | tail -n 1 | cut -d: -f1 | grep . || echo 0; }
 # released_after_resume: the keys held back on the store failure were released (logged with
@@ -79,12 +90,7 @@ check "space comes back (the tmpfs grows to 64 MB)" mount -o remount,size=64m "$
 check "the controller paused on the failure, and resumed after the informers' resync" \
 	cluster_wait_until 180 "the resync" resumed
 
-if took=$(seconds_until 10 status_converged 400); then
-	pass "within 10 s of the resync, 400 live pods and the status says 400/400/400 ($took s)"
-else
-	fail "within 10 s of the resync, 400 live pods and the status says 400/400/400" \
-	    "pods $(cat "$work/now"), status $(kubectl get rs -n "$ns" big -o jsonpath='{.status}')"
-fi
+status_within_10s "of the resync"
 check "the keys held back on the store failure are synced, after the resync, and logged" \
 	cluster_wait_until 15 "the held keys' release" released_after_resume
 check "without a restart, sqlkcm converges to exactly 400 pods" \
@@ -107,12 +113,7 @@ sqlkcm_start again --db "$db" --controllers replicaset --kube-api-qps 200 --kube
 check "the restart syncs from the stored resourceVersion before the controller acts" \
 	cluster_wait_until 60 "a confirming sync" grep -q "syncing from there before controllers act" "$work/again.log"
 wait_for 60 grep -q "caches synced, starting" "$work/again.log" >/dev/null
-if took=$(seconds_until 10 status_converged 400); then
-	pass "within 10 s of the restart's sync, 400 live pods and the status says 400/400/400 ($took s)"
-else
-	fail "within 10 s of the restart's sync, 400 live pods and the status says 400/400/400" \
-	    "pods $(cat "$work/now"), status $(kubectl get rs -n "$ns" big -o jsonpath='{.status}')"
-fi
+status_within_10s "of the restart's sync"
 check "the deletions made while it was stopped reach the controller: 400 pods again" \
 	cluster_wait_until 60 "400 pods" converged 400
 check "the cache equals a fresh LIST after the restart" cache_converges "$db" 60 pods replicasets
