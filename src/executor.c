@@ -704,7 +704,7 @@ status_body(struct execution *x)
 static void
 status_reread_done(struct execution *x, struct restops_result *res)
 {
-	cJSON *fresh, *body;
+	cJSON *fresh, *body, *status;
 
 	if (res->status.reason != API_OK || res->object == NULL ||
 	    (body = status_body(x)) == NULL) {
@@ -714,8 +714,10 @@ status_reread_done(struct execution *x, struct restops_result *res)
 		return;
 	}
 	fresh = restops_take_object(res);
-	cJSON_ReplaceItemInObjectCaseSensitive(fresh, "status",
-	    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(body, "status"), 1));
+	status = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(body, "status"), 1);
+	/* An owner read back without a status (none was ever written) gets one. */
+	if (status != NULL && !cJSON_ReplaceItemInObjectCaseSensitive(fresh, "status", status))
+		cJSON_AddItemToObject(fresh, "status", status);
 	x->status_tries++;
 	if (request_send(x, REQUEST_ACTION, x->r.status, fresh) != 0)
 		x->failed = 1;

@@ -2265,6 +2265,9 @@ manager_holds_a_key_failed_on_the_store_until_the_store_writes_again(void **stat
 	if (other_puts < 8)
 		fail_msg("the key failing on the apiserver was tried %d times (PUTs), want its "
 		    "backoff's retries", other_puts);
+	/* Its PUT after a re-read of an owner that had no status yet carries the status. */
+	assert_non_null(json_path(nth_request(h, "PUT", "replicasets/other/status", 1)->json,
+	    "status.replicas"));
 	event_free(recover);
 	managed_free(mg);
 }
