@@ -85,8 +85,8 @@ static const char *const ttl_sql[STMT_COUNT] = {
 	    "SELECT count(*) FROM cache_objects WHERE resource = 'nodes' AND namespace = ''",
 	/* Every cached node. */
 	[STMT_KEYS] =
-	    "SELECT name FROM cache_objects WHERE resource = 'nodes' AND namespace = ''"
-	    " ORDER BY name",
+	    ("SELECT name FROM cache_objects WHERE resource = 'nodes' AND namespace = ''"
+	    " ORDER BY name"),
 };
 
 struct ttl_state {
