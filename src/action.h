@@ -56,6 +56,16 @@ struct action {
 	 * flag (the namespace's finalize). The namespace's deletions: kube's deleteAllContent
 	 * goes on with every resource and reports the failures together. */
 	int failure_goes_on;
+	/* A write whose failure stops and skips nothing (with failure_goes_on: the next
+	 * writes go on whatever failed before): one of many independent updates, each tried
+	 * (kube's MarkPodsNotReady goes through every pod and reports the failures at the
+	 * end). */
+	int failure_stops_nothing;
+	/* The done and failed events below are about the object written (body), not the
+	 * sync's owner, and the done one is of done_type (NULL: Normal): kube's Warning
+	 * NodeNotReady on each pod it marks not ready. */
+	int event_on_target;
+	const char *done_type;
 	/* ACTION_DELETE: a 405 MethodNotAllowed (the resource takes no delete of one object)
 	 * is no failure, and nothing more is done about the object (kube's deleteEachItem
 	 * goes on to the next). */

@@ -83,6 +83,14 @@ controller_flag_check(const struct controller_flag *f, const char *text, char **
 			return error_set(error, "invalid value \"%s\" for --%s: want a duration "
 			    "such as 30s or 5m0s", text, f->name);
 		return 0;
+	case CONTROLLER_FLAG_NUMBER:
+		errno = 0;
+		seconds = strtod(text, &end);
+		if (*text == '\0' || *end != '\0' || errno != 0 || !(seconds >= (double)f->min) ||
+		    !(seconds <= (double)f->max))
+			return error_set(error, "invalid value \"%s\" for --%s: want a number "
+			    "from %lld to %lld", text, f->name, f->min, f->max);
+		return 0;
 	case CONTROLLER_FLAG_STRING:
 		return 0;
 	}
@@ -119,6 +127,12 @@ long long
 controller_flag_int(const struct controller *c, const char *name)
 {
 	return strtoll(controller_flag_text(c, name), NULL, 10);
+}
+
+double
+controller_flag_number(const struct controller *c, const char *name)
+{
+	return strtod(controller_flag_text(c, name), NULL);
 }
 
 double

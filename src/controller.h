@@ -61,9 +61,11 @@ struct controller_flag {
 		CONTROLLER_FLAG_INT,		/* a whole number in [min, max] */
 		CONTROLLER_FLAG_DURATION,	/* a Go duration: "5m0s", "30s" */
 		CONTROLLER_FLAG_STRING,		/* any text (a file name: the controller reads it) */
+		CONTROLLER_FLAG_NUMBER,		/* a decimal number in [min, max]: a rate, a
+						   fraction ("0.1", "0.55") */
 	} type;
 	const char *default_value;		/* as a command line would give it */
-	long long min, max;			/* CONTROLLER_FLAG_INT */
+	long long min, max;			/* CONTROLLER_FLAG_INT and _NUMBER */
 	const char *help;			/* for --help */
 };
 
@@ -178,9 +180,11 @@ struct controller *controller_new(const struct controller_type *type, struct sto
 int controller_flag_check(const struct controller_flag *f, const char *text, char **error);
 
 /* The value of c's flag called name (declared by its type: anything else aborts), as
- * given or its default: as text, as a whole number, or a duration in seconds. */
+ * given or its default: as text, as a whole number, as a number, or a duration in
+ * seconds. */
 const char *controller_flag_text(const struct controller *c, const char *name);
 long long controller_flag_int(const struct controller *c, const char *name);
+double controller_flag_number(const struct controller *c, const char *name);
 double controller_flag_seconds(const struct controller *c, const char *name);
 void controller_free(struct controller *c);
 

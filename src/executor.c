@@ -247,9 +247,10 @@ set_expectations(struct execution *x, double now)
 
 /* --- events ---------------------------------------------------------------------------- */
 
-/* Records an event about x's owner, from its controller's recorder. */
+/* Records an event about object (of resource), from x's controller's recorder. */
 static void
-owner_event(struct execution *x, const char *type, const char *reason, const char *message)
+object_event(struct execution *x, const struct resource *resource, const cJSON *object,
+    const char *type, const char *reason, const char *message)
 {
 	struct kubeevents *rec = NULL;
 
@@ -257,10 +258,16 @@ owner_event(struct execution *x, const char *type, const char *reason, const cha
 		if (controller_types[i] == x->c->type)
 			rec = x->e->events[i];
 	}
-	if (rec == NULL || x->r.owner == NULL)
+	if (rec == NULL || object == NULL)
 		return;
-	kubeevents_event_object(rec, x->r.owner_resource, x->r.owner, type, reason, "%s",
-	    message);
+	kubeevents_event_object(rec, resource, object, type, reason, "%s", message);
+}
+
+/* Records an event about x's owner. */
+static void
+owner_event(struct execution *x, const char *type, const char *reason, const char *message)
+{
+	object_event(x, x->r.owner_resource, x->r.owner, type, reason, message);
 }
 
 /* --- requests -------------------------------------------------------------------------- */
@@ -508,6 +515,17 @@ action_event(struct execution *x, const struct action *a, int done, const char *
 
 	if (reason == NULL)
 		return;
+	if (a->event_on_target) {
+		message = done && a->done_message != NULL ? xstrdup(a->done_message) :
+		    !done && a->failed_message != NULL ?
+		    xasprintf("%s%s", a->failed_message, text) :
+		    xasprintf("%s%s", (done ? a->done_prefix : a->failed_prefix) != NULL ?
+		    (done ? a->done_prefix : a->failed_prefix) : "", text);
+		object_event(x, a->resource, a->body, !done ? EVENT_TYPE_WARNING :
+		    a->done_type != NULL ? a->done_type : EVENT_TYPE_NORMAL, reason, message);
+		free(message);
+		return;
+	}
 	if (done && a->done_message != NULL) {
 		owner_event(x, EVENT_TYPE_NORMAL, reason, a->done_message);
 		return;
@@ -635,7 +653,9 @@ write_done(struct execution *x, struct action *a, struct restops_result *res)
 	metrics_counter_add(a->count_failed[0], 1);
 	metrics_counter_add(a->count_failed[1], 1);
 	x->writes_failed = 1;
-	if (a->failure_goes_on)
+	if (a->failure_stops_nothing)
+		;
+	else if (a->failure_goes_on)
 		x->writes_skipped = a->resource;
 	else
 		x->writes_stopped = 1;

@@ -194,6 +194,7 @@ controller_flags_usage(FILE *out)
 		    f++)
 			fprintf(out, "  --%s %s\n                            %s: %s (default: %s)\n",
 			    f->name, f->type == CONTROLLER_FLAG_INT ? "N" :
+			    f->type == CONTROLLER_FLAG_NUMBER ? "NUMBER" :
 			    f->type == CONTROLLER_FLAG_DURATION ? "DURATION" : "VALUE", t->name,
 			    f->help, *f->default_value != '\0' ? f->default_value : "none");
 	}

@@ -316,10 +316,17 @@ static const struct resource resource_replicationcontrollers = {
 	replicationcontroller_columns, 7, 0, 1, NULL,
 };
 
+/* Whole: the node lifecycle controller reads the renewTime of each node's Lease in
+ * kube-node-lease, the kubelet's heartbeat. */
+static const struct resource resource_leases = {
+	"leases", "Lease", "coordination.k8s.io/v1", "/apis/coordination.k8s.io/v1/leases",
+	"cache_objects", no_columns, 8, 0, 1, NULL,
+};
+
 const struct resource *const resource_all[] = {
 	&resource_pods, &resource_replicasets, &resource_deployments, &resource_namespaces,
 	&resource_configmaps, &resource_serviceaccounts, &resource_nodes,
-	&resource_replicationcontrollers,
+	&resource_replicationcontrollers, &resource_leases,
 };
 const int resource_count = sizeof resource_all / sizeof resource_all[0];
 

@@ -336,6 +336,7 @@ run_usage_controllers(FILE *out)
 		    f++)
 			fprintf(out, "      --%s %s\n                            %s (default: %s)\n",
 			    f->name, f->type == CONTROLLER_FLAG_INT ? "N" :
+			    f->type == CONTROLLER_FLAG_NUMBER ? "NUMBER" :
 			    f->type == CONTROLLER_FLAG_DURATION ? "DURATION" : "VALUE", f->help,
 			    *f->default_value != '\0' ? f->default_value : "none");
 	}
@@ -869,7 +870,8 @@ run_configz(const struct run_options *opts, const struct client *client)
 			    opts->configs[i].flags[j] :
 			    f->default_value;
 
-			if (f->type == CONTROLLER_FLAG_INT)
+			if (f->type == CONTROLLER_FLAG_INT ||
+			    f->type == CONTROLLER_FLAG_NUMBER)
 				cJSON_AddNumberToObject(flags, f->name, strtod(v, NULL));
 			else
 				cJSON_AddStringToObject(flags, f->name, v);

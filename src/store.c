@@ -1284,6 +1284,10 @@ store_register_api_resources(struct store *s, char **error)
 		const char *name = (const char *)sqlite3_column_text(stmt, 1);
 		const char *kind = (const char *)sqlite3_column_text(stmt, 2);
 
+		/* The row of a resource sqlkcm caches whole (leases of
+		 * coordination.k8s.io, named as the others by their plural alone). */
+		if (resource_find(name) != NULL)
+			continue;
 		if (resource_metadata_named(name, api_version, kind,
 		    sqlite3_column_int(stmt, 3)) == NULL)
 			log_warning("store: api_resources row %s (%s) names no resource: "

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# nodelifecycle.t - the node lifecycle controller's node update pass, in a cluster with every
-# default admission plugin on (TaintNodesByCondition taints each node not-ready when it
-# joins): the nodes lose the taint once Ready, a node that joins later takes pods, a
-# cordoned node gets the unschedulable taint and loses it when uncordoned, taints of
-# others stay, and the beta OS and arch labels follow the stable ones.
+# nodelifecycle.t - the node lifecycle controller, in a cluster with every default admission
+# plugin on (TaintNodesByCondition taints each node not-ready when it joins): the nodes lose
+# the taint once Ready, a node that joins later takes pods, a cordoned node gets the
+# unschedulable taint and loses it when uncordoned, taints of others stay, and the beta OS
+# and arch labels follow the stable ones. Then the node's kubelet goes silent (its Lease is
+# taken over, and kwok renews only the leases it holds): after the grace period its
+# conditions go Unknown, its pod is marked not Ready, it is tainted unreachable NoSchedule
+# and NoExecute, with kube's events; when the kubelet is back, the taints go.
 #
 # With E2E_NL_CM=kcm the same scenario runs against kube-controller-manager 1.36
 # (nodelifecycle-kcm.t): every state asserted here is shown to be kcm's too.
@@ -126,6 +129,50 @@ check "memory pressure brings the memory-pressure taint" \
 status_patch False
 check "and its end takes it off" \
 	cluster_wait_until 30 "the memory-pressure taint to go" lacks_taint "$node" node.kubernetes.io/memory-pressure:NoSchedule
+
+# The kubelet goes silent: someone else holds the node's Lease, for an hour, so kwok neither
+# renews it nor posts the node's status (kwok leaves alone the nodes whose Lease it does not
+# hold). Taking the Lease over renews nothing: its renewTime stays kwok's last.
+ready_is() {	# STATUS/REASON, a pattern
+	[[ "$(kubectl get node "$node" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}/{.status.conditions[?(@.type=="Ready")].reason}')" == $1 ]]
+}
+pod_ready_is() {
+	[ "$(kubectl get pod -n "$ns" late -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = "$1" ]
+}
+event_on() {	# NAMESPACE NAME REASON: an event of REASON about NAME
+	[ -n "$(kubectl get events -n "$1" --field-selector "involvedObject.name=$2,reason=$3" \
+	    -o name 2>/dev/null)" ]
+}
+lease() {
+	kubectl patch lease -n kube-node-lease "$node" --type=merge -p "{\"spec\":$1}" >/dev/null
+}
+lease '{"holderIdentity":"e2e-silencer","leaseDurationSeconds":3600}'
+silent_at=$(date +%s)
+check "a silent kubelet's node goes Unknown after the grace period (NodeStatusUnknown)" \
+	cluster_wait_until 150 "the node to go Unknown" ready_is Unknown/NodeStatusUnknown
+echo "# Unknown $(( $(date +%s) - silent_at )) s after the Lease was taken (grace 50 s)"
+check "its pressure conditions go Unknown with it" \
+	test "$(kubectl get node "$node" -o jsonpath='{.status.conditions[?(@.type=="MemoryPressure")].status}')" = Unknown
+check "the NodeNotReady event is recorded on the node" \
+	cluster_wait_until 30 "the node's event" event_on default "$node" NodeNotReady
+check "its pod is marked not Ready" cluster_wait_until 30 "the pod's Ready" pod_ready_is False
+check "with a NodeNotReady event on the pod" \
+	cluster_wait_until 30 "the pod's event" event_on "$ns" late NodeNotReady
+check "the node is tainted unreachable NoSchedule" \
+	cluster_wait_until 30 "the NoSchedule taint" has_taint "$node" node.kubernetes.io/unreachable:NoSchedule
+check "and unreachable NoExecute (its zone is healthy: the first of its zone goes at once)" \
+	cluster_wait_until 30 "the NoExecute taint" has_taint "$node" node.kubernetes.io/unreachable:NoExecute
+check "the other nodes stay Ready and untainted" untainted_when_ready
+check "the taint of someone else is still there" has_taint "$node" example.com/dedicated:NoSchedule
+
+# The kubelet is back: the Lease, expired, is kwok's to take again, and kwok manages the node.
+lease '{"renewTime":"2000-01-01T00:00:00.000000Z"}'
+check "its kubelet back, the node is Ready again" \
+	cluster_wait_until 90 "the node to be Ready" ready_is 'True/*'
+check "and loses the unreachable NoExecute taint" \
+	cluster_wait_until 30 "the NoExecute taint to go" lacks_taint "$node" node.kubernetes.io/unreachable:NoExecute
+check "and the unreachable NoSchedule one" \
+	cluster_wait_until 30 "the NoSchedule taint to go" lacks_taint "$node" node.kubernetes.io/unreachable:NoSchedule
 
 if [ "$cm" = kcm ]; then
 	kcm_stop nl

@@ -300,9 +300,10 @@ kubectl delete rc -n "$ns" rbac-rc --cascade=orphan --wait=false >/dev/null 2>&1
 # tainted NoExecute, which no pod of the other tests may land on, and no kwok runs.
 check "rbac-nodelifecycle.yaml applies" kubectl apply -f "$manifests/rbac-nodelifecycle.yaml"
 # (rbac-namespace.yaml's deletion of any resource covers nodes: not asked here.)
-check "with it, it may patch nodes, not update them nor patch their status" \
+check "with it, it may patch nodes and update their status and pods', watch leases, not update nodes" \
     eval 'cluster_wait_until 30 "the role" can patch nodes && cannot update nodes &&
-     cannot patch nodes --subresource=status'
+     can update nodes --subresource=status && can update pods --subresource=status -n '"$ns"' &&
+     can watch leases.coordination.k8s.io -n kube-node-lease && cannot patch nodes --subresource=status'
 kubectl apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Node
@@ -313,10 +314,13 @@ spec:
   taints: [{key: example.com/keep-off, effect: NoExecute}]
 YAML
 sqlkcm_start nlsa --kubeconfig "$work/kubeconfig" --db "$work/nl.db" \
-    --controllers nodelifecycle -v 2
+    --controllers nodelifecycle --node-startup-grace-period 5s -v 2
 check "the cordoned node gets the unschedulable taint from the node lifecycle controller" \
     cluster_wait_until 90 "the taint" eval '[ "$(kubectl get node '"$ns-node"' -o \
      jsonpath="{.spec.taints[?(@.key==\"node.kubernetes.io/unschedulable\")].effect}")" = NoSchedule ]'
+check "the node, which never posted, goes Unknown after the startup grace (its status updated)" \
+    cluster_wait_until 90 "the condition" eval '[ "$(kubectl get node '"$ns-node"' -o \
+     jsonpath="{.status.conditions[?(@.type==\"Ready\")].reason}")" = NodeStatusNeverUpdated ]'
 check "no request of the node lifecycle controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/nlsa.log"'
 sqlkcm_stop nlsa

@@ -440,6 +440,13 @@ void
 ctl_tell(struct ctl_world *w, enum informer_event_type type, const struct resource *r,
     cJSON *object, cJSON *old)
 {
+	ctl_tell_at(w, type, r, object, old, NOW);
+}
+
+void
+ctl_tell_at(struct ctl_world *w, enum informer_event_type type, const struct resource *r,
+    cJSON *object, cJSON *old, double now)
+{
 	const struct controller_queue q = ctl_queue(w);
 	char *old_body = old != NULL ? cJSON_PrintUnformatted(old) : NULL;
 	struct informer_event ev = { type, r, object, old_body };
@@ -448,7 +455,7 @@ ctl_tell(struct ctl_world *w, enum informer_event_type type, const struct resour
 	if (w->object != object)
 		cJSON_Delete(w->object);
 	w->object = object;
-	w->c->type->handle_event(w->c, &ev, NOW, &q);
+	w->c->type->handle_event(w->c, &ev, now, &q);
 	free(old_body);
 }
 

@@ -178,6 +178,9 @@ void ctl_list_keys(struct ctl_world *w);
  * with ctl_queue's queue; old (taken; NULL: none) is the object before, as its body. */
 void ctl_tell(struct ctl_world *w, enum informer_event_type type, const struct resource *r,
     cJSON *object, cJSON *old);
+/* The same at now. */
+void ctl_tell_at(struct ctl_world *w, enum informer_event_type type,
+    const struct resource *r, cJSON *object, cJSON *old, double now);
 
 /* Syncs key at now into w->result; the sync must not fail. */
 void ctl_sync(struct ctl_world *w, const char *key, double now);

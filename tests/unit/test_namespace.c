@@ -1284,7 +1284,8 @@ static void
 executor_finalizes_only_after_lists_find_the_namespace_empty(void **state)
 {
 #define LISTS "GET pods;GET replicasets;GET deployments;GET replicationcontrollers;" \
-	"GET configmaps;GET daemonsets;GET flakes;GET gadgets;GET gizmos;GET secrets;" \
+	"GET configmaps;GET daemonsets;GET flakes;GET gadgets;GET gizmos;GET leases;" \
+	"GET secrets;" \
 	"GET serviceaccounts;GET services;GET widgets"
 	struct ctl_world *w = *state;
 	const struct list_case *row = w->row;
@@ -1294,7 +1295,7 @@ executor_finalizes_only_after_lists_find_the_namespace_empty(void **state)
 	assert_described("requests", ctl_keep(w, carry_out(w, &row->fault, NOTHING, &outcome,
 	    &status)), row->failed ? LISTS : LISTS ";DELETE pods;DELETE replicasets;"
 	    "DELETE deployments;DELETE replicationcontrollers;DELETE configmaps;"
-	    "DELETE daemonsets;DELETE flakes;DELETE gizmos;DELETE secrets;"
+	    "DELETE daemonsets;DELETE flakes;DELETE gizmos;DELETE leases;DELETE secrets;"
 	    "DELETE serviceaccounts;DELETE services;DELETE widgets;PUT finalize");
 	assert_string_equal(first_get_path, "/api/v1/namespaces/" NS "/pods?limit=1");
 	assert_int_equal(outcome.failed, row->failed);

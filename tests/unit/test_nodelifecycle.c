@@ -51,6 +51,7 @@ struct node_spec {
 	const char *taints;	/* JSON array: spec.taints; NULL: none */
 	const char *labels;	/* JSON object; NULL: none */
 	const char *rv;		/* NULL: "7" */
+	const char *created;	/* creationTimestamp; NULL: 2012, long before FAKE_NOW */
 };
 
 /* Node0 as its spec says, as the informer caches it. */
@@ -63,7 +64,8 @@ node_new(const struct node_spec *n)
 	buf_init(&b);
 	buf_printf(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":"
 	    "\"node0\",\"uid\":\"uid-node0\",\"resourceVersion\":\"%s\",\"creationTimestamp\":"
-	    "\"2012-01-01T00:00:00Z\"", n->rv != NULL ? n->rv : "7");
+	    "\"%s\"", n->rv != NULL ? n->rv : "7",
+	    n->created != NULL ? n->created : "2012-01-01T00:00:00Z");
 	if (n->labels != NULL)
 		buf_printf(&b, ",\"labels\":%s", n->labels);
 	buf_append_str(&b, "},\"spec\":{");
@@ -270,9 +272,11 @@ static const struct pass_case pass_cases[] = {
 		.taints = "", .labels = "",
 	},
 	{
-		.name = "a node without conditions (a kubelet that has not posted yet): no "
-		    "condition calls for the admission's not-ready taint, which goes, as in kube",
-		.node = { .taints = "[" TAINT("not-ready", "NoSchedule") "]" },
+		.name = "a node without conditions (a kubelet that has not posted yet, within "
+		    "its startup grace): no condition calls for the admission's not-ready "
+		    "taint, which goes, as in kube",
+		.node = { .taints = "[" TAINT("not-ready", "NoSchedule") "]",
+		    .created = "2017-01-01T11:59:30Z" },
 		.writes = "taint nodes node0",
 		.taints = "", .labels = "",
 	},
@@ -307,15 +311,24 @@ static const struct pass_case pass_cases[] = {
 	},
 	{
 		.name = "taints it does not own stay, in their place: other keys, other effects of "
-		    "its keys (the NoExecute not-ready), and values",
+		    "its keys (a PreferNoSchedule not-ready), and values",
 		.node = { .conditions = "[" READY("True") "]",
 		    .taints = "[{\"key\":\"dedicated\",\"value\":\"gpu\",\"effect\":\"NoSchedule\"},"
-		    TAINT("not-ready", "NoExecute") "," TAINT("not-ready", "NoSchedule") ","
+		    TAINT("not-ready", "PreferNoSchedule") "," TAINT("not-ready", "NoSchedule") ","
 		    TAINT("memory-pressure", "PreferNoSchedule") "]" },
 		.writes = "taint nodes node0",
-		.taints = "dedicated:NoSchedule, node.kubernetes.io/not-ready:NoExecute, "
+		.taints = "dedicated:NoSchedule, node.kubernetes.io/not-ready:PreferNoSchedule, "
 		    "node.kubernetes.io/memory-pressure:PreferNoSchedule",
 		.labels = "",
+	},
+	{
+		.name = "a Ready node loses the NoExecute not-ready and unreachable taints, with "
+		    "the NoSchedule ones, in one patch (kube's markNodeAsReachable)",
+		.node = { .conditions = "[" READY("True") "]",
+		    .taints = "[" TAINT("unreachable", "NoExecute") "," TAINT("unreachable",
+		    "NoSchedule") "," TAINT("not-ready", "NoExecute") "]" },
+		.writes = "taint nodes node0",
+		.taints = "", .labels = "",
 	},
 	{
 		.name = "a wanted taint present with a value is kept as it is (kube matches key "
