@@ -181,8 +181,8 @@ registered_add(struct nodelifecycle_state *st, const char *name)
 static void
 registered_remove(struct nodelifecycle_state *st, const char *name)
 {
-	char **hit = bsearch(&name, st->registered, (size_t)st->nregistered,
-	    sizeof *st->registered, name_cmp);
+	char **hit = st->nregistered == 0 ? NULL : bsearch(&name, st->registered,
+	    (size_t)st->nregistered, sizeof *st->registered, name_cmp);
 
 	if (hit == NULL)
 		return;
