@@ -17,6 +17,7 @@
 #include "controllers/replicaset.h"
 #include "controllers/rootcacertpublisher.h"
 #include "controllers/serviceaccount.h"
+#include "controllers/tainteviction.h"
 #include "controllers/ttl.h"
 #include "kcmflags.h"
 #include "registry.h"
@@ -33,6 +34,7 @@ const struct controller_type *const controller_types[] = {
 	&podgc_controller_type,
 	&nodelifecycle_controller_type,
 	&ttl_controller_type,
+	&tainteviction_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 

@@ -144,6 +144,7 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		{ "replicationcontroller", 1000 },
 		{ "root-ca-cert-publisher", 1000 },
 		{ "serviceaccount", 1000 },
+		{ "taint-eviction-controller", 1000 },
 		{ "ttl", 1000 },
 	};
 	struct event_base *base = event_base_new();
