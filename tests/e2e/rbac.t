@@ -25,7 +25,9 @@ cleanup() {
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:namespace-controller \
 	    sqlkcm:service-account-controller sqlkcm:root-ca-cert-publisher \
 	    sqlkcm:pod-garbage-collector sqlkcm:replicationcontroller-controller \
-	    sqlkcm:node-controller sqlkcm:ttl-controller --wait=false >/dev/null 2>&1
+	    sqlkcm:node-controller sqlkcm:ttl-controller sqlkcm:taint-eviction-controller \
+	    --wait=false >/dev/null 2>&1
+	kubectl delete pod -n "$ns" doomed-by-taint --grace-period=0 --force >/dev/null 2>&1
 	kubectl delete node "$ns-node" --wait=false >/dev/null 2>&1
 	kubectl delete namespace "$ns-doomed" --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding sqlkcm:auth-delegator --wait=false >/dev/null 2>&1
@@ -338,6 +340,35 @@ check "the TTL controller sets the node's annotation with those rights" \
 check "no request of the TTL controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/ttlsa.log"'
 sqlkcm_stop ttlsa
+
+# The taint eviction controller's manifest, with none of the other node or pod garbage
+# collector rights: a pod bound to the test's node, which is tainted NoExecute, does not
+# tolerate it and goes.
+kubectl delete clusterrolebinding sqlkcm:ttl-controller sqlkcm:pod-garbage-collector \
+    >/dev/null 2>&1
+check "rbac-taint-eviction-controller.yaml applies" \
+    kubectl apply -f "$manifests/rbac-taint-eviction-controller.yaml"
+check "with it, it may watch nodes, patch pods' status and delete pods, not patch nodes" \
+    eval 'cluster_wait_until 30 "the role" can watch nodes && cannot patch nodes &&
+     can patch pods --subresource=status -n '"$ns"' && can delete pods -n '"$ns"
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: doomed-by-taint}
+spec:
+  nodeName: $ns-node
+  containers: [{name: c, image: pause}]
+YAML
+sqlkcm_start tesa --kubeconfig "$work/kubeconfig" --db "$work/te.db" \
+    --controllers taint-eviction-controller -v 2
+check "the taint eviction controller deletes the pod with those rights" \
+    cluster_wait_until 90 "the pod to go" eval '[ -n "$(kubectl get pod -n '"$ns"' \
+     doomed-by-taint -o jsonpath="{.metadata.deletionTimestamp}" 2>/dev/null)" ] ||
+     ! kubectl get pod -n '"$ns"' doomed-by-taint >/dev/null 2>&1'
+check "no request of the taint eviction controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/tesa.log"'
+sqlkcm_stop tesa
+kubectl delete pod -n "$ns" doomed-by-taint --grace-period=0 --force >/dev/null 2>&1
 kubectl delete node "$ns-node" --wait=false >/dev/null 2>&1
 
 tap_done
