@@ -34,10 +34,16 @@ condition_find(const cJSON *conditions, const char *type)
 	return NULL;
 }
 
+const cJSON *
+nodehealth_ready(const cJSON *node)
+{
+	return condition_find(json_path(node, "status.conditions"), "Ready");
+}
+
 const char *
 nodehealth_ready_status(const cJSON *node)
 {
-	const cJSON *ready = condition_find(json_path(node, "status.conditions"), "Ready");
+	const cJSON *ready = nodehealth_ready(node);
 
 	return ready != NULL ? json_string(ready, "status") : NULL;
 }
@@ -203,6 +209,23 @@ state_rate(enum nodehealth_zone_state s, int nodes, const struct nodehealth_para
 	return current;
 }
 
+struct nodehealth_zone *
+nodehealth_zone_get(struct nodehealth_zones *z, const char *name,
+    const struct nodehealth_params *p, double now)
+{
+	struct nodehealth_zone *zone = nodehealth_zone_find(z, name);
+
+	if (zone != NULL)
+		return zone;
+	z->v = xrealloc(z->v, ((size_t)z->n + 1) * sizeof *z->v);
+	zone = &z->v[z->n++];
+	memset(zone, 0, sizeof *zone);
+	zone->name = xstrdup(name);
+	zone->state = ZONE_INITIAL;
+	nodehealth_limiter_init(&zone->limiter, p->eviction_rate, now);
+	return zone;
+}
+
 static const struct nodehealth_zone_count *
 count_find(const struct nodehealth_zone_count *c, int n, const char *name)
 {
@@ -222,16 +245,8 @@ nodehealth_zones_update(struct nodehealth_zones *z, const struct nodehealth_zone
 
 	/* Zones seen for the first time. */
 	for (int i = 0; i < n; i++) {
-		struct nodehealth_zone *zone = nodehealth_zone_find(z, c[i].name);
+		struct nodehealth_zone *zone = nodehealth_zone_get(z, c[i].name, p, now);
 
-		if (zone == NULL) {
-			z->v = xrealloc(z->v, ((size_t)z->n + 1) * sizeof *z->v);
-			zone = &z->v[z->n++];
-			memset(zone, 0, sizeof *zone);
-			zone->name = xstrdup(c[i].name);
-			zone->state = ZONE_INITIAL;
-			nodehealth_limiter_init(&zone->limiter, p->eviction_rate, now);
-		}
 		zone->nodes = c[i].nodes;
 		zone->not_ready = c[i].not_ready;
 	}
@@ -296,7 +311,7 @@ nodehealth_zones_clear(struct nodehealth_zones *z)
 	memset(z, 0, sizeof *z);
 }
 
-/* The value of label key of node, or "". */
+/* The value of label key of node, or NULL. */
 static const char *
 label(const cJSON *node, const char *key)
 {

@@ -36,6 +36,9 @@ struct nodehealth_params {
 int nodehealth_mark_unknown(cJSON *node, double probe_at, double now,
     const struct nodehealth_params *p);
 
+/* The node's Ready condition, or NULL when it has none. */
+const cJSON *nodehealth_ready(const cJSON *node);
+
 /* The node's Ready condition's status ("True", "False", "Unknown"), or NULL when it has
  * none. */
 const char *nodehealth_ready_status(const cJSON *node);
@@ -116,6 +119,11 @@ int nodehealth_zones_update(struct nodehealth_zones *z, const struct nodehealth_
 
 /* The zone called name, or NULL. */
 struct nodehealth_zone *nodehealth_zone_find(struct nodehealth_zones *z, const char *name);
+
+/* The zone called name, made (in Initial, with a limiter at the eviction rate, as kube's
+ * addPodEvictorForNewZone) when z has none. */
+struct nodehealth_zone *nodehealth_zone_get(struct nodehealth_zones *z, const char *name,
+    const struct nodehealth_params *p, double now);
 
 void nodehealth_zones_clear(struct nodehealth_zones *z);
 

@@ -242,18 +242,8 @@ static struct nodehealth_zone *
 zone_for(struct nodelifecycle_state *st, const cJSON *node, double now)
 {
 	char *name = nodehealth_zone_of(node);
-	struct nodehealth_zone *z = nodehealth_zone_find(&st->zones, name);
+	struct nodehealth_zone *z = nodehealth_zone_get(&st->zones, name, &st->params, now);
 
-	if (z == NULL) {
-		st->zones.v = xrealloc(st->zones.v, ((size_t)st->zones.n + 1) *
-		    sizeof *st->zones.v);
-		z = &st->zones.v[st->zones.n++];
-		memset(z, 0, sizeof *z);
-		z->name = name;
-		z->state = ZONE_INITIAL;
-		nodehealth_limiter_init(&z->limiter, st->params.eviction_rate, now);
-		return z;
-	}
 	free(name);
 	return z;
 }
@@ -620,16 +610,8 @@ nodelifecycle_sync(struct controller *c, const char *key, double now,
 		}
 		cJSON_Delete(updated);
 	}
-	reason = NULL;
-	{
-		const cJSON *cond;
-
-		cJSON_ArrayForEach(cond, json_path(node, "status.conditions")) {
-			if (strcmp(json_string(cond, "type"), "Ready") == 0)
-				reason = json_string(cond, "reason");
-		}
-	}
-	if (ready != NULL && strcmp(ready, "Unknown") == 0 && reason != NULL &&
+	reason = json_string(nodehealth_ready(node), "reason");
+	if (ready != NULL && strcmp(ready, "Unknown") == 0 &&
 	    (strcmp(reason, "NodeStatusUnknown") == 0 ||
 	    strcmp(reason, "NodeStatusNeverUpdated") == 0) &&
 	    mark_pods(c, key, now, out, error) != 0)
@@ -673,18 +655,12 @@ seen_node(struct controller *c, const cJSON *node, const char *name, double now)
 {
 	struct nodelifecycle_state *st = c->state;
 	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_SEEN_NODE]);
-	const cJSON *cond;
-	const char *heartbeat = NULL;
+	const cJSON *ready = nodehealth_ready(node);
+	/* A Ready condition without a heartbeat has the empty one, which never moves. */
+	const char *heartbeat = ready != NULL ? json_string(ready, "lastHeartbeatTime") : NULL;
 	time_t created;
 	double first = now;
 
-	/* A Ready condition without a heartbeat has the empty one, which never moves. */
-	cJSON_ArrayForEach(cond, json_path(node, "status.conditions")) {
-		if (strcmp(json_string(cond, "type"), "Ready") == 0) {
-			heartbeat = json_string(cond, "lastHeartbeatTime");
-			break;
-		}
-	}
 	/* A node first seen without a Ready condition counts from its creation. */
 	if (heartbeat == NULL &&
 	    time_parse_rfc3339(json_string(node, "metadata.creationTimestamp"), &created) == 0)
