@@ -54,8 +54,12 @@
  * per run, as kube) are the controller's memory, as in kube. kube runs 8 workers for its
  * node updates; this runs 8 for all of it.
  *
- * Left for later: the RemovingNode event, kube's node_collector_* metrics, and kube's
- * quirk of re-queueing a node already tainted, which spends its zone's tokens again.
+ * Its metrics are kube's node_collector_zone_size, _zone_health, _unhealthy_nodes_in_zone
+ * (set at each count) and _evictions_total (a NoExecute taint added), by zone.
+ *
+ * Left for later: the RemovingNode event, kube's two update duration histograms, and
+ * kube's quirk of re-queueing a node already tainted, which spends its zone's tokens
+ * again.
  * The taint-eviction controller (the pods a NoExecute taint evicts) is another controller.
  */
 #include "config.h"
@@ -69,6 +73,7 @@
 #include "controllers/nodelifecycle.h"
 #include "json.h"
 #include "log.h"
+#include "metrics.h"
 #include "resource.h"
 #include "timeutil.h"
 #include "util.h"
@@ -143,6 +148,8 @@ struct nodelifecycle_state {
 	double started;		/* the first sync's time: ages count from it */
 	char **registered;	/* the nodes announced (RegisteredNode), sorted */
 	int nregistered;
+	/* kube's node_collector_* metrics, by zone; NULL without a registry (plan, replay). */
+	struct metrics_family *zone_size, *zone_health, *unhealthy, *evictions;
 };
 
 /* --- the nodes announced --------------------------------------------------------------- */
@@ -194,6 +201,21 @@ registered_remove(struct nodelifecycle_state *st, const char *name)
 
 /* --- zones ----------------------------------------------------------------------------- */
 
+/* Sets zone's gauges to its counts (kube's handleDisruption): a zone without nodes is 0
+ * nodes, 100 % healthy. */
+static void
+zone_gauges(struct nodelifecycle_state *st, const char *zone, int nodes, int not_ready)
+{
+	const char *labels[] = { zone, NULL };
+
+	if (st->zone_size == NULL)
+		return;
+	metrics_gauge_set(metrics_series_get(st->zone_size, labels), nodes);
+	metrics_gauge_set(metrics_series_get(st->unhealthy, labels), not_ready);
+	metrics_gauge_set(metrics_series_get(st->zone_health, labels),
+	    nodes > 0 ? 100.0 * (nodes - not_ready) / nodes : 100);
+}
+
 /* Counts the zones again when a monitor period has passed since the last count. */
 static int
 zones_refresh(struct controller *c, double now, char **error)
@@ -216,6 +238,10 @@ zones_refresh(struct controller *c, double now, char **error)
 	sqlite3_reset(stmt);
 	if (rc == SQLITE_DONE) {
 		st->zones_at = now;
+		for (int i = 0; i < st->zones.n; i++)
+			zone_gauges(st, st->zones.v[i].name, 0, 0);	/* gone, unless counted */
+		for (int i = 0; i < n; i++)
+			zone_gauges(st, counts[i].name, counts[i].nodes, counts[i].not_ready);
 		switch (nodehealth_zones_update(&st->zones, counts, n, &st->params, now)) {
 		case NODEHEALTH_ENTERED_DISRUPTION:
 			log_warning("nodelifecycle: no node of any zone is Ready: taking every "
@@ -621,8 +647,22 @@ nodelifecycle_sync(struct controller *c, const char *key, double now,
 	sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
 	noschedule_changes(stmt, &changes, &nchanges);
 	noexecute_changes(st, node, ready, now, &changes, &nchanges, &retry);
-	if ((patch = taint_patch(node, changes, nchanges, now, &why)) != NULL)
-		node_write(out, ACTION_PATCH, st->nodes, key, out->owner_uid, patch, "taint", why);
+	if ((patch = taint_patch(node, changes, nchanges, now, &why)) != NULL) {
+		struct action *a = node_write(out, ACTION_PATCH, st->nodes, key, out->owner_uid,
+		    patch, "taint", why);
+
+		/* kube counts a NoExecute taint added as an eviction of its zone. */
+		for (int i = 0; i < nchanges && st->evictions != NULL; i++) {
+			if (changes[i].add && strcmp(changes[i].effect, "NoExecute") == 0) {
+				char *zone = nodehealth_zone_of(node);
+				const char *labels[] = { zone, NULL };
+
+				a->count_done = metrics_series_get(st->evictions, labels);
+				free(zone);
+				break;
+			}
+		}
+	}
 	for (int i = 0; i < nchanges; i++)
 		free(changes[i].key);
 	free(changes);
@@ -720,6 +760,33 @@ nodelifecycle_list_keys(struct controller *c, void (*cb)(const char *key, void *
 
 /* --- the type -------------------------------------------------------------------------- */
 
+/* Registers kube's node_collector_* metrics of the zones. */
+static int
+register_metrics(struct nodelifecycle_state *st, struct metrics_registry *registry,
+    char **error)
+{
+	static const char *const labels[] = { "zone", NULL };
+	static const struct metrics_spec specs[] = {
+		{ METRICS_GAUGE, "node_collector_zone_size",
+		    "Gauge measuring number of registered Nodes per zones.", labels, NULL, 0 },
+		{ METRICS_GAUGE, "node_collector_zone_health",
+		    "Gauge measuring percentage of healthy nodes per zone.", labels, NULL, 0 },
+		{ METRICS_GAUGE, "node_collector_unhealthy_nodes_in_zone",
+		    "Gauge measuring number of not Ready Nodes per zones.", labels, NULL, 0 },
+		{ METRICS_COUNTER, "node_collector_evictions_total",
+		    "Number of Node evictions that happened since current instance of "
+		    "NodeController started.", labels, NULL, 0 },
+	};
+	struct metrics_family **families[] = { &st->zone_size, &st->zone_health,
+	    &st->unhealthy, &st->evictions };
+
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+		if ((*families[i] = metrics_family_register(registry, &specs[i], error)) == NULL)
+			return -1;
+	}
+	return 0;
+}
+
 static int
 nodelifecycle_init(struct controller *c, char **error)
 {
@@ -740,6 +807,8 @@ nodelifecycle_init(struct controller *c, char **error)
 	p->unhealthy_threshold = controller_flag_number(c, "unhealthy-zone-threshold");
 	if (p->monitor_period <= 0)
 		return error_set(error, "--node-monitor-period must be more than 0s");
+	if (c->config->metrics != NULL && register_metrics(st, c->config->metrics, error) != 0)
+		return -1;
 	return store_prepare_statements(store_db(c->store), nodelifecycle_sql, STMT_COUNT,
 	    st->stmt, "nodelifecycle", error);
 }

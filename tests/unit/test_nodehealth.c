@@ -30,6 +30,7 @@
 #include "fixtures.h"
 #include "informer.h"
 #include "json.h"
+#include "metrics.h"
 #include "resource.h"
 #include "store.h"
 #include "timeutil.h"
@@ -727,6 +728,44 @@ small_partial_zone_adds_no_noexecute(void **state)
 	assert_true(w->result.requeue_after == 5);
 }
 
+/* kube's node_collector_* metrics: each zone's size, not Ready nodes and health at each
+ * count, and an eviction counted when a NoExecute taint is added. */
+static void
+zone_metrics_as_kube(void **state)
+{
+	struct ctl_world *w = *state;
+	struct metrics_registry *registry = metrics_registry_new();
+	struct controller_config config = { .metrics = registry };
+	const struct node nodes[] = {
+		{ "n0", "Unknown", "NodeStatusUnknown", AT(0), "r:z", NULL, NULL, NULL },
+		{ "n1", "True", NULL, AT(0), "r:z", NULL, NULL, NULL },
+		{ "n2", "True", NULL, AT(0), "r:y", NULL, NULL, NULL },
+	};
+	struct buf text;
+
+	controller_free(w->c);
+	w->c = NULL;
+	assert_int_equal(ctl_start(w, &nodelifecycle_controller_type, &config), 0);
+	for (size_t i = 0; i < NELEM(nodes); i++)
+		see_node(w, &nodes[i], AT(0));
+	ctl_sync(w, "n0", AT(1));
+	assert_string_equal(described(w), "event RegisteredNode; taint n0");
+	assert_non_null(w->result.writes[0].count_done);
+	metrics_counter_add(w->result.writes[0].count_done, 1);	/* the patch went */
+	buf_init(&text);
+	metrics_render(registry, &text);
+	assert_non_null(strstr(text.data, "node_collector_zone_size{zone=\"r:z\"} 2\n"));
+	assert_non_null(strstr(text.data, "node_collector_unhealthy_nodes_in_zone{zone=\"r:z\"} 1\n"));
+	assert_non_null(strstr(text.data, "node_collector_zone_health{zone=\"r:z\"} 50\n"));
+	assert_non_null(strstr(text.data, "node_collector_zone_health{zone=\"r:y\"} 100\n"));
+	assert_non_null(strstr(text.data, "node_collector_evictions_total{zone=\"r:z\"} 1\n"));
+	buf_free(&text);
+	sync_result_clear(&w->result);
+	controller_free(w->c);
+	w->c = NULL;
+	metrics_registry_free(registry);
+}
+
 /* The zones view: kube's zone key, the beta labels first, excluded nodes left out. */
 static void
 zones_view_counts_as_kube(void **state)
@@ -824,6 +863,7 @@ main(void)
 	T(full_disruption_stops_the_tainting);
 	T(small_partial_zone_adds_no_noexecute);
 	T(zones_view_counts_as_kube);
+	T(zone_metrics_as_kube);
 	T(handlers_keep_node_health);
 #undef T
 	return _cmocka_run_group_tests("nodehealth", tests, n, NULL, NULL);
