@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "controllers/csrcleaner.h"
 #include "controllers/deployment.h"
 #include "controllers/garbagecollector.h"
 #include "controllers/namespace.h"
@@ -35,6 +36,7 @@ const struct controller_type *const controller_types[] = {
 	&nodelifecycle_controller_type,
 	&ttl_controller_type,
 	&tainteviction_controller_type,
+	&csrcleaner_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 

@@ -323,10 +323,17 @@ static const struct resource resource_leases = {
 	"cache_objects", no_columns, 8, 0, 1, NULL,
 };
 
+/* Whole: the CSR cleaner reads the conditions and the certificate. */
+static const struct resource resource_certificatesigningrequests = {
+	"certificatesigningrequests", "CertificateSigningRequest", "certificates.k8s.io/v1",
+	"/apis/certificates.k8s.io/v1/certificatesigningrequests", "cache_objects", no_columns,
+	9, 0, 0, NULL,
+};
+
 const struct resource *const resource_all[] = {
 	&resource_pods, &resource_replicasets, &resource_deployments, &resource_namespaces,
 	&resource_configmaps, &resource_serviceaccounts, &resource_nodes,
-	&resource_replicationcontrollers, &resource_leases,
+	&resource_replicationcontrollers, &resource_leases, &resource_certificatesigningrequests,
 };
 const int resource_count = sizeof resource_all / sizeof resource_all[0];
 

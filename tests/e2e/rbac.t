@@ -26,6 +26,7 @@ cleanup() {
 	    sqlkcm:service-account-controller sqlkcm:root-ca-cert-publisher \
 	    sqlkcm:pod-garbage-collector sqlkcm:replicationcontroller-controller \
 	    sqlkcm:node-controller sqlkcm:ttl-controller sqlkcm:taint-eviction-controller \
+	    sqlkcm:csr-cleaner \
 	    --wait=false >/dev/null 2>&1
 	kubectl delete pod -n "$ns" doomed-by-taint --grace-period=0 --force >/dev/null 2>&1
 	kubectl delete node "$ns-node" --wait=false >/dev/null 2>&1
@@ -370,5 +371,14 @@ check "no request of the taint eviction controller was forbidden" eval \
 sqlkcm_stop tesa
 kubectl delete pod -n "$ns" doomed-by-taint --grace-period=0 --force >/dev/null 2>&1
 kubectl delete node "$ns-node" --wait=false >/dev/null 2>&1
+
+# The CSR cleaner's manifest.
+check "rbac-csrcleaner.yaml applies" kubectl apply -f "$manifests/rbac-csrcleaner.yaml"
+check "with it, it may list, watch and delete CSRs, not update them nor approve them" \
+    eval 'cluster_wait_until 30 "the role" can watch certificatesigningrequests.certificates.k8s.io &&
+     can list certificatesigningrequests.certificates.k8s.io &&
+     can delete certificatesigningrequests.certificates.k8s.io &&
+     cannot update certificatesigningrequests.certificates.k8s.io &&
+     cannot update certificatesigningrequests.certificates.k8s.io --subresource=approval'
 
 tap_done
