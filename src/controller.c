@@ -93,8 +93,26 @@ controller_flag_check(const struct controller_flag *f, const char *text, char **
 		return 0;
 	case CONTROLLER_FLAG_STRING:
 		return 0;
+	case CONTROLLER_FLAG_BOOL:
+		if (text_parse_bool(text, &(int){ 0 }) != 0)
+			return error_set(error, "invalid value \"%s\" for --%s: want true or "
+			    "false", text, f->name);
+		return 0;
 	}
 	return error_set(error, "--%s: unknown flag type", f->name);
+}
+
+const char *
+controller_flag_metavar(const struct controller_flag *f)
+{
+	switch (f->type) {
+	case CONTROLLER_FLAG_INT:	return " N";
+	case CONTROLLER_FLAG_NUMBER:	return " NUMBER";
+	case CONTROLLER_FLAG_DURATION:	return " DURATION";
+	case CONTROLLER_FLAG_BOOL:	return "[=BOOL]";
+	case CONTROLLER_FLAG_STRING:	break;
+	}
+	return " VALUE";
 }
 
 /* Returns the declaration of c's flag called name and its index; aborts when c's type
@@ -133,6 +151,14 @@ double
 controller_flag_number(const struct controller *c, const char *name)
 {
 	return strtod(controller_flag_text(c, name), NULL);
+}
+
+int
+controller_flag_bool(const struct controller *c, const char *name)
+{
+	int on = 0;
+
+	return text_parse_bool(controller_flag_text(c, name), &on) == 0 && on;
 }
 
 double

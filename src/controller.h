@@ -63,6 +63,8 @@ struct controller_flag {
 		CONTROLLER_FLAG_STRING,		/* any text (a file name: the controller reads it) */
 		CONTROLLER_FLAG_NUMBER,		/* a decimal number in [min, max]: a rate, a
 						   fraction ("0.1", "0.55") */
+		CONTROLLER_FLAG_BOOL,		/* a Go bool ("true", "false", "1", ...);
+						   given alone (--flag) it is true */
 	} type;
 	const char *default_value;		/* as a command line would give it */
 	long long min, max;			/* CONTROLLER_FLAG_INT and _NUMBER */
@@ -179,13 +181,17 @@ struct controller *controller_new(const struct controller_type *type, struct sto
 /* Checks text as a value of flag f; -1 with *error naming the flag and what it wants. */
 int controller_flag_check(const struct controller_flag *f, const char *text, char **error);
 
+/* How --help shows the value flag f takes: " N", " DURATION", "[=BOOL]", ... */
+const char *controller_flag_metavar(const struct controller_flag *f);
+
 /* The value of c's flag called name (declared by its type: anything else aborts), as
- * given or its default: as text, as a whole number, as a number, or a duration in
- * seconds. */
+ * given or its default: as text, as a whole number, as a number, a duration in seconds,
+ * or a bool (1 or 0). */
 const char *controller_flag_text(const struct controller *c, const char *name);
 long long controller_flag_int(const struct controller *c, const char *name);
 double controller_flag_number(const struct controller *c, const char *name);
 double controller_flag_seconds(const struct controller *c, const char *name);
+int controller_flag_bool(const struct controller *c, const char *name);
 void controller_free(struct controller *c);
 
 #endif

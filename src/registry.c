@@ -13,6 +13,7 @@
 #include "controllers/deployment.h"
 #include "controllers/garbagecollector.h"
 #include "controllers/namespace.h"
+#include "controllers/nodeipam.h"
 #include "controllers/nodelifecycle.h"
 #include "controllers/podgc.h"
 #include "controllers/replicaset.h"
@@ -37,6 +38,7 @@ const struct controller_type *const controller_types[] = {
 	&ttl_controller_type,
 	&tainteviction_controller_type,
 	&csrcleaner_controller_type,
+	&nodeipam_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 
@@ -165,7 +167,8 @@ controller_flag_options(struct option *o, size_t n, int base)
 					abort();
 			}
 			o[n].name = name;
-			o[n].has_arg = required_argument;
+			o[n].has_arg = controller_types[i]->flags[j].type == CONTROLLER_FLAG_BOOL ?
+			    optional_argument : required_argument;
 			o[n].flag = NULL;
 			o[n++].val = base + CONTROLLER_FLAGS_PER_TYPE * i + j;
 		}
@@ -196,10 +199,8 @@ controller_flags_usage(FILE *out)
 
 		for (const struct controller_flag *f = t->flags; f != NULL && f->name != NULL;
 		    f++)
-			fprintf(out, "  --%s %s\n                            %s: %s (default: %s)\n",
-			    f->name, f->type == CONTROLLER_FLAG_INT ? "N" :
-			    f->type == CONTROLLER_FLAG_NUMBER ? "NUMBER" :
-			    f->type == CONTROLLER_FLAG_DURATION ? "DURATION" : "VALUE", t->name,
+			fprintf(out, "  --%s%s\n                            %s: %s (default: %s)\n",
+			    f->name, controller_flag_metavar(f), t->name,
 			    f->help, *f->default_value != '\0' ? f->default_value : "none");
 	}
 }
@@ -223,6 +224,11 @@ controller_configs_set(struct controller_config *configs, int code, const char *
 
 	if (code < 0 || t >= controller_type_count)
 		return error_set(error, "no controller flag has code %d", code);
+	/* A bool given alone (--allocate-node-cidrs) is true, as pflag has it. */
+	if (value == NULL && controller_types[t]->flags[j].type == CONTROLLER_FLAG_BOOL)
+		value = "true";
+	if (value == NULL)
+		return error_set(error, "--%s wants a value", controller_types[t]->flags[j].name);
 	if (controller_flag_check(&controller_types[t]->flags[j], value, error) != 0)
 		return -1;
 	((const char **)configs[t].flags)[j] = value;

@@ -209,19 +209,8 @@ parse_long(const char *flag, const char *text, long min, long max, long *out, FI
 static int
 parse_bool(const char *flag, const char *text, int *out, FILE *err)
 {
-	static const char *const yes[] = { "1", "t", "T", "true", "TRUE", "True" };
-	static const char *const no[] = { "0", "f", "F", "false", "FALSE", "False" };
-
-	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
-		if (strcmp(text, yes[i]) == 0) {
-			*out = 1;
-			return 0;
-		}
-		if (strcmp(text, no[i]) == 0) {
-			*out = 0;
-			return 0;
-		}
-	}
+	if (text_parse_bool(text, out) == 0)
+		return 0;
 	fprintf(err, "sqlkcm run: invalid value \"%s\" for %s: want true or false\n", text,
 	    flag);
 	return -1;
@@ -334,10 +323,8 @@ run_usage_controllers(FILE *out)
 			    t->enable_flag, t->name);
 		for (const struct controller_flag *f = t->flags; f != NULL && f->name != NULL;
 		    f++)
-			fprintf(out, "      --%s %s\n                            %s (default: %s)\n",
-			    f->name, f->type == CONTROLLER_FLAG_INT ? "N" :
-			    f->type == CONTROLLER_FLAG_NUMBER ? "NUMBER" :
-			    f->type == CONTROLLER_FLAG_DURATION ? "DURATION" : "VALUE", f->help,
+			fprintf(out, "      --%s%s\n                            %s (default: %s)\n",
+			    f->name, controller_flag_metavar(f), f->help,
 			    *f->default_value != '\0' ? f->default_value : "none");
 	}
 }
@@ -870,9 +857,14 @@ run_configz(const struct run_options *opts, const struct client *client)
 			    opts->configs[i].flags[j] :
 			    f->default_value;
 
+			int on = 0;
+
 			if (f->type == CONTROLLER_FLAG_INT ||
 			    f->type == CONTROLLER_FLAG_NUMBER)
 				cJSON_AddNumberToObject(flags, f->name, strtod(v, NULL));
+			else if (f->type == CONTROLLER_FLAG_BOOL)
+				cJSON_AddBoolToObject(flags, f->name,
+				    text_parse_bool(v, &on) == 0 && on);
 			else
 				cJSON_AddStringToObject(flags, f->name, v);
 		}

@@ -271,3 +271,22 @@ text_expand(const char *template, const char *const *pairs)
 	}
 	return buf_detach(&out);
 }
+
+int
+text_parse_bool(const char *text, int *out)
+{
+	static const char *const yes[] = { "1", "t", "T", "true", "TRUE", "True" };
+	static const char *const no[] = { "0", "f", "F", "false", "FALSE", "False" };
+
+	for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+		if (strcmp(text, yes[i]) == 0) {
+			*out = 1;
+			return 0;
+		}
+		if (strcmp(text, no[i]) == 0) {
+			*out = 0;
+			return 0;
+		}
+	}
+	return -1;
+}

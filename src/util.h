@@ -58,4 +58,8 @@ char *text_expand(const char *template, const char *const *pairs);
 /* Says whether s[0..len) is empty or only white space. */
 int text_is_blank(const char *s, size_t len);
 
+/* Reads text as Go's strconv.ParseBool does ("1", "t", "true", "TRUE", "True", and the
+ * same for false) into *out; -1 when it is none of them. */
+int text_parse_bool(const char *text, int *out);
+
 #endif

@@ -112,7 +112,7 @@ check "an unknown flag is named" 2 "" "unknown flag --leader-elect-bogus" -- run
 # flags and controllers sqlkcm has no use for are named once and ignored; the run then stops
 # at the missing kubeconfig (exit 1), not at the command line (exit 2).
 check "kube-controller-manager's flags are accepted and named as ignored" 1 "" \
-	"ignoring kube-controller-manager flags .*: --allocate-node-cidrs, --cluster-cidr, --use-service-account-credentials, --profiling, --cluster-signing-duration$" \
+	"ignoring kube-controller-manager flags .*: --use-service-account-credentials, --profiling, --cluster-signing-duration$" \
 	-- run --allocate-node-cidrs=true --cluster-cidr=10.244.0.0/16 \
 	--use-service-account-credentials=true --profiling --cluster-signing-duration 8760h0m0s \
 	--bind-address=127.0.0.1 --leader-elect=false --kubeconfig "$tmp/no-such-kubeconfig"
@@ -130,6 +130,9 @@ check "--concurrent-deployment-syncs is checked" 2 "" \
 check "run --help lists the Deployment controller's workers flag" 0 \
 	"^      --concurrent-deployment-syncs N" "" -- run --help
 check "an ignored bool flag still wants a bool" 2 "" \
+	'invalid value "maybe" for --configure-cloud-routes: want true or false' \
+	-- run --configure-cloud-routes=maybe
+check "a controller's bool flag wants a bool" 2 "" \
 	'invalid value "maybe" for --allocate-node-cidrs: want true or false' \
 	-- run --allocate-node-cidrs=maybe
 check "a controller nobody has is an error" 2 "" 'unknown controller "bogus" (known: replicaset, replicationcontroller, deployment, garbagecollector' \

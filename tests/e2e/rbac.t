@@ -7,7 +7,8 @@
 # rbac-namespace.yaml, rbac-serviceaccount.yaml, rbac-root-ca-cert-publisher.yaml and
 # rbac-podgc.yaml are enough for those four controllers, rbac-replicationcontroller.yaml
 # for ReplicationControllers, rbac-nodelifecycle.yaml for the node lifecycle controller,
-# rbac-ttl.yaml for the TTL controller.
+# rbac-ttl.yaml for the TTL controller, rbac-taint-eviction-controller.yaml,
+# rbac-csrcleaner.yaml and rbac-nodeipam.yaml for theirs.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -26,10 +27,10 @@ cleanup() {
 	    sqlkcm:service-account-controller sqlkcm:root-ca-cert-publisher \
 	    sqlkcm:pod-garbage-collector sqlkcm:replicationcontroller-controller \
 	    sqlkcm:node-controller sqlkcm:ttl-controller sqlkcm:taint-eviction-controller \
-	    sqlkcm:csr-cleaner \
+	    sqlkcm:csr-cleaner sqlkcm:node-ipam-controller \
 	    --wait=false >/dev/null 2>&1
 	kubectl delete pod -n "$ns" doomed-by-taint --grace-period=0 --force >/dev/null 2>&1
-	kubectl delete node "$ns-node" --wait=false >/dev/null 2>&1
+	kubectl delete node "$ns-node" "$ns-ipam" --wait=false >/dev/null 2>&1
 	kubectl delete namespace "$ns-doomed" --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding sqlkcm:auth-delegator --wait=false >/dev/null 2>&1
 	kubectl delete -n sqlkcm-system rolebinding,role sqlkcm:leader-election \
@@ -371,6 +372,31 @@ check "no request of the taint eviction controller was forbidden" eval \
 sqlkcm_stop tesa
 kubectl delete pod -n "$ns" doomed-by-taint --grace-period=0 --force >/dev/null 2>&1
 kubectl delete node "$ns-node" --wait=false >/dev/null 2>&1
+
+# Node IPAM's manifest, alone: the taint eviction controller's is taken away. Its range
+# is the one nodeipam.t gives the cluster's nodes, whose blocks (if any) lie in it.
+kubectl delete clusterrolebinding sqlkcm:taint-eviction-controller >/dev/null 2>&1
+check "rbac-nodeipam.yaml applies" kubectl apply -f "$manifests/rbac-nodeipam.yaml"
+check "with it alone, it may watch and patch nodes, not update them" \
+    eval 'cluster_wait_until 30 "the role" can watch nodes && can patch nodes &&
+     cannot update nodes'
+kubectl create -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Node
+metadata: {name: $ns-ipam}
+spec:
+  unschedulable: true
+  taints: [{key: example.com/no-kubelet, effect: NoExecute}]
+YAML
+sqlkcm_start ipamsa --kubeconfig "$work/kubeconfig" --db "$work/ipam.db" \
+    --controllers nodeipam --allocate-node-cidrs --cluster-cidr 10.244.0.0/16 -v 2
+check "node IPAM gives the node its pod CIDR with those rights" \
+    cluster_wait_until 90 "the pod CIDR" eval '[ -n "$(kubectl get node '"$ns-ipam"' -o \
+     jsonpath="{.spec.podCIDR}")" ]'
+check "no request of node IPAM was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/ipamsa.log"'
+sqlkcm_stop ipamsa
+kubectl delete node "$ns-ipam" --wait=false >/dev/null 2>&1
 
 # The CSR cleaner's manifest.
 check "rbac-csrcleaner.yaml applies" kubectl apply -f "$manifests/rbac-csrcleaner.yaml"

@@ -139,6 +139,7 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		{ "deployment", 1000 },
 		{ "garbagecollector", 1000 },
 		{ "namespace", 60 },
+		{ "nodeipam", 1000 },
 		{ "nodelifecycle", 1000 },
 		{ "podgc", 1000 },
 		{ "replicaset", 1000 },
