@@ -1067,6 +1067,11 @@ executor_run(struct executor *e, struct controller *c, struct sync_result *r,
 		execution_finish(x);
 		return 0;
 	}
+	/* The sync's own events first, whatever comes next: a gone owner may have one too
+	 * (the node lifecycle controller's RemovingNode). */
+	for (int i = 0; i < x->r.nevents; i++)
+		owner_event(x, x->r.events[i].type, x->r.events[i].reason,
+		    x->r.events[i].message);
 	if (x->r.forget_expectations) {
 		if (bookkeeping_begin(x) == 0) {
 			if (controller_record_result(c, &x->r, time_now(), &err) != 0)
@@ -1077,9 +1082,6 @@ executor_run(struct executor *e, struct controller *c, struct sync_result *r,
 		execution_finish(x);
 		return 0;
 	}
-	for (int i = 0; i < x->r.nevents; i++)
-		owner_event(x, x->r.events[i].type, x->r.events[i].reason,
-		    x->r.events[i].message);
 	x->phase = PHASE_RECHECK;
 	for (int i = 0; i < x->r.nconfirm_absent; i++) {
 		if (absent_known(e, x->r.confirm_absent[i].uid))

@@ -57,8 +57,11 @@
  * Its metrics are kube's node_collector_zone_size, _zone_health, _unhealthy_nodes_in_zone
  * (set at each count) and _evictions_total (a NoExecute taint added), by zone.
  *
- * Left for later: the RemovingNode event, kube's two update duration histograms, and
- * kube's quirk of re-queueing a node already tainted, which spends its zone's tokens
+ * A node is announced once per run (RegisteredNode, at its first sync) and when it is gone
+ * (RemovingNode, at the sync its deletion brings), as kube's monitor pass announces the
+ * nodes it finds added and deleted.
+ *
+ * Left for later: kube's two update duration histograms, and kube's quirk of re-queueing a node already tainted, which spends its zone's tokens
  * again.
  * The taint-eviction controller (the pods a NoExecute taint evicts) is another controller.
  */
@@ -139,6 +142,12 @@ static const char *const nodelifecycle_sql[STMT_COUNT] = {
 	    "DELETE FROM node_health WHERE node = ?1",
 };
 
+/* A node announced: its name (first: name_cmp reads it) and uid, for RemovingNode. */
+struct registered {
+	char *name;
+	char *uid;
+};
+
 struct nodelifecycle_state {
 	sqlite3_stmt *stmt[STMT_COUNT];
 	const struct resource *nodes, *pods;
@@ -146,7 +155,7 @@ struct nodelifecycle_state {
 	struct nodehealth_zones zones;
 	double zones_at;	/* when the zones were last counted; 0: never */
 	double started;		/* the first sync's time: ages count from it */
-	char **registered;	/* the nodes announced (RegisteredNode), sorted */
+	struct registered *registered;	/* the nodes announced (RegisteredNode), by name */
 	int nregistered;
 	/* kube's node_collector_* metrics, by zone; NULL without a registry (plan, replay). */
 	struct metrics_family *zone_size, *zone_health, *unhealthy, *evictions;
@@ -160,14 +169,14 @@ name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Adds name to the nodes announced; 1 when it was not there yet. */
+/* Adds name (of uid) to the nodes announced; 1 when it was not there yet. */
 static int
-registered_add(struct nodelifecycle_state *st, const char *name)
+registered_add(struct nodelifecycle_state *st, const char *name, const char *uid)
 {
 	int lo = 0, hi = st->nregistered;
 
 	while (lo < hi) {
-		int mid = (lo + hi) / 2, c = strcmp(st->registered[mid], name);
+		int mid = (lo + hi) / 2, c = strcmp(st->registered[mid].name, name);
 
 		if (c == 0)
 			return 0;
@@ -180,23 +189,29 @@ registered_add(struct nodelifecycle_state *st, const char *name)
 	    ((size_t)st->nregistered + 1) * sizeof *st->registered);
 	memmove(&st->registered[lo + 1], &st->registered[lo],
 	    (size_t)(st->nregistered - lo) * sizeof *st->registered);
-	st->registered[lo] = xstrdup(name);
+	st->registered[lo].name = xstrdup(name);
+	st->registered[lo].uid = xstrdup(uid);
 	st->nregistered++;
 	return 1;
 }
 
-static void
+/* Removes name from the nodes announced; returns its uid (malloc'd), or NULL when it was
+ * not announced. */
+static char *
 registered_remove(struct nodelifecycle_state *st, const char *name)
 {
-	char **hit = st->nregistered == 0 ? NULL : bsearch(&name, st->registered,
+	struct registered *hit = st->nregistered == 0 ? NULL : bsearch(&name, st->registered,
 	    (size_t)st->nregistered, sizeof *st->registered, name_cmp);
+	char *uid;
 
 	if (hit == NULL)
-		return;
-	free(*hit);
+		return NULL;
+	free(hit->name);
+	uid = hit->uid;
 	memmove(hit, hit + 1, (size_t)(&st->registered[st->nregistered] - (hit + 1)) *
 	    sizeof *hit);
 	st->nregistered--;
+	return uid;
 }
 
 /* --- zones ----------------------------------------------------------------------------- */
@@ -592,8 +607,24 @@ nodelifecycle_sync(struct controller *c, const char *key, double now,
 		return error_set(error, "nodelifecycle: reading node %s: %s", key,
 		    sqlite3_errmsg(store_db(c->store)));
 	if (rc == SQLITE_DONE) {
-		/* Gone: nothing to do, nothing to wait for any more. */
-		registered_remove(st, key);
+		/* Gone: nothing to do, nothing to wait for any more; a node announced is
+		 * announced gone (kube's RemovingNode, on the node as it was). */
+		char *uid = registered_remove(st, key);
+
+		if (uid != NULL) {
+			cJSON *meta;
+
+			out->owner = cJSON_CreateObject();
+			cJSON_AddStringToObject(out->owner, "apiVersion", "v1");
+			cJSON_AddStringToObject(out->owner, "kind", "Node");
+			meta = cJSON_AddObjectToObject(out->owner, "metadata");
+			cJSON_AddStringToObject(meta, "name", key);
+			cJSON_AddStringToObject(meta, "uid", uid);
+			sync_result_add_event(out, "Normal", "RemovingNode",
+			    xasprintf("Node %s event: Removing Node %s from Controller", key,
+			    key));
+			free(uid);
+		}
 		out->forget_expectations = 1;
 		return 0;
 	}
@@ -609,7 +640,7 @@ nodelifecycle_sync(struct controller *c, const char *key, double now,
 	}
 	if (zones_refresh(c, now, error) != 0)
 		return -1;
-	if (registered_add(st, key))
+	if (registered_add(st, key, out->owner_uid))
 		sync_result_add_event(out, "Normal", "RegisteredNode",
 		    xasprintf("Node %s event: Registered Node %s in Controller", key, key));
 	out->requeue_after = st->params.monitor_period;
@@ -822,8 +853,10 @@ nodelifecycle_fini(struct controller *c)
 		return;
 	store_finalize_statements(st->stmt, STMT_COUNT);
 	nodehealth_zones_clear(&st->zones);
-	for (int i = 0; i < st->nregistered; i++)
-		free(st->registered[i]);
+	for (int i = 0; i < st->nregistered; i++) {
+		free(st->registered[i].name);
+		free(st->registered[i].uid);
+	}
 	free(st->registered);
 	free(st);
 	c->state = NULL;

@@ -174,6 +174,13 @@ check "and loses the unreachable NoExecute taint" \
 check "and the unreachable NoSchedule one" \
 	cluster_wait_until 30 "the NoSchedule taint to go" lacks_taint "$node" node.kubernetes.io/unreachable:NoSchedule
 
+# The node leaves the cluster: announced gone, as it was announced when it came.
+check "the RegisteredNode event was recorded on the node" event_on default "$node" RegisteredNode
+kubectl delete pod -n "$ns" late --grace-period=0 --force >/dev/null 2>&1
+timeout 60 kubectl delete node "$node" >/dev/null 2>&1
+check "a node deleted gets the RemovingNode event" \
+	cluster_wait_until 30 "the RemovingNode event" event_on default "$node" RemovingNode
+
 if [ "$cm" = kcm ]; then
 	kcm_stop nl
 else

@@ -465,6 +465,46 @@ world_teardown(void **state)
 #define UNREACHABLE_NE "{\"key\":\"node.kubernetes.io/unreachable\",\"effect\":\"NoExecute\"}"
 #define NOT_READY_NS "{\"key\":\"node.kubernetes.io/not-ready\",\"effect\":\"NoSchedule\"}"
 
+/* kube's RegisteredNode when the controller first sees a node, and RemovingNode (on the
+ * node as it was, by its uid) when it is gone; once each per run, and no RemovingNode for
+ * a node never announced. */
+static void
+nodes_registered_and_removed(void **state)
+{
+	struct ctl_world *w = *state;
+	const struct node n0 = { "n0", "True", NULL, AT(0), NULL, NULL, NULL, NULL };
+
+	see_node(w, &n0, AT(0));
+	ctl_sync(w, "n0", AT(0));
+	assert_string_equal(described(w), "event RegisteredNode");
+	assert_string_equal(w->result.events[0].message,
+	    "Node n0 event: Registered Node n0 in Controller");
+	ctl_sync(w, "n0", AT(1));
+	assert_string_equal(described(w), "");
+
+	ctl_uncache(w, resource_find("nodes"), "uid-n0");
+	ctl_tell_at(w, INFORMER_DELETED, resource_find("nodes"), node_new(&n0), NULL, AT(2));
+	ctl_sync(w, "n0", AT(2));
+	assert_string_equal(described(w), "event RemovingNode");
+	assert_string_equal(w->result.events[0].message,
+	    "Node n0 event: Removing Node n0 from Controller");
+	assert_non_null(w->result.owner);
+	assert_string_equal(json_string(w->result.owner, "kind"), "Node");
+	assert_string_equal(json_string(w->result.owner, "metadata.uid"), "uid-n0");
+	assert_int_equal(w->result.forget_expectations, 1);
+	ctl_sync(w, "n0", AT(3));
+	assert_string_equal(described(w), "");
+
+	/* Back under the same name: announced again. */
+	see_node(w, &n0, AT(4));
+	ctl_sync(w, "n0", AT(4));
+	assert_string_equal(described(w), "event RegisteredNode");
+
+	/* Never synced while it was there: nothing to announce gone. */
+	ctl_sync(w, "never-seen", AT(5));
+	assert_string_equal(described(w), "");
+}
+
 /* A kubelet that stops posting: its node goes Unknown once the grace period has passed
  * since the controller last saw its heartbeat move, with NodeNotReady; its pods whose Ready
  * condition is not False are marked, each with its event; then the taints follow. */
@@ -854,6 +894,7 @@ main(void)
 	    mark_unknown_as_kube, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "the zone of a node", zone_of_a_node, NULL, NULL,
 	    NULL };
+	T(nodes_registered_and_removed);
 	T(silent_kubelet_goes_unknown);
 	T(lease_keeps_a_node_alive);
 	T(never_posted_has_the_startup_grace);
