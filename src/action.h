@@ -70,6 +70,12 @@ struct action {
 	 * is no failure, and nothing more is done about the object (kube's deleteEachItem
 	 * goes on to the next). */
 	int not_allowed_ok;
+	/* ACTION_CREATE of a review (a SubjectAccessReview, whose answer is its
+	 * status.allowed): the answer decides the write right after it, sent only when
+	 * allowed, and then the last write of the sync; when not allowed, that write is
+	 * skipped and the next review goes on. Reviews that all say no fail the sync (synced
+	 * again with backoff), as kube's CSR approver returns an error then. */
+	int review;
 	int exists_ok;			/* ACTION_CREATE: AlreadyExists is success (the
 					   object wanted is there), as kube's serviceaccount
 					   controller takes it */

@@ -95,6 +95,9 @@ struct execution {
 	int writes_stopped;		/* no more writes: one failed, or the namespace is
 					   going */
 	int writes_failed;		/* a write failed */
+	int reviews_denied;		/* reviews that answered no */
+	int review_allowed;		/* a review said yes: its write is the last one */
+	int review_last;		/* that write's index */
 	const struct resource *writes_skipped;	/* a write of it failed: the writes of
 					   it next in line are skipped */
 	int batch;			/* the size of the last creation batch */
@@ -639,6 +642,20 @@ write_done(struct execution *x, struct action *a, struct restops_result *res)
 		    a->resource->name, a->namespace, a->name);
 		return;
 	}
+	if (a->review && res->status.reason == API_OK) {
+		if (cJSON_IsTrue(json_path(res->object, "status.allowed"))) {
+			log_v(2, "%s %s: %s: allowed", x->r.controller, x->r.key, a->verb);
+			x->review_allowed = 1;
+			x->review_last = x->next_write;
+		} else {
+			log_v(2, "%s %s: %s: not allowed%s%s", x->r.controller, x->r.key, a->verb,
+			    *json_string(res->object, "status.reason") != '\0' ? ": " : "",
+			    json_string(res->object, "status.reason"));
+			x->reviews_denied++;
+			x->next_write++;	/* the write it would have allowed */
+		}
+		return;
+	}
 	if (res->status.reason == API_OK || (deletes && res->status.reason == API_NOT_FOUND) ||
 	    (a->exists_ok && res->status.reason == API_ALREADY_EXISTS)) {
 		log_v(2, "%s %s: %s %s %s/%s", x->r.controller, x->r.key, a->verb,
@@ -688,7 +705,8 @@ write_send(struct execution *x)
 	struct action *a;
 
 	for (;;) {
-		if (x->writes_stopped || x->next_write >= x->r.nwrites)
+		if (x->writes_stopped || x->next_write >= x->r.nwrites ||
+		    (x->review_allowed && x->next_write > x->review_last))
 			return -1;
 		a = &x->r.writes[x->next_write];
 		if (x->writes_failed && !a->failure_goes_on) {
@@ -944,6 +962,11 @@ execution_step(struct execution *x)
 	case PHASE_WRITES:
 		if (write_send(x) == 0)
 			return;
+		if (x->reviews_denied > 0 && !x->review_allowed && !x->failed) {
+			log_v(2, "%s %s: no review allowed it: synced again with backoff",
+			    x->r.controller, x->r.key);
+			x->failed = 1;
+		}
 		if (x->failed || x->skip_status)
 			break;
 		if (x->nerrors > 0)

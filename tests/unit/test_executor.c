@@ -1658,6 +1658,59 @@ failing_create_that_exists_already_sends_no_failure_status(void **state)
 	}
 }
 
+/* A review (a create whose answer's status.allowed decides) gates the write after it:
+ * allowed, that write goes and is the last; not allowed, it is skipped and the next review
+ * goes; every review saying no fails the sync (kube's CSR approver errs then); a review
+ * that fails is a failed write. */
+static void
+review_decides_the_write_after_it(void **state)
+{
+	static const char allowed[] = "{\"status\":{\"allowed\":true}}";
+	static const char denied[] = "{\"status\":{\"allowed\":false,\"reason\":\"no\"}}";
+	static const struct {
+		const char *name;
+		const char *first, *second;	/* the reviews' answers; NULL: not asked */
+		int first_code;
+		const char *requests;
+		int failed;
+	} cases[] = {
+		{ "the first allows", allowed, NULL, 200,
+		    "POST replicasets;PATCH replicasets/rs-1", 0 },
+		{ "the second allows", denied, allowed, 200,
+		    "POST replicasets;POST replicasets;PATCH replicasets/rs-2", 0 },
+		{ "none allows", denied, denied, 200, "POST replicasets;POST replicasets", 1 },
+		{ "an answer without status.allowed is no", "{}", denied, 200,
+		    "POST replicasets;POST replicasets", 1 },
+		{ "the first review fails", NULL, NULL, 403, "POST replicasets", 1 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		struct harness *h = harness_new(fixture_new());
+		struct fake_fault faults[2] = {
+			{ "POST", "replicasets", 1, 1, cases[i].first_code,
+			    cases[i].first_code == 200 ? "" : "Forbidden",
+			    cases[i].first != NULL ? cases[i].first : "forbidden", NULL },
+			/* The next POST (fault counters count what reaches them). */
+			{ "POST", "replicasets", 1, 1, 200, "",
+			    cases[i].second != NULL ? cases[i].second : denied, NULL },
+		};
+		struct sync_result r;
+
+		print_message("# %s\n", cases[i].name);
+		deployment_result(&r);
+		rs_write(&r, ACTION_CREATE, "review-1")->review = 1;
+		rs_write(&r, ACTION_PATCH, "rs-1");
+		rs_write(&r, ACTION_CREATE, "review-2")->review = 1;
+		rs_write(&r, ACTION_PATCH, "rs-2");
+		fake_apiserver_set_faults(h->fake, faults, 2);
+		carry_out_result(h, &r);
+		assert_requests(h, cases[i].requests);
+		assert_outcome(h, cases[i].failed, 0);
+		harness_free(h);
+	}
+}
+
 /* A creation marked exists_ok that finds its object there is done, as kube's
  * serviceaccount controller takes AlreadyExists: the next write goes out, then the status,
  * and the sync succeeds. */
@@ -2475,6 +2528,7 @@ main(void)
 		cmocka_unit_test(
 		    create_write_refused_by_a_terminating_namespace_stops_without_failure),
 		T(create_write_that_may_exist_already_is_done),
+		cmocka_unit_test(review_decides_the_write_after_it),
 		T(write_counters_count_success_and_failure),
 		T(delete_write_not_found_is_done_and_the_next_write_goes_out),
 		T(patch_write_not_found_is_a_failure),
