@@ -136,6 +136,7 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		double cap;
 	} cases[] = {
 		{ "csrcleaner", 1000 },
+		{ "csrsigning", 1000 },
 		{ "deployment", 1000 },
 		{ "garbagecollector", 1000 },
 		{ "namespace", 60 },
