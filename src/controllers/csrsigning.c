@@ -1421,6 +1421,7 @@ const struct controller_type csrsigning_controller_type = {
 	.name = "csrsigning",
 	.resources = csrsigning_resources,
 	.default_workers = 5,		/* kube runs each signer with 5; no flag */
+	.base_backoff = 0.2,		/* kube's certificate queue: 200 ms to 1000 s */
 	.workers_flag = NULL,
 	.enable_flag = NULL,
 	.flags = csrsigning_flags,
