@@ -14,7 +14,8 @@
 #
 # With E2E_CSR_CM=kcm (csrsigning-kcm.t) the same runs against kube-controller-manager 1.36
 # (--controllers=csrsigning and the same files): kube's signer is event-driven, so the
-# states are the same.
+# states are the same. That run then has one request signed by kube's and by sqlkcm's
+# signer, and compares the two certificates.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -144,7 +145,42 @@ check "an approved CSR of a signer kube does not run stays without certificate" 
 check "a pending CSR stays without certificate" eval '! issued pending && ! failed pending'
 
 if [ "$cm" = kcm ]; then
+	# One request (a subject of many attributes, every kind of name) signed by each: the
+	# certificates differ only in their serial, dates and signature; their structure, string
+	# types and extensions are the same, byte for byte.
+	twin=$(request twin "/C=DE/L=Town/O=system:nodes/O=b&c/OU=u*/CN=system:node:$prefix/DC=x" \
+	    "DNS:$prefix-twin,IP:10.0.0.9,IP:::1,email:a@b.c,URI:spiffe://x/y")
+	for n in twin-kcm twin-sqlkcm; do
+		csr $n kubernetes.io/kube-apiserver-client \
+		    '[key encipherment, client auth, digital signature]' "$twin" \
+		    '  expirationSeconds: 3600'
+	done
+	kubectl certificate approve "$prefix-twin-kcm" >/dev/null
+	check "kube-controller-manager signs the twin request" \
+	    cluster_wait_until 30 "its certificate" issued twin-kcm
 	kcm_stop sig
+	sqlkcm_start twin --db "$work/twin.db" --controllers csrsigning \
+	    --cluster-signing-cert-file "$ca" --cluster-signing-key-file "$cluster/pki/ca.key"
+	kubectl certificate approve "$prefix-twin-sqlkcm" >/dev/null
+	check "sqlkcm signs the same request" \
+	    cluster_wait_until 60 "its certificate" issued twin-sqlkcm
+	# shape NAME: the certificate's DER as openssl parses it, without offsets and lengths,
+	# serial, dates and signature.
+	shape() {
+		openssl asn1parse -in "$work/$1.crt" |
+		    sed -E 's/^ *[0-9]+:d= *([0-9]+) +hl= *[0-9]+ +l= *[0-9]+/d=\1/;
+		        s/(INTEGER|UTCTIME|GENERALIZEDTIME) *:.*/\1/'
+	}
+	check "kube's and sqlkcm's certificates differ only in serial, dates and signature" \
+	    eval 'diff <(shape twin-kcm) <(shape twin-sqlkcm) &&
+	     shape twin-kcm | grep -q "OBJECT *:X509v3 Subject Alternative Name"' 
+	# plain NAME: the certificate's text without those.
+	plain() {
+		text "$1" | sed -e '/Signature Value/,$d' -e '/Serial Number/{N;d}' \
+		    -e '/Not Before/{N;d}'
+	}
+	check "and their text is the same but for those" diff <(plain twin-kcm) <(plain twin-sqlkcm)
+	sqlkcm_stop twin
 else
 	check "the CA key is never in the log" eval "! grep -q 'PRIVATE KEY' '$work/sig.log'"
 	sqlkcm_stop sig
