@@ -751,6 +751,158 @@ request_parse_refusals(void **state)
 	}
 }
 
+/* A request whose subject holds the n entries given (nid, ASN.1 string type, bytes,
+ * length), signed with a fresh P-256 key: base64 of its PEM (malloc'd). */
+struct name_entry {
+	int nid;
+	int type;
+	const char *bytes;
+	int len;
+};
+
+static char *
+request_with_name(const struct name_entry *entries, int n)
+{
+	EVP_PKEY *key = key_new("ec");
+	X509_REQ *req = X509_REQ_new();
+	X509_NAME *name = X509_REQ_get_subject_name(req);
+	char *pem, *b64;
+	BIO *b;
+
+	for (int i = 0; i < n; i++) {
+		X509_NAME_ENTRY *e = X509_NAME_ENTRY_create_by_NID(NULL, entries[i].nid,
+		    entries[i].type, (const unsigned char *)entries[i].bytes, entries[i].len);
+
+		if (e == NULL || !X509_NAME_add_entry(name, e, -1, 0))
+			fail_msg("cannot make name entry %d (nid %d, type %d)", i, entries[i].nid,
+			    entries[i].type);
+		X509_NAME_ENTRY_free(e);
+	}
+	X509_REQ_set_pubkey(req, key);
+	X509_REQ_sign(req, key, EVP_sha256());
+	b = BIO_new(BIO_s_mem());
+	PEM_write_bio_X509_REQ(b, req);
+	pem = bio_text(b);
+	BIO_free(b);
+	b64 = b64_of(pem);
+	free(pem);
+	X509_REQ_free(req);
+	EVP_PKEY_free(key);
+	return b64;
+}
+
+/* Hostile names: a NUL inside the CN or the O counts as Go counts it (a byte of the
+ * string), a BMPString reads as its text, a UniversalString (which Go does not read) is
+ * refused. */
+static void
+hostile_names(void **state)
+{
+	static const char *const usages[] = { "digital signature", "client auth" };
+	static const unsigned char bmp[] = { 0, 's', 0, 'y', 0, 's', 0, 't', 0, 'e', 0, 'm',
+	    0, ':', 0, 'n', 0, 'o', 0, 'd', 0, 'e', 0, ':', 0, 'b' };
+	const struct {
+		const char *name;
+		struct name_entry entries[2];
+		int parses;
+		const char *want;	/* the kubelet client rules' answer; NULL: passes */
+	} cases[] = {
+		{ "a NUL after the CN's prefix", { { NID_organizationName, V_ASN1_UTF8STRING,
+		    "system:nodes", 12 }, { NID_commonName, V_ASN1_UTF8STRING,
+		    "system:node:a\0b", 15 } }, 1, NULL },
+		{ "a NUL inside the CN's prefix", { { NID_organizationName, V_ASN1_UTF8STRING,
+		    "system:nodes", 12 }, { NID_commonName, V_ASN1_UTF8STRING,
+		    "system\0node:a", 13 } }, 1,
+		    "subject common name does not begin with system:node:" },
+		{ "an O of system:nodes and a NUL", { { NID_organizationName, V_ASN1_UTF8STRING,
+		    "system:nodes\0", 13 }, { NID_commonName, V_ASN1_UTF8STRING,
+		    "system:node:a", 13 } }, 1, "subject organization is not system:nodes" },
+		{ "a BMPString CN", { { NID_organizationName, V_ASN1_PRINTABLESTRING,
+		    "system:nodes", 12 }, { NID_commonName, V_ASN1_BMPSTRING, (const char *)bmp,
+		    (int)sizeof bmp } }, 1, NULL },
+		{ "a CN of a string type Go does not read", { { NID_organizationName, V_ASN1_UTF8STRING,
+		    "system:nodes", 12 }, { NID_commonName, V_ASN1_UNIVERSALSTRING, "\0\0\0x",
+		    4 } }, 0, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		char *b64 = request_with_name(cases[i].entries, 2), *error = NULL, *got;
+		struct csrsigning_request req;
+		int rc = csrsigning_request_parse(b64, &req, &error);
+
+		if (rc != (cases[i].parses ? 0 : -1))
+			fail_msg("%s: parse %d (%s)", cases[i].name, rc, error ? error : "");
+		if (rc != 0) {
+			assert_non_null(strstr(error, "unsupported string type"));
+			free(error);
+			free(b64);
+			continue;
+		}
+		got = csrsigning_validate(CSRSIGNING_KUBELET_CLIENT, &req, usages, 2);
+		if ((got == NULL) != (cases[i].want == NULL) ||
+		    (got != NULL && strcmp(got, cases[i].want) != 0))
+			fail_msg("%s: %s", cases[i].name, got != NULL ? got : "passes");
+		free(got);
+		csrsigning_request_clear(&req);
+		free(b64);
+	}
+}
+
+/* The key forms kube reads: PKCS #8, PKCS #1 and SEC 1, SEC 1 after an EC PARAMETERS
+ * block (openssl ecparam -genkey); an encrypted key is refused, never asked a passphrase
+ * for. */
+static void
+ca_key_forms(void **state)
+{
+	double now = (double)time(NULL);
+	struct test_ca ec = test_ca_new("ec", now, now + DAY), rsa = test_ca_new("rsa", now,
+	    now + DAY);
+	const struct test_ca *cas[] = { &ec, &rsa };
+	char *error = NULL;
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(cas); i++) {
+		BIO *b = BIO_new(BIO_s_mem());
+		struct csrsigning_ca *ca;
+		char *pem, *with_params;
+
+		/* PKCS #1 or SEC 1: "RSA PRIVATE KEY", "EC PRIVATE KEY". */
+		PEM_write_bio_PrivateKey_traditional(b, cas[i]->key, NULL, NULL, 0, NULL, NULL);
+		pem = bio_text(b);
+		BIO_free(b);
+		assert_non_null(strstr(pem, i == 0 ? "EC PRIVATE KEY" : "RSA PRIVATE KEY"));
+		ca = csrsigning_ca_new(cas[i]->cert_pem, strlen(cas[i]->cert_pem), pem,
+		    strlen(pem), "ca.crt", "ca.key", &error);
+		if (ca == NULL)
+			fail_msg("traditional key %zu: %s", i, error);
+		csrsigning_ca_free(ca);
+		with_params = xasprintf("-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n"
+		    "-----END EC PARAMETERS-----\n%s", pem);
+		ca = csrsigning_ca_new(cas[i]->cert_pem, strlen(cas[i]->cert_pem), with_params,
+		    strlen(with_params), "ca.crt", "ca.key", &error);
+		if (ca == NULL)
+			fail_msg("key %zu after EC PARAMETERS: %s", i, error);
+		csrsigning_ca_free(ca);
+		free(with_params);
+		free(pem);
+		/* Encrypted. */
+		b = BIO_new(BIO_s_mem());
+		PEM_write_bio_PrivateKey(b, cas[i]->key, EVP_aes_128_cbc(), NULL, 0, NULL,
+		    (void *)"secret");
+		pem = bio_text(b);
+		BIO_free(b);
+		assert_null(csrsigning_ca_new(cas[i]->cert_pem, strlen(cas[i]->cert_pem), pem,
+		    strlen(pem), "ca.crt", "enc.key", &error));
+		assert_non_null(strstr(error, "\"enc.key\""));
+		assert_null(strstr(error, "ENCRYPTED"));
+		free(error);
+		error = NULL;
+		free(pem);
+	}
+	test_ca_free(&ec);
+	test_ca_free(&rsa);
+}
+
 /* A CA pair that does not load says which file and why, never the key. */
 static void
 ca_refusals(void **state)
@@ -1190,6 +1342,8 @@ main(void)
 	ADD("sign: refusals", sign_refusals);
 	ADD("parse: requests that do not parse", request_parse_refusals);
 	ADD("CA: pairs that do not load", ca_refusals);
+	ADD("CA: the key forms kube reads; an encrypted one is refused", ca_key_forms);
+	ADD("parse: hostile names", hostile_names);
 	ADD("sync: expirationSeconds, a signer's own files", sync_expiration_seconds);
 	ADD("sync: a request that does not parse", sync_bad_request);
 	ADD("sync: no files, no signer", sync_without_files);
