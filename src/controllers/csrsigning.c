@@ -10,7 +10,9 @@
  * (and says so once). Here one controller holds the CAs of the signers started.
  *
  * A key is a CSR's name. A sync leaves alone a CSR that has a certificate, that is not
- * approved (or is also denied), that has failed, or whose signer is not started. It reads
+ * approved (or is also denied), that has failed, or whose signer is not started: the view
+ * csrsigning_queue (schema/016-csrsigning.sql) says which CSRs a signer takes up, and the
+ * sync reads its to_sign. It reads
  * the request (base64 PEM in spec.request): one that does not parse is logged and synced
  * again with backoff, as kube's returns an error. The signer's rules (csrsigning_validate)
  * decide between the Failed condition (reason SignerValidationFailure, kube's message) and
@@ -999,8 +1001,10 @@ enum {
 };
 
 static const char *const csrsigning_sql[STMT_COUNT] = {
+	/* The CSR, and whether a signer takes it up (schema/016-csrsigning.sql). */
 	[STMT_CSR] =
-	    ("SELECT uid, body FROM cache_objects"
+	    ("SELECT uid, body, (SELECT to_sign FROM csrsigning_queue q WHERE q.name = ?1)"
+	    " FROM cache_objects"
 	    " WHERE resource = 'certificatesigningrequests' AND namespace = '' AND name = ?1"),
 	[STMT_KEYS] =
 	    ("SELECT name FROM cache_objects"
@@ -1157,25 +1161,6 @@ signers_start(struct controller *c, struct csrsigning_state *st, char **error)
 
 /* --- sync ------------------------------------------------------------------------------ */
 
-/* kube's IsCertificateRequestApproved and HasTrueCondition(Failed): 1 when csr is for the
- * signer to look at. */
-static int
-approved_not_failed(const cJSON *csr)
-{
-	int approved = 0, denied = 0, failed = 0;
-	const cJSON *c;
-
-	cJSON_ArrayForEach(c, json_path(csr, "status.conditions")) {
-		const char *type = json_string(c, "type"), *status = json_string(c, "status");
-
-		approved |= strcmp(type, "Approved") == 0;
-		denied |= strcmp(type, "Denied") == 0;
-		failed |= strcmp(type, "Failed") == 0 &&
-		    (*status == '\0' || strcmp(status, "True") == 0);
-	}
-	return approved && !denied && !failed;
-}
-
 /* The update of csr's status (csr taken as the body). */
 static void
 status_write(struct csrsigning_state *st, struct sync_result *out, const char *key,
@@ -1302,7 +1287,7 @@ csrsigning_sync(struct controller *c, const char *key, double now, struct sync_r
 	struct csrsigning_state *st = c->state;
 	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_CSR]);
 	cJSON *csr = NULL;
-	int rc, signer;
+	int rc, signer, to_sign = 0;
 
 	out->controller = c->type->name;
 	out->key = xstrdup(key);
@@ -1312,6 +1297,7 @@ csrsigning_sync(struct controller *c, const char *key, double now, struct sync_r
 	if (rc == SQLITE_ROW) {
 		out->owner_uid = xstrdup((const char *)sqlite3_column_text(stmt, 0));
 		csr = controller_column_json(stmt, 1);
+		to_sign = sqlite3_column_int(stmt, 2);
 	}
 	sqlite3_reset(stmt);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -1324,7 +1310,7 @@ csrsigning_sync(struct controller *c, const char *key, double now, struct sync_r
 	if (csr == NULL)
 		return error_set(error, "csrsigning: CSR %s: the cached body is not JSON", key);
 	out->owner = csr;
-	if (*json_string(csr, "status.certificate") != '\0' || !approved_not_failed(csr))
+	if (!to_sign)
 		return 0;
 	signer = csrsigning_signer_find(json_string(csr, "spec.signerName"));
 	if (signer < 0 || st->signers[signer].ca == NULL)

@@ -1293,6 +1293,55 @@ ca_files_reloaded(void **state)
 	ca_files_remove(&g);
 }
 
+/* The view people query, and the signer runs: which CSRs a signer takes up. */
+static void
+queue_view(void **state)
+{
+	static const struct {
+		const char *name;
+		const char *signer;
+		const char *status;
+	} rows[] = {
+		{ "approved", "kubernetes.io/kubelet-serving",
+		    "{\"conditions\":[{\"type\":\"Approved\",\"status\":\"True\"}]}" },
+		{ "pending", "kubernetes.io/kubelet-serving", "{}" },
+		{ "denied-too", "kubernetes.io/legacy-unknown",
+		    "{\"conditions\":[{\"type\":\"Approved\"},{\"type\":\"Denied\"}]}" },
+		{ "failed", "kubernetes.io/legacy-unknown",
+		    "{\"conditions\":[{\"type\":\"Approved\"},{\"type\":\"Failed\"}]}" },
+		{ "failed-false", "kubernetes.io/legacy-unknown", "{\"conditions\":["
+		    "{\"type\":\"Approved\"},{\"type\":\"Failed\",\"status\":\"False\"}]}" },
+		{ "issued", "kubernetes.io/kube-apiserver-client",
+		    "{\"conditions\":[{\"type\":\"Approved\"}],\"certificate\":\"eA==\"}" },
+		{ "other", "example.com/x", "{\"conditions\":[{\"type\":\"Approved\"}]}" },
+	};
+	struct ctl_world *w = ctl_world_new(&csrsigning_controller_type, NULL);
+	const struct resource *csrs = resource_find("certificatesigningrequests");
+	struct buf got;
+	sqlite3_stmt *stmt;
+
+	(void)state;
+	buf_init(&got);
+	for (size_t i = 0; i < NELEM(rows); i++) {
+		char *text = xasprintf("{\"metadata\":{\"name\":\"%s\",\"uid\":\"u-%s\","
+		    "\"resourceVersion\":\"1\"},\"spec\":{\"signerName\":\"%s\"},"
+		    "\"status\":%s}", rows[i].name, rows[i].name, rows[i].signer, rows[i].status);
+
+		ctl_cache(w, csrs, fixture_parse(text));
+		free(text);
+	}
+	assert_int_equal(sqlite3_prepare_v2(store_db(w->store), "SELECT name, to_sign FROM "
+	    "csrsigning_queue ORDER BY name", -1, &stmt, NULL), SQLITE_OK);
+	while (sqlite3_step(stmt) == SQLITE_ROW)
+		buf_printf(&got, "%s=%d;", sqlite3_column_text(stmt, 0),
+		    sqlite3_column_int(stmt, 1));
+	sqlite3_finalize(stmt);
+	assert_string_equal(got.data, "approved=1;denied-too=0;failed=0;failed-false=1;issued=0;"
+	    "other=0;pending=0;");
+	buf_free(&got);
+	ctl_world_free(w);
+}
+
 /* Added and updated CSRs are queued by name; deleted ones are not; list_keys gives all. */
 static void
 handlers(void **state)
@@ -1350,6 +1399,7 @@ main(void)
 	ADD("flags: kube's refusals", flags_refused);
 	ADD("CA files changed are loaded again", ca_files_reloaded);
 	ADD("handlers and list_keys", handlers);
+	ADD("the view csrsigning_queue", queue_view);
 #undef ADD
 	return _cmocka_run_group_tests("csrsigning", tests, n, NULL, NULL);
 }
