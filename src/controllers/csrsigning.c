@@ -86,7 +86,7 @@ csrsigning_signer_find(const char *name)
 	return -1;
 }
 
-/* --- reading a request ------------------------------------------------------------------ */
+/* --- reading a request ----------------------------------------------------------------- */
 
 /* Decodes base64 text (padded; line breaks allowed) into a malloc'd buffer; -1 when it is
  * not base64. */
@@ -346,7 +346,7 @@ csrsigning_request_clear(struct csrsigning_request *r)
 	memset(r, 0, sizeof *r);
 }
 
-/* --- the signers' rules ----------------------------------------------------------------- */
+/* --- the signers' rules ---------------------------------------------------------------- */
 
 /* True when the n usages, as a set, are the set of want (NULL-ended). */
 static int
@@ -472,7 +472,7 @@ csrsigning_duration(int has_expiration, long long expiration_seconds, double max
 	return asked;
 }
 
-/* --- usages ----------------------------------------------------------------------------- */
+/* --- usages ---------------------------------------------------------------------------- */
 
 static const struct {
 	const char *usage;
@@ -574,7 +574,7 @@ csrsigning_key_usages(const char *const *usages, int n, unsigned *key_usage,
 	return 0;
 }
 
-/* --- the authority ---------------------------------------------------------------------- */
+/* --- the authority --------------------------------------------------------------------- */
 
 struct csrsigning_policy
 csrsigning_policy_kube(double ttl)
@@ -992,7 +992,7 @@ done:
 	return pem;
 }
 
-/* --- the controller --------------------------------------------------------------------- */
+/* --- the controller -------------------------------------------------------------------- */
 
 enum {
 	STMT_CSR,

@@ -60,9 +60,9 @@ void csrsigning_request_clear(struct csrsigning_request *r);
 
 /*
  * kube's checks of signer for a request and its spec.usages (n strings): NULL when they
- * pass, else the message of the Failed condition (malloc'd): kube's ValidateKubeletServingCSR,
- * ValidateKubeletClientCSR, the client usages of kube-apiserver-client; legacy-unknown has
- * none.
+ * pass, else the message of the Failed condition (malloc'd): kube's
+ * ValidateKubeletServingCSR, ValidateKubeletClientCSR, the client usages of
+ * kube-apiserver-client; legacy-unknown has none.
  */
 char *csrsigning_validate(enum csrsigning_signer signer, const struct csrsigning_request *r,
     const char *const *usages, int n);
@@ -126,8 +126,8 @@ int csrsigning_validity(const struct csrsigning_policy *p, double now, double ca
 struct csrsigning_ca;
 
 /*
- * Loads a CA from PEM texts: cert must hold exactly one certificate, key a private key (PKCS
- * #1, SEC 1 or PKCS #8, not encrypted) that matches it. cert_name and key_name name them
+ * Loads a CA from PEM texts: cert must hold exactly one certificate, key a private key
+ * (PKCS #1, SEC 1 or PKCS #8, not encrypted) that matches it. cert_name and key_name name them
  * in errors (the files). NULL with *error set on failure.
  */
 struct csrsigning_ca *csrsigning_ca_new(const char *cert, size_t cert_len, const char *key,
