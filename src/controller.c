@@ -23,6 +23,7 @@ void
 controller_queue_options(const struct controller_type *t, struct workqueue_options *qo)
 {
 	qo->max_delay = t->max_backoff;
+	qo->base_delay = t->base_backoff;
 }
 
 int

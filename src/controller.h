@@ -108,6 +108,9 @@ struct controller_type {
 	/* The cap of a key's backoff after failed syncs, in seconds (kube's namespace
 	 * controller: 60, to recycle namespaces faster); 0: client-go's default, 1000. */
 	double max_backoff;
+	/* The first of those backoffs, doubling per failure, in seconds (kube's certificate
+	 * controllers: 0.2); 0: client-go's default, 0.005. */
+	double base_backoff;
 	/* Its other flags, ended by a NULL name; NULL: none. */
 	const struct controller_flag *flags;
 	/* The source component of the events it records ("replicaset-controller"). */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "controllers/csrcleaner.h"
+#include "controllers/csrsigning.h"
 #include "controllers/deployment.h"
 #include "controllers/garbagecollector.h"
 #include "controllers/namespace.h"
@@ -38,6 +39,7 @@ const struct controller_type *const controller_types[] = {
 	&ttl_controller_type,
 	&tainteviction_controller_type,
 	&csrcleaner_controller_type,
+	&csrsigning_controller_type,
 	&nodeipam_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];

@@ -112,9 +112,10 @@ check "an unknown flag is named" 2 "" "unknown flag --leader-elect-bogus" -- run
 # flags and controllers sqlkcm has no use for are named once and ignored; the run then stops
 # at the missing kubeconfig (exit 1), not at the command line (exit 2).
 check "kube-controller-manager's flags are accepted and named as ignored" 1 "" \
-	"ignoring kube-controller-manager flags .*: --use-service-account-credentials, --profiling, --cluster-signing-duration$" \
+	"ignoring kube-controller-manager flags .*: --use-service-account-credentials, --profiling, --cluster-name$" \
 	-- run --allocate-node-cidrs=true --cluster-cidr=10.244.0.0/16 \
-	--use-service-account-credentials=true --profiling --cluster-signing-duration 8760h0m0s \
+	--use-service-account-credentials=true --profiling --cluster-name kubernetes \
+	--cluster-signing-duration 8760h0m0s \
 	--bind-address=127.0.0.1 --leader-elect=false --kubeconfig "$tmp/no-such-kubeconfig"
 check "kube-controller-manager's controllers sqlkcm does not run are named as ignored" 1 "" \
 	"ignoring kube-controller-manager controllers sqlkcm does not run: bootstrapsigner, tokencleaner$" \

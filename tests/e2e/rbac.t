@@ -8,7 +8,7 @@
 # rbac-podgc.yaml are enough for those four controllers, rbac-replicationcontroller.yaml
 # for ReplicationControllers, rbac-nodelifecycle.yaml for the node lifecycle controller,
 # rbac-ttl.yaml for the TTL controller, rbac-taint-eviction-controller.yaml,
-# rbac-csrcleaner.yaml and rbac-nodeipam.yaml for theirs.
+# rbac-csrcleaner.yaml, rbac-nodeipam.yaml and rbac-csrsigning.yaml for theirs.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -27,7 +27,7 @@ cleanup() {
 	    sqlkcm:service-account-controller sqlkcm:root-ca-cert-publisher \
 	    sqlkcm:pod-garbage-collector sqlkcm:replicationcontroller-controller \
 	    sqlkcm:node-controller sqlkcm:ttl-controller sqlkcm:taint-eviction-controller \
-	    sqlkcm:csr-cleaner sqlkcm:node-ipam-controller \
+	    sqlkcm:csr-cleaner sqlkcm:node-ipam-controller sqlkcm:csr-signer \
 	    --wait=false >/dev/null 2>&1
 	kubectl delete pod -n "$ns" doomed-by-taint --grace-period=0 --force >/dev/null 2>&1
 	kubectl delete node "$ns-node" "$ns-ipam" --wait=false >/dev/null 2>&1
@@ -406,5 +406,36 @@ check "with it, it may list, watch and delete CSRs, not update them nor approve 
      can delete certificatesigningrequests.certificates.k8s.io &&
      cannot update certificatesigningrequests.certificates.k8s.io &&
      cannot update certificatesigningrequests.certificates.k8s.io --subresource=approval'
+
+# The CSR signer's manifest, and the signer run with it: an approved client CSR gets its
+# certificate (the apiserver checks the right to sign for its signer as it takes it).
+check "rbac-csrsigning.yaml applies" kubectl apply -f "$manifests/rbac-csrsigning.yaml"
+check "with it, it may update CSRs' status, not approve them nor replace them" \
+    eval 'cluster_wait_until 30 "the role" can update certificatesigningrequests.certificates.k8s.io --subresource=status &&
+     can get certificatesigningrequests.certificates.k8s.io &&
+     cannot update certificatesigningrequests.certificates.k8s.io &&
+     cannot update certificatesigningrequests.certificates.k8s.io --subresource=approval'
+openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+    -keyout "$work/signed.key" -subj "/CN=$ns-user" -out "$work/signed.csr" 2>/dev/null
+kubectl create -f - >/dev/null <<YAML
+apiVersion: certificates.k8s.io/v1
+kind: CertificateSigningRequest
+metadata: {name: $ns-signed}
+spec:
+  request: $(base64 -w0 <"$work/signed.csr")
+  signerName: kubernetes.io/kube-apiserver-client
+  usages: [client auth]
+YAML
+kubectl certificate approve "$ns-signed" >/dev/null
+sqlkcm_start sign --kubeconfig "$work/kubeconfig" --db "$work/sign.db" \
+    --controllers csrsigning --cluster-signing-cert-file "$cluster/pki/ca.crt" \
+    --cluster-signing-key-file "$cluster/pki/ca.key" -v 2
+check "the CSR signer issues the certificate with those rights" \
+    cluster_wait_until 60 "the certificate" eval '[ -n "$(kubectl get csr '"$ns"'-signed \
+     -o jsonpath="{.status.certificate}")" ]'
+check "no request of the CSR signer was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/sign.log"'
+sqlkcm_stop sign
+kubectl delete csr "$ns-signed" --wait=false >/dev/null 2>&1
 
 tap_done
