@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "controllers/csrapproving.h"
 #include "controllers/csrcleaner.h"
 #include "controllers/csrsigning.h"
 #include "controllers/deployment.h"
@@ -40,6 +41,7 @@ const struct controller_type *const controller_types[] = {
 	&tainteviction_controller_type,
 	&csrcleaner_controller_type,
 	&csrsigning_controller_type,
+	&csrapproving_controller_type,
 	&nodeipam_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];

@@ -8,7 +8,8 @@
 # rbac-podgc.yaml are enough for those four controllers, rbac-replicationcontroller.yaml
 # for ReplicationControllers, rbac-nodelifecycle.yaml for the node lifecycle controller,
 # rbac-ttl.yaml for the TTL controller, rbac-taint-eviction-controller.yaml,
-# rbac-csrcleaner.yaml, rbac-nodeipam.yaml and rbac-csrsigning.yaml for theirs.
+# rbac-csrcleaner.yaml, rbac-nodeipam.yaml, rbac-csrsigning.yaml and
+# rbac-csrapproving.yaml for theirs.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -28,6 +29,7 @@ cleanup() {
 	    sqlkcm:pod-garbage-collector sqlkcm:replicationcontroller-controller \
 	    sqlkcm:node-controller sqlkcm:ttl-controller sqlkcm:taint-eviction-controller \
 	    sqlkcm:csr-cleaner sqlkcm:node-ipam-controller sqlkcm:csr-signer \
+	    sqlkcm:csr-approver "$ns-bootstrappers" "$ns-bootstrap-csrs" \
 	    --wait=false >/dev/null 2>&1
 	kubectl delete pod -n "$ns" doomed-by-taint --grace-period=0 --force >/dev/null 2>&1
 	kubectl delete node "$ns-node" "$ns-ipam" --wait=false >/dev/null 2>&1
@@ -437,5 +439,42 @@ check "no request of the CSR signer was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/sign.log"'
 sqlkcm_stop sign
 kubectl delete csr "$ns-signed" --wait=false >/dev/null 2>&1
+
+# The CSR approver's manifest, and the approver run with it: a kubelet's client CSR sent
+# under a bootstrap identity (whose group may be approved as node clients) is approved.
+check "rbac-csrapproving.yaml applies" kubectl apply -f "$manifests/rbac-csrapproving.yaml"
+# (kubectl auth can-i cannot ask about a signer: its name holds a slash. The approval
+# below shows the right to approve for kubelets' client signer.)
+check "with it, it may approve CSRs and review access" \
+    eval 'cluster_wait_until 30 "the role" can update certificatesigningrequests.certificates.k8s.io --subresource=approval &&
+     can create subjectaccessreviews.authorization.k8s.io'
+# What kubeadm binds for bootstrap tokens: they may send CSRs, and be approved as nodes.
+kubectl create clusterrolebinding "$ns-bootstrap-csrs" \
+    --clusterrole=system:node-bootstrapper --group=system:bootstrappers >/dev/null
+kubectl create clusterrolebinding "$ns-bootstrappers" \
+    --clusterrole=system:certificates.k8s.io:certificatesigningrequests:nodeclient \
+    --group=system:bootstrappers >/dev/null
+openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+    -keyout "$work/kubelet.key" -subj "/O=system:nodes/CN=system:node:$ns-node" \
+    -out "$work/kubelet.csr" 2>/dev/null
+kubectl create --as=system:bootstrap:abcdef --as-group=system:bootstrappers -f - \
+    >/dev/null <<YAML
+apiVersion: certificates.k8s.io/v1
+kind: CertificateSigningRequest
+metadata: {name: $ns-kubelet}
+spec:
+  request: $(base64 -w0 <"$work/kubelet.csr")
+  signerName: kubernetes.io/kube-apiserver-client-kubelet
+  usages: [digital signature, client auth]
+YAML
+sqlkcm_start approve --kubeconfig "$work/kubeconfig" --db "$work/approve.db" \
+    --controllers csrapproving -v 2
+check "the CSR approver approves it with those rights" \
+    cluster_wait_until 60 "the approval" eval '[ "$(kubectl get csr '"$ns"'-kubelet \
+     -o jsonpath="{.status.conditions[?(@.type==\"Approved\")].reason}")" = AutoApproved ]'
+check "no request of the CSR approver was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/approve.log"'
+sqlkcm_stop approve
+kubectl delete csr "$ns-kubelet" --wait=false >/dev/null 2>&1
 
 tap_done

@@ -137,6 +137,7 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		double cap;
 	} cases[] = {
 		{ "csrcleaner", 1000 },
+		{ "csrapproving", 1000 },
 		{ "csrsigning", 1000 },
 		{ "deployment", 1000 },
 		{ "garbagecollector", 1000 },
@@ -156,7 +157,8 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		const char *controller;
 		double base;
 	} bases[] = {
-		{ "csrsigning", 0.2 },	/* kube's certificate controllers' queue */
+		{ "csrapproving", 0.2 },	/* kube's certificate controllers' queue */
+		{ "csrsigning", 0.2 },
 	};
 	struct event_base *base = event_base_new();
 
