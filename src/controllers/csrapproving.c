@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "controllers/csrapproving.h"
+#include "controllers/csrs.h"
 #include "controllers/csrsigning.h"
 #include "json.h"
 #include "log.h"
@@ -89,7 +90,6 @@ int
 csrapproving_recognize(const cJSON *csr, char **error)
 {
 	struct csrsigning_request req;
-	const cJSON *usages = json_path(csr, "spec.usages"), *u;
 	const char **list;
 	const char *username = json_string(csr, "spec.username");
 	char *why = NULL, *refused;
@@ -105,9 +105,7 @@ csrapproving_recognize(const cJSON *csr, char **error)
 		return -1;
 	}
 	if (strcmp(json_string(csr, "spec.signerName"), KUBELET_CLIENT_SIGNER) == 0) {
-		list = xcalloc((size_t)cJSON_GetArraySize(usages) + 1, sizeof *list);
-		cJSON_ArrayForEach(u, usages)
-			list[n++] = cJSON_IsString(u) ? u->valuestring : "";
+		list = csrsigning_usages_of(csr, &n);
 		refused = csrsigning_validate(CSRSIGNING_KUBELET_CLIENT, &req, list, n);
 		if (refused == NULL) {
 			found |= 1 << CSRAPPROVING_NODE_CLIENT;
@@ -153,24 +151,8 @@ csrapproving_review(const cJSON *csr, enum csrapproving_kind kind)
 
 /* --- sync ------------------------------------------------------------------------------ */
 
-enum {
-	STMT_CSR,
-	STMT_KEYS,
-	STMT_COUNT
-};
-
-static const char *const csrapproving_sql[STMT_COUNT] = {
-	[STMT_CSR] =
-	    ("SELECT uid, body FROM cache_objects"
-	    " WHERE resource = 'certificatesigningrequests' AND namespace = '' AND name = ?1"),
-	[STMT_KEYS] =
-	    ("SELECT name FROM cache_objects"
-	    " WHERE resource = 'certificatesigningrequests' AND namespace = '' ORDER BY name"),
-};
-
 struct csrapproving_state {
-	sqlite3_stmt *stmt[STMT_COUNT];
-	const struct resource *csrs;
+	struct csrs csrs;		/* first: csrs_handle_event and _list_keys */
 };
 
 static int
@@ -178,32 +160,14 @@ csrapproving_sync(struct controller *c, const char *key, double now,
     struct sync_result *out, char **error)
 {
 	struct csrapproving_state *st = c->state;
-	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_CSR]);
 	char *why = NULL;
-	cJSON *csr = NULL;
-	int rc, found;
+	const cJSON *csr;
+	int found, rc = csrs_read(&st->csrs, c, key, out, NULL, error);
 
 	(void)now;
-	out->controller = c->type->name;
-	out->key = xstrdup(key);
-	out->owner_resource = st->csrs;
-	sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
-		out->owner_uid = xstrdup((const char *)sqlite3_column_text(stmt, 0));
-		csr = controller_column_json(stmt, 1);
-	}
-	sqlite3_reset(stmt);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error_set(error, "csrapproving: reading CSR %s: %s", key,
-		    sqlite3_errmsg(store_db(c->store)));
-	if (rc == SQLITE_DONE) {
-		out->forget_expectations = 1;
-		return 0;
-	}
-	if (csr == NULL)
-		return error_set(error, "csrapproving: CSR %s: the cached body is not JSON", key);
-	out->owner = csr;
+	if (rc <= 0)
+		return rc;
+	csr = out->owner;
 	found = csrapproving_recognize(csr, &why);
 	if (found < 0) {
 		log_warning("csrapproving: %s", why);
@@ -249,7 +213,7 @@ csrapproving_sync(struct controller *c, const char *key, double now,
 		a->type = ACTION_UPDATE;
 		a->verb = "approve";
 		a->subresource = "approval";
-		a->resource = st->csrs;
+		a->resource = st->csrs.resource;
 		a->namespace = xstrdup("");
 		a->name = xstrdup(key);
 		a->uid = xstrdup(out->owner_uid);
@@ -260,29 +224,6 @@ csrapproving_sync(struct controller *c, const char *key, double now,
 	return 0;
 }
 
-/* --- handlers -------------------------------------------------------------------------- */
-
-static void
-csrapproving_handle_event(struct controller *c, const struct informer_event *ev,
-    double now, const struct controller_queue *q)
-{
-	const char *name = json_string(ev->object, "metadata.name");
-
-	(void)c;
-	(void)now;
-	if (ev->type != INFORMER_DELETED && *name != '\0')
-		q->add(name, q->arg);
-}
-
-static int
-csrapproving_list_keys(struct controller *c, void (*cb)(const char *key, void *arg),
-    void *arg, char **error)
-{
-	struct csrapproving_state *st = c->state;
-
-	return controller_list_keys_of(st->stmt[STMT_KEYS], "csrapproving", cb, arg, error);
-}
-
 /* --- the type -------------------------------------------------------------------------- */
 
 static int
@@ -291,12 +232,7 @@ csrapproving_init(struct controller *c, char **error)
 	struct csrapproving_state *st = xcalloc(1, sizeof *st);
 
 	c->state = st;
-	st->csrs = resource_find("certificatesigningrequests");
-	if (st->csrs == NULL)
-		return error_set(error,
-		    "csrapproving: certificatesigningrequests is not a known resource");
-	return store_prepare_statements(store_db(c->store), csrapproving_sql, STMT_COUNT,
-	    st->stmt, "csrapproving", error);
+	return csrs_init(&st->csrs, c, NULL, error);
 }
 
 static void
@@ -306,7 +242,7 @@ csrapproving_fini(struct controller *c)
 
 	if (st == NULL)
 		return;
-	store_finalize_statements(st->stmt, STMT_COUNT);
+	csrs_fini(&st->csrs);
 	free(st);
 	c->state = NULL;
 }
@@ -325,7 +261,7 @@ const struct controller_type csrapproving_controller_type = {
 	.recovery = NULL,
 	.init = csrapproving_init,
 	.fini = csrapproving_fini,
-	.handle_event = csrapproving_handle_event,
-	.list_keys = csrapproving_list_keys,
+	.handle_event = csrs_handle_event,
+	.list_keys = csrs_list_keys,
 	.sync = csrapproving_sync,
 };

@@ -28,6 +28,7 @@
 #include <openssl/x509.h>
 
 #include "controllers/csrcleaner.h"
+#include "controllers/csrs.h"
 #include "json.h"
 #include "resource.h"
 #include "timeutil.h"
@@ -35,24 +36,8 @@
 
 #define HOUR 3600.0
 
-enum {
-	STMT_CSR,
-	STMT_KEYS,
-	STMT_COUNT
-};
-
-static const char *const csrcleaner_sql[STMT_COUNT] = {
-	[STMT_CSR] =
-	    ("SELECT uid, body FROM cache_objects"
-	    " WHERE resource = 'certificatesigningrequests' AND namespace = '' AND name = ?1"),
-	[STMT_KEYS] =
-	    ("SELECT name FROM cache_objects"
-	    " WHERE resource = 'certificatesigningrequests' AND namespace = '' ORDER BY name"),
-};
-
 struct csrcleaner_state {
-	sqlite3_stmt *stmt[STMT_COUNT];
-	const struct resource *csrs;
+	struct csrs csrs;		/* first: csrs_handle_event and _list_keys */
 };
 
 /* --- the rules ------------------------------------------------------------------------- */
@@ -168,34 +153,14 @@ csrcleaner_sync(struct controller *c, const char *key, double now, struct sync_r
     char **error)
 {
 	struct csrcleaner_state *st = c->state;
-	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_CSR]);
 	const char *why = NULL;
 	double next = 0;
-	cJSON *csr = NULL;
 	struct action *a;
-	int rc;
+	int rc = csrs_read(&st->csrs, c, key, out, NULL, error);
 
-	out->controller = c->type->name;
-	out->key = xstrdup(key);
-	out->owner_resource = st->csrs;
-	sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
-		out->owner_uid = xstrdup((const char *)sqlite3_column_text(stmt, 0));
-		csr = controller_column_json(stmt, 1);
-	}
-	sqlite3_reset(stmt);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error_set(error, "csrcleaner: reading CSR %s: %s", key,
-		    sqlite3_errmsg(store_db(c->store)));
-	if (rc == SQLITE_DONE) {
-		out->forget_expectations = 1;
-		return 0;
-	}
-	if (csr == NULL)
-		return error_set(error, "csrcleaner: CSR %s: the cached body is not JSON", key);
-	out->owner = csr;
-	if (!csrcleaner_due(csr, now, &why, &next)) {
+	if (rc <= 0)
+		return rc;
+	if (!csrcleaner_due(out->owner, now, &why, &next)) {
 		/* One second past the deadline: kube's rules want now after it. */
 		if (next > 0)
 			out->requeue_after = next - now + 1;
@@ -204,35 +169,12 @@ csrcleaner_sync(struct controller *c, const char *key, double now, struct sync_r
 	a = action_append(&out->writes, &out->nwrites);
 	a->type = ACTION_DELETE;
 	a->verb = "delete";
-	a->resource = st->csrs;
+	a->resource = st->csrs.resource;
 	a->namespace = xstrdup("");
 	a->name = xstrdup(key);
 	a->uid = xstrdup(out->owner_uid);
 	a->reason = xstrdup(why);
 	return 0;
-}
-
-/* --- handlers -------------------------------------------------------------------------- */
-
-static void
-csrcleaner_handle_event(struct controller *c, const struct informer_event *ev, double now,
-    const struct controller_queue *q)
-{
-	const char *name = json_string(ev->object, "metadata.name");
-
-	(void)c;
-	(void)now;
-	if (ev->type != INFORMER_DELETED && *name != '\0')
-		q->add(name, q->arg);
-}
-
-static int
-csrcleaner_list_keys(struct controller *c, void (*cb)(const char *key, void *arg), void *arg,
-    char **error)
-{
-	struct csrcleaner_state *st = c->state;
-
-	return controller_list_keys_of(st->stmt[STMT_KEYS], "csrcleaner", cb, arg, error);
 }
 
 /* --- the type -------------------------------------------------------------------------- */
@@ -243,12 +185,7 @@ csrcleaner_init(struct controller *c, char **error)
 	struct csrcleaner_state *st = xcalloc(1, sizeof *st);
 
 	c->state = st;
-	st->csrs = resource_find("certificatesigningrequests");
-	if (st->csrs == NULL)
-		return error_set(error,
-		    "csrcleaner: certificatesigningrequests is not a known resource");
-	return store_prepare_statements(store_db(c->store), csrcleaner_sql, STMT_COUNT,
-	    st->stmt, "csrcleaner", error);
+	return csrs_init(&st->csrs, c, NULL, error);
 }
 
 static void
@@ -258,7 +195,7 @@ csrcleaner_fini(struct controller *c)
 
 	if (st == NULL)
 		return;
-	store_finalize_statements(st->stmt, STMT_COUNT);
+	csrs_fini(&st->csrs);
 	free(st);
 	c->state = NULL;
 }
@@ -276,7 +213,7 @@ const struct controller_type csrcleaner_controller_type = {
 	.recovery = NULL,
 	.init = csrcleaner_init,
 	.fini = csrcleaner_fini,
-	.handle_event = csrcleaner_handle_event,
-	.list_keys = csrcleaner_list_keys,
+	.handle_event = csrs_handle_event,
+	.list_keys = csrs_list_keys,
 	.sync = csrcleaner_sync,
 };

@@ -47,6 +47,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "controllers/csrs.h"
 #include "controllers/csrsigning.h"
 #include "json.h"
 #include "log.h"
@@ -994,22 +995,11 @@ done:
 
 /* --- the controller -------------------------------------------------------------------- */
 
-enum {
-	STMT_CSR,
-	STMT_KEYS,
-	STMT_COUNT
-};
-
-static const char *const csrsigning_sql[STMT_COUNT] = {
-	/* The CSR, and whether a signer takes it up (schema/017-csrsigning.sql). */
-	[STMT_CSR] =
-	    ("SELECT uid, body, (SELECT to_sign FROM csrsigning_queue q WHERE q.name = ?1)"
-	    " FROM cache_objects"
-	    " WHERE resource = 'certificatesigningrequests' AND namespace = '' AND name = ?1"),
-	[STMT_KEYS] =
-	    ("SELECT name FROM cache_objects"
-	    " WHERE resource = 'certificatesigningrequests' AND namespace = '' ORDER BY name"),
-};
+/* The CSR, and whether a signer takes it up (schema/017-csrsigning.sql). */
+static const char csrsigning_read_sql[] =
+    "SELECT uid, body, (SELECT to_sign FROM csrsigning_queue q WHERE q.name = ?1)"
+    " FROM cache_objects"
+    " WHERE resource = 'certificatesigningrequests' AND namespace = '' AND name = ?1";
 
 /* A started signer: its files, as last loaded, and its CA. */
 struct signer {
@@ -1020,8 +1010,7 @@ struct signer {
 };
 
 struct csrsigning_state {
-	sqlite3_stmt *stmt[STMT_COUNT];
-	const struct resource *csrs;
+	struct csrs csrs;		/* first: csrs_handle_event and _list_keys */
 	struct signer signers[CSRSIGNING_SIGNERS];	/* ca NULL: not started */
 	double max_duration;				/* --cluster-signing-duration */
 };
@@ -1170,7 +1159,7 @@ status_write(struct csrsigning_state *st, struct sync_result *out, const char *k
 
 	a->type = ACTION_UPDATE_STATUS;
 	a->verb = verb;
-	a->resource = st->csrs;
+	a->resource = st->csrs.resource;
 	a->namespace = xstrdup("");
 	a->name = xstrdup(key);
 	a->uid = xstrdup(out->owner_uid);
@@ -1210,9 +1199,8 @@ base64_encode(const char *data, size_t n)
 	return out;
 }
 
-/* The strings of spec.usages (borrowed from csr); *n of them (non-strings are empty). */
-static const char **
-usages_of(const cJSON *csr, int *n)
+const char **
+csrsigning_usages_of(const cJSON *csr, int *n)
 {
 	const cJSON *usages = json_path(csr, "spec.usages"), *u;
 	const char **out = xcalloc((size_t)cJSON_GetArraySize(usages) + 1, sizeof *out);
@@ -1244,7 +1232,7 @@ sign_or_fail(struct csrsigning_state *st, int signer, const char *key, cJSON *cs
 		out->failed = 1;
 		return;
 	}
-	usages = usages_of(csr, &n);
+	usages = csrsigning_usages_of(csr, &n);
 	message = csrsigning_validate(signer, &req, usages, n);
 	if (message != NULL) {
 		cJSON *body = cJSON_Duplicate(csr, 1);
@@ -1285,31 +1273,12 @@ csrsigning_sync(struct controller *c, const char *key, double now, struct sync_r
     char **error)
 {
 	struct csrsigning_state *st = c->state;
-	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_CSR]);
-	cJSON *csr = NULL;
-	int rc, signer, to_sign = 0;
+	cJSON *csr;
+	int signer, to_sign = 0, rc = csrs_read(&st->csrs, c, key, out, &to_sign, error);
 
-	out->controller = c->type->name;
-	out->key = xstrdup(key);
-	out->owner_resource = st->csrs;
-	sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
-		out->owner_uid = xstrdup((const char *)sqlite3_column_text(stmt, 0));
-		csr = controller_column_json(stmt, 1);
-		to_sign = sqlite3_column_int(stmt, 2);
-	}
-	sqlite3_reset(stmt);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error_set(error, "csrsigning: reading CSR %s: %s", key,
-		    sqlite3_errmsg(store_db(c->store)));
-	if (rc == SQLITE_DONE) {
-		out->forget_expectations = 1;
-		return 0;
-	}
-	if (csr == NULL)
-		return error_set(error, "csrsigning: CSR %s: the cached body is not JSON", key);
-	out->owner = csr;
+	if (rc <= 0)
+		return rc;
+	csr = out->owner;
 	if (!to_sign)
 		return 0;
 	signer = csrsigning_signer_find(json_string(csr, "spec.signerName"));
@@ -1317,29 +1286,6 @@ csrsigning_sync(struct controller *c, const char *key, double now, struct sync_r
 		return 0;
 	sign_or_fail(st, signer, key, csr, now, out);
 	return 0;
-}
-
-/* --- handlers -------------------------------------------------------------------------- */
-
-static void
-csrsigning_handle_event(struct controller *c, const struct informer_event *ev, double now,
-    const struct controller_queue *q)
-{
-	const char *name = json_string(ev->object, "metadata.name");
-
-	(void)c;
-	(void)now;
-	if (ev->type != INFORMER_DELETED && *name != '\0')
-		q->add(name, q->arg);
-}
-
-static int
-csrsigning_list_keys(struct controller *c, void (*cb)(const char *key, void *arg), void *arg,
-    char **error)
-{
-	struct csrsigning_state *st = c->state;
-
-	return controller_list_keys_of(st->stmt[STMT_KEYS], "csrsigning", cb, arg, error);
 }
 
 /* --- the type -------------------------------------------------------------------------- */
@@ -1351,14 +1297,9 @@ csrsigning_init(struct controller *c, char **error)
 
 	c->state = st;
 	st->max_duration = controller_flag_seconds(c, "cluster-signing-duration");
-	st->csrs = resource_find("certificatesigningrequests");
-	if (st->csrs == NULL)
-		return error_set(error,
-		    "csrsigning: certificatesigningrequests is not a known resource");
-	if (signers_start(c, st, error) != 0)
+	if (csrs_init(&st->csrs, c, csrsigning_read_sql, error) != 0)
 		return -1;
-	return store_prepare_statements(store_db(c->store), csrsigning_sql, STMT_COUNT,
-	    st->stmt, "csrsigning", error);
+	return signers_start(c, st, error);
 }
 
 static void
@@ -1368,7 +1309,7 @@ csrsigning_fini(struct controller *c)
 
 	if (st == NULL)
 		return;
-	store_finalize_statements(st->stmt, STMT_COUNT);
+	csrs_fini(&st->csrs);
 	for (int i = 0; i < CSRSIGNING_SIGNERS; i++) {
 		csrsigning_ca_free(st->signers[i].ca);
 		free(st->signers[i].cert_file);
@@ -1416,7 +1357,7 @@ const struct controller_type csrsigning_controller_type = {
 	.recovery = NULL,
 	.init = csrsigning_init,
 	.fini = csrsigning_fini,
-	.handle_event = csrsigning_handle_event,
-	.list_keys = csrsigning_list_keys,
+	.handle_event = csrs_handle_event,
+	.list_keys = csrs_list_keys,
 	.sync = csrsigning_sync,
 };

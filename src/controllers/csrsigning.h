@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
 #include <openssl/x509.h>
 
 #include "controller.h"
@@ -66,6 +67,10 @@ void csrsigning_request_clear(struct csrsigning_request *r);
  */
 char *csrsigning_validate(enum csrsigning_signer signer, const struct csrsigning_request *r,
     const char *const *usages, int n);
+
+/* The strings of csr's spec.usages (borrowed from csr; a non-string is ""): *n of them,
+ * in a malloc'd array. */
+const char **csrsigning_usages_of(const cJSON *csr, int *n);
 
 /* kube's duration(): the lifetime asked for (has_expiration: spec.expirationSeconds is
  * set, to expiration_seconds), at least 10 minutes and at most max_seconds (the
