@@ -9,16 +9,20 @@ usage: nodes.py watch KUBECONFIG OUT
 
 watch: one watch on the nodes labelled bench-silent=1 and one on the pods of namespace
 bench, each a plain HTTP stream (no kubectl in between); every event is written to OUT as a
-JSON line with its arrival time (time.time(), microseconds; the delay between the
-apiserver's write and the arrival is a few milliseconds on loopback). Lists first, then
+JSON line with its arrival time (time.time(), to the microsecond; behind the write by the
+apiserver's watch delivery on loopback). Lists first, then
 watches from the list's resourceVersion, again on a stream's end. Runs until killed.
 
 silence: takes the Lease of each NODE in kube-node-lease (holderIdentity bench-silencer,
-leaseDurationSeconds 3600), so that kwok renews it no more and posts nothing for the node;
-writes to OUT, as JSON, each Lease's renewTime as the patch's answer gave it: the node's
+leaseDurationSeconds 3600), so that kwok renews it no more, then takes the annotation
+kwok.x-k8s.io/node off the node, so that kwok manages it no more: without that, kwok still
+posts the node's status (Ready, a new lastHeartbeatTime) about every 10 minutes, its stage
+node-heartbeat-with-lease, which brings the node back to life in the middle of a run.
+Writes to OUT, as JSON, each Lease's renewTime as the patch's answer gave it: the node's
 last heartbeat. A Lease kwok renewed back meanwhile (checked 15 s later) is taken again.
 
-revive: sets each NODE's Lease renewTime to 2000-01-01, expired, so that kwok takes it back.
+revive: gives each NODE its annotation back and sets its Lease's renewTime to 2000-01-01,
+expired, so that kwok manages the node and takes the Lease again.
 
 done: exits 0 once every silenced node has been seen with the unreachable:NoExecute taint
 and every pod bound to one of them seen deleted or being deleted.
@@ -166,6 +170,9 @@ def silence(kubeconfig, out, nodes):
         if status != 200:
             raise SystemExit(f"nodes.py: lease {n}: {status} {body}")
         last[n] = body["spec"]["renewTime"]
+    for n in nodes:
+        client.request("PATCH", f"/api/v1/nodes/{n}",
+                       {"metadata": {"annotations": {"kwok.x-k8s.io/node": None}}})
     took = time.time() - at
     time.sleep(15)
     retaken = 0
@@ -183,6 +190,8 @@ def silence(kubeconfig, out, nodes):
 def revive(kubeconfig, nodes):
     client = Client(kubeconfig)
     for n in nodes:
+        client.request("PATCH", f"/api/v1/nodes/{n}",
+                       {"metadata": {"annotations": {"kwok.x-k8s.io/node": "fake"}}})
         client.request("PATCH", lease_path(n),
                        {"spec": {"renewTime": "2000-01-01T00:00:00.000000Z"}})
 
@@ -204,6 +213,8 @@ def analyse(watch_file, silence_file):
                 d["hb"] = max(d["hb"], rfc3339(ln["hb"]))
             if ln["t"] < at:
                 continue
+            if ln["t"] > at + 1 and ln["hb"] and rfc3339(ln["hb"]) > d["hb"]:
+                d["revived"] = 1
             if ln["ready"] == "Unknown" and "unknown" not in d:
                 d["unknown"] = ln["t"]
             taint = next((x for x in ln["taints"] if x.startswith(UNREACHABLE + ":NoExecute@")),
@@ -260,6 +271,10 @@ def report(watch_file, silence_file, name, out):
     evicted = sum("gone" in p for p in pods.values())
     print(f"{name}: {tainted}/{len(nodes)} nodes tainted, {evicted}/{len(pods)} pods evicted;"
           f" {len(elsewhere)} pods on healthy nodes deleted")
+    revived = sum("revived" in d for d in nodes.values())
+    if revived:
+        print(f"{name}: {revived} silenced nodes posted a status heartbeat after the silence:"
+              f" their figures are off")
     if stamp:
         print(f"{name}: the taint seen {statistics.median(stamp):.2f} s (median) after its"
               f" timeAdded (second precision)")
