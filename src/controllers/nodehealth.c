@@ -49,6 +49,17 @@ nodehealth_ready_status(const cJSON *node)
 }
 
 int
+nodehealth_grace_passed(const cJSON *node, double probe_at, double now,
+    const struct nodehealth_params *p)
+{
+	const cJSON *conditions = json_path(node, "status.conditions");
+	const cJSON *ready = cJSON_IsArray(conditions) ? condition_find(conditions, "Ready") :
+	    NULL;
+
+	return now > probe_at + (ready != NULL ? p->monitor_grace : p->startup_grace);
+}
+
+int
 nodehealth_mark_unknown(cJSON *node, double probe_at, double now,
     const struct nodehealth_params *p)
 {

@@ -35,6 +35,10 @@ struct nodehealth_params {
  */
 int nodehealth_mark_unknown(cJSON *node, double probe_at, double now,
     const struct nodehealth_params *p);
+/* True when node's kubelet, last seen alive at probe_at, has been silent past its grace
+ * period at now: when nodehealth_mark_unknown may change anything. */
+int nodehealth_grace_passed(const cJSON *node, double probe_at, double now,
+    const struct nodehealth_params *p);
 
 /* The node's Ready condition, or NULL when it has none. */
 const cJSON *nodehealth_ready(const cJSON *node);

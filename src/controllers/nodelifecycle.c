@@ -650,7 +650,9 @@ nodelifecycle_sync(struct controller *c, const char *key, double now,
 	if (probe_time(c, key, node, &probe, error) != 0)
 		return -1;
 	ready = nodehealth_ready_status(node);
-	{
+	/* The copy the Unknown conditions are written in is made only past the grace
+	 * period: the other syncs, nearly all of them, would throw it away. */
+	if (nodehealth_grace_passed(node, probe, now, &st->params)) {
 		cJSON *updated = cJSON_Duplicate(node, 1);
 		int was_ready = ready != NULL && strcmp(ready, "True") == 0;
 
