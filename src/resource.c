@@ -330,10 +330,48 @@ static const struct resource resource_certificatesigningrequests = {
 	9, 0, 0, NULL,
 };
 
+/* Whole: the EndpointSlice and Endpoints controllers read the selector, ports and IP
+ * families of each Service. */
+static const struct resource resource_services = {
+	"services", "Service", "v1", "/api/v1/services", "cache_objects", no_columns,
+	10, 0, 1, NULL,
+};
+/* Whole: the Endpoints controller compares the subsets it would write; the mirroring
+ * controller copies them into EndpointSlices. */
+static const struct resource resource_endpoints = {
+	"endpoints", "Endpoints", "v1", "/api/v1/endpoints", "cache_objects", no_columns,
+	11, 0, 1, NULL,
+};
+/* Whole: the slice controllers compare each slice's endpoints and ports. */
+static const struct resource resource_endpointslices = {
+	"endpointslices", "EndpointSlice", "discovery.k8s.io/v1",
+	"/apis/discovery.k8s.io/v1/endpointslices", "cache_objects", no_columns, 12, 0, 1,
+	NULL,
+};
+/* Whole: the history of a DaemonSet's (and a StatefulSet's) templates. */
+static const struct resource resource_controllerrevisions = {
+	"controllerrevisions", "ControllerRevision", "apps/v1",
+	"/apis/apps/v1/controllerrevisions", "cache_objects", no_columns, 13, 0, 1, NULL,
+};
+static const struct resource resource_daemonsets = {
+	"daemonsets", "DaemonSet", "apps/v1", "/apis/apps/v1/daemonsets", "cache_objects",
+	no_columns, 14, 0, 1, NULL,
+};
+static const struct resource resource_jobs = {
+	"jobs", "Job", "batch/v1", "/apis/batch/v1/jobs", "cache_objects", no_columns, 15, 0, 1,
+	NULL,
+};
+static const struct resource resource_cronjobs = {
+	"cronjobs", "CronJob", "batch/v1", "/apis/batch/v1/cronjobs", "cache_objects",
+	no_columns, 16, 0, 1, NULL,
+};
+
 const struct resource *const resource_all[] = {
 	&resource_pods, &resource_replicasets, &resource_deployments, &resource_namespaces,
 	&resource_configmaps, &resource_serviceaccounts, &resource_nodes,
 	&resource_replicationcontrollers, &resource_leases, &resource_certificatesigningrequests,
+	&resource_services, &resource_endpoints, &resource_endpointslices,
+	&resource_controllerrevisions, &resource_daemonsets, &resource_jobs, &resource_cronjobs,
 };
 const int resource_count = sizeof resource_all / sizeof resource_all[0];
 

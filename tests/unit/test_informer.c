@@ -1070,7 +1070,7 @@ static void
 metadata_informer_stores_partial_object_metadata(void **state)
 {
 	struct world *w = world_new();
-	const struct resource *cms = resource_metadata("", "v1", "services", "Service", 1);
+	const struct resource *cms = resource_metadata("", "v1", "limitranges", "LimitRange", 1);
 	const char *path;
 	char *error = NULL;
 	static const char events[] =
@@ -1078,7 +1078,7 @@ metadata_informer_stores_partial_object_metadata(void **state)
 	    "\"apiVersion\":\"meta.k8s.io/v1\",\"metadata\":{\"uid\":\"cm1\",\"namespace\":"
 	    "\"ns\",\"name\":\"settings\",\"resourceVersion\":\"7\",\"ownerReferences\":"
 	    "[{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"name\":\"s\",\"uid\":\"s1\"}]}}}\n"
-	    "{\"type\":\"ADDED\",\"object\":{\"kind\":\"Service\",\"apiVersion\":\"v1\","
+	    "{\"type\":\"ADDED\",\"object\":{\"kind\":\"LimitRange\",\"apiVersion\":\"v1\","
 	    "\"metadata\":{\"uid\":\"cm2\",\"namespace\":\"ns\",\"name\":\"whole\","
 	    "\"resourceVersion\":\"8\"},\"data\":{\"a\":\"b\"}}}\n"
 	    "{\"type\":\"BOOKMARK\",\"object\":{\"kind\":\"PartialObjectMetadata\","
@@ -1092,20 +1092,20 @@ metadata_informer_stores_partial_object_metadata(void **state)
 	assert_int_equal(informer_set_start(w->set, &error), 0);
 	path = informer_set_request_path(w->set, cms);
 	assert_non_null(path);
-	assert_non_null(strstr(path, "/api/v1/services?watch=1"));
+	assert_non_null(strstr(path, "/api/v1/limitranges?watch=1"));
 	assert_non_null(strstr(path, "sendInitialEvents=true"));
 	informer_set_receive(w->set, cms, events, strlen(events));
 	world_run(w);
-	assert_logged(w, "informer resource=services: skipping ns/whole of unexpected kind "
-	    "Service");
+	assert_logged(w, "informer resource=limitranges: skipping ns/whole of unexpected kind "
+	    "LimitRange");
 	assert_int_equal(query_int(w, "SELECT count(*) FROM cache_objects WHERE uid = 'cm1' "
-	    "AND resource = 'services' AND name = 'settings'"), 1);
-	assert_int_equal(query_int(w, "SELECT count(*) FROM objects WHERE kind = 'Service'"),
+	    "AND resource = 'limitranges' AND name = 'settings'"), 1);
+	assert_int_equal(query_int(w, "SELECT count(*) FROM objects WHERE kind = 'LimitRange'"),
 	    1);
 	assert_int_equal(query_int(w, "SELECT count(*) FROM dangling_owner_refs WHERE "
 	    "owner_kind = 'Secret' AND dependent = 'settings'"), 1);
 	assert_int_equal(query_int(w, "SELECT synced FROM informers WHERE resource = "
-	    "'services'"), 1);
+	    "'limitranges'"), 1);
 	assert_true(informer_set_synced(w->set));
 	/* Removed from the running set: no request of its own any more. */
 	informer_set_remove(w->set, cms);

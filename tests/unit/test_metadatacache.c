@@ -80,15 +80,15 @@ add(struct discovery *d, const char *group, const char *version, const char *plu
 
 #define ALL (DISCOVERY_LIST | DISCOVERY_WATCH | DISCOVERY_DELETE | DISCOVERY_GET)
 
-/* The served resources of a typical discovery, services and widgets among them when
+/* The served resources of a typical discovery, limitranges and widgets among them when
  * asked. */
 static void
-discover(struct discovery *d, int services, int widgets)
+discover(struct discovery *d, int limitranges, int widgets)
 {
 	memset(d, 0, sizeof *d);
 	add(d, "", "v1", "pods", "Pod", 1, ALL);
-	if (services)
-		add(d, "", "v1", "services", "Service", 1, ALL);
+	if (limitranges)
+		add(d, "", "v1", "limitranges", "LimitRange", 1, ALL);
 	add(d, "", "v1", "events", "Event", 1, ALL);
 	add(d, "", "v1", "bindings", "Binding", 1, DISCOVERY_LIST);
 	add(d, "rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", 0, ALL);
@@ -122,10 +122,10 @@ deletable_resources_get_a_metadata_informer_that_starts_at_once(void **state)
 	discover(&d, 1, 0);
 	metadatacache_apply(e->mc, &d);
 	discovery_clear(&d);
-	/* services and clusterroles; not pods (cached whole), events (ignored by kube's
+	/* limitranges and clusterroles; not pods (cached whole), events (ignored by kube's
 	 * collector) or bindings (no watch, no delete). */
 	assert_int_equal(metadatacache_count(e->mc), 2);
-	svcs = resource_find_any("services");
+	svcs = resource_find_any("limitranges");
 	crs = resource_find_any("clusterroles.rbac.authorization.k8s.io");
 	assert_non_null(svcs);
 	assert_non_null(crs);
@@ -133,7 +133,7 @@ deletable_resources_get_a_metadata_informer_that_starts_at_once(void **state)
 	assert_null(resource_find_any("bindings"));
 	assert_true(informer_set_has(e->informers, svcs));
 	assert_true(informer_set_has(e->informers, crs));
-	assert_int_equal(served(e->store, "services"), 1);
+	assert_int_equal(served(e->store, "limitranges"), 1);
 	/* The set was running: the new informer's sync is on its way. */
 	path = informer_set_request_path(e->informers, crs);
 	assert_non_null(path);
@@ -185,14 +185,14 @@ a_group_version_that_failed_keeps_its_informers(void **state)
 	discover(&d, 1, 0);
 	metadatacache_apply(e->mc, &d);
 	discovery_clear(&d);
-	svcs = resource_find_any("services");
+	svcs = resource_find_any("limitranges");
 	/* The core group could not be read this time: nothing is concluded about it. */
 	discover(&d, 0, 0);
 	d.failed = xstrdup("example.com/v1, v1");
 	metadatacache_apply(e->mc, &d);
 	discovery_clear(&d);
 	assert_true(informer_set_has(e->informers, svcs));
-	assert_int_equal(served(e->store, "services"), 1);
+	assert_int_equal(served(e->store, "limitranges"), 1);
 	assert_int_equal(metadatacache_count(e->mc), 2);
 }
 

@@ -87,8 +87,8 @@ static const struct {
 	int verbs;			/* -1: not known (NULL) */
 } metadata_resources[] = {
 	{ "", "v1", "secrets", "Secret", 1, ALL_VERBS },
-	{ "", "v1", "services", "Service", 1, ALL_VERBS },
-	{ "apps", "v1", "daemonsets", "DaemonSet", 1, ALL_VERBS },
+	{ "", "v1", "limitranges", "LimitRange", 1, ALL_VERBS },
+	{ "networking.k8s.io", "v1", "ingresses", "Ingress", 1, ALL_VERBS },
 	{ "example.com", "v1", "widgets", "Widget", 1, ALL_VERBS },
 	{ "example.com", "v1", "flakes", "Flake", 1, ALL_VERBS },
 	{ "example.com", "v1", "gadgets", "Gadget", 1, NO_COLLECTION },
@@ -640,8 +640,10 @@ static const struct sync_case sync_cases[] = {
 		.name = "TestProcessContentTotals, both: remaining resources and finalizers, each "
 		    "list sorted",
 		.objects = {
-			OBJECT("daemonsets.apps", "ds1", .deleting = 1, .finalizers = KUBEDB),
-			OBJECT("daemonsets.apps", "ds2", .deleting = 1, .finalizers = KUBEDB),
+			OBJECT("ingresses.networking.k8s.io", "ds1", .deleting = 1,
+			    .finalizers = KUBEDB),
+			OBJECT("ingresses.networking.k8s.io", "ds2", .deleting = 1,
+			    .finalizers = KUBEDB),
 			OBJECT("secrets", "s1", .deleting = 1, .finalizers = CATALOG),
 			OBJECT("secrets", "s2", .deleting = 1, .finalizers = CATALOG),
 			OBJECT("secrets", "s3", .deleting = 1, .finalizers = CATALOG),
@@ -651,8 +653,8 @@ static const struct sync_case sync_cases[] = {
 		    "NamespaceDeletionGroupVersionParsingFailure False ParsedGroupVersions; "
 		    "NamespaceDeletionContentFailure False ContentDeleted; "
 		    "NamespaceContentRemaining True SomeResourcesRemain: Some resources are "
-		    "remaining: daemonsets.apps has 2 resource instances, secrets. has 3 resource "
-		    "instances; "
+		    "remaining: ingresses.networking.k8s.io has 2 resource instances, secrets. "
+		    "has 3 resource instances; "
 		    "NamespaceFinalizersRemaining True SomeFinalizersRemain: Some content in the "
 		    "namespace has finalizers remaining: kubedb in 2 resource instances, "
 		    "service-catalog in 3 resource instances",
@@ -685,7 +687,7 @@ static const struct sync_case sync_cases[] = {
 	{
 		.name = "sqlkcm's: an informer of a namespaced resource not synced: no finalize",
 		.passes = 2,
-		.unsynced = "services",
+		.unsynced = "limitranges",
 		.writes = EVERY_COLLECTION,
 		.requeue = 5,
 	},
@@ -1284,9 +1286,9 @@ static void
 executor_finalizes_only_after_lists_find_the_namespace_empty(void **state)
 {
 #define LISTS "GET pods;GET replicasets;GET deployments;GET replicationcontrollers;" \
-	"GET configmaps;GET daemonsets;GET flakes;GET gadgets;GET gizmos;GET leases;" \
-	"GET secrets;" \
-	"GET serviceaccounts;GET services;GET widgets"
+	"GET configmaps;GET flakes;GET gadgets;GET gizmos;GET ingresses;GET leases;" \
+	"GET limitranges;GET secrets;" \
+	"GET serviceaccounts;GET widgets"
 	struct ctl_world *w = *state;
 	const struct list_case *row = w->row;
 	struct executor_outcome outcome;
@@ -1295,8 +1297,8 @@ executor_finalizes_only_after_lists_find_the_namespace_empty(void **state)
 	assert_described("requests", ctl_keep(w, carry_out(w, &row->fault, NOTHING, &outcome,
 	    &status)), row->failed ? LISTS : LISTS ";DELETE pods;DELETE replicasets;"
 	    "DELETE deployments;DELETE replicationcontrollers;DELETE configmaps;"
-	    "DELETE daemonsets;DELETE flakes;DELETE gizmos;DELETE leases;DELETE secrets;"
-	    "DELETE serviceaccounts;DELETE services;DELETE widgets;PUT finalize");
+	    "DELETE flakes;DELETE gizmos;DELETE ingresses;DELETE leases;DELETE limitranges;"
+	    "DELETE secrets;DELETE serviceaccounts;DELETE widgets;PUT finalize");
 	assert_string_equal(first_get_path, "/api/v1/namespaces/" NS "/pods?limit=1");
 	assert_int_equal(outcome.failed, row->failed);
 	/* The last PUT, the finalize's: the namespace without its finalizer. */

@@ -1263,7 +1263,7 @@ static void
 metadata_resources_share_one_table_and_each_keeps_its_rows(void **state)
 {
 	struct store *s = open_memory();
-	const struct resource *cms = resource_metadata("", "v1", "services", "Service", 1);
+	const struct resource *cms = resource_metadata("", "v1", "limitranges", "LimitRange", 1);
 	const struct resource *secrets = resource_metadata("", "v1", "secrets", "Secret", 1);
 	const struct resource *crs = resource_metadata("rbac.authorization.k8s.io", "v1",
 	    "clusterroles", "ClusterRole", 0);
@@ -1275,7 +1275,7 @@ metadata_resources_share_one_table_and_each_keeps_its_rows(void **state)
 	assert_true(cms->metadata_only);
 	assert_string_equal(crs->name, "clusterroles.rbac.authorization.k8s.io");
 	assert_string_equal(crs->path, "/apis/rbac.authorization.k8s.io/v1/clusterroles");
-	assert_ptr_equal(resource_metadata("", "v1", "services", "Service", 1), cms);
+	assert_ptr_equal(resource_metadata("", "v1", "limitranges", "LimitRange", 1), cms);
 	/* A typed resource is not registered twice. */
 	assert_ptr_equal(resource_metadata("apps", "v1", "replicasets", "ReplicaSet", 1),
 	    replicasets);
@@ -1311,11 +1311,11 @@ metadata_resources_share_one_table_and_each_keeps_its_rows(void **state)
 	assert_int_equal(store_count(s, cms), 1);
 	assert_int_equal(store_count(s, secrets), 1);
 	assert_int_equal(store_count(s, crs), 1);
-	assert_int_equal(query_int(s, "SELECT count(*) FROM objects WHERE kind = 'Service' "
+	assert_int_equal(query_int(s, "SELECT count(*) FROM objects WHERE kind = 'LimitRange' "
 	    "AND api_version = 'v1' AND name = 'same'", NULL), 1);
 	assert_int_equal(query_int(s, "SELECT count(*) FROM objects WHERE kind = 'ClusterRole' "
 	    "AND namespace = '' AND NOT namespaced", NULL), 1);
-	/* The owner graph spans resources: the Service's owner is the cached Secret. */
+	/* The owner graph spans resources: the LimitRange's owner is the cached Secret. */
 	assert_int_equal(query_int(s, "SELECT count(*) FROM dependents WHERE owner_uid = "
 	    "'u-secret' AND dependent_uid = 'u-cm' AND block_owner_deletion", NULL), 1);
 	assert_int_equal(query_int(s, "SELECT count(*) FROM dangling_owner_refs", NULL), 0);
@@ -1331,7 +1331,7 @@ metadata_resources_share_one_table_and_each_keeps_its_rows(void **state)
 	assert_int_equal(deleted, 1);
 	assert_int_equal(store_count(s, secrets), 0);
 	assert_int_equal(store_count(s, cms), 1);
-	/* Its owner gone, the Service's reference dangles. */
+	/* Its owner gone, the LimitRange's reference dangles. */
 	assert_int_equal(query_int(s, "SELECT count(*) FROM dangling_owner_refs WHERE "
 	    "dependent_uid = 'u-cm' AND owner_kind = 'Secret'", NULL), 1);
 
