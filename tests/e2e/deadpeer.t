@@ -16,6 +16,7 @@
 # Each ends with the cache equal to a fresh LIST and never more pods than desired.
 # The figures (seconds from the proxy passing again to convergence; attempts) are printed
 # as TAP comments; bench/README.md has them beside kube-controller-manager's.
+# e2e: locks replicaset
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -93,7 +94,7 @@ check "/readyz is ok again" cluster_wait_until 15 "readyz ok" \
 	curl -sf "http://127.0.0.1:$http_port/readyz"
 check "the cache equals a fresh LIST" cache_converges "$db" 60 pods replicasets
 check "at no moment were there more than 20 pods" test "$(cat "$work/max")" -le 20
-check "sqlkcm kept running through it" kill -0 "$(cat "$cluster/pids/sqlkcm-deadpeer.pid")"
+check "sqlkcm kept running through it" kill -0 "$(cat "$(sqlkcm_pidfile deadpeer)")"
 sqlkcm_stop deadpeer
 
 # 3. A leader that cannot reach the apiserver. A new count of our own, from 5 pods.
@@ -115,7 +116,7 @@ proxy_ctl "$work/proxy" silent >/dev/null
 kubectl scale rs -n "$ns" big --replicas=15 >/dev/null
 converged15() { [ "$(cat "$work/leader/now" 2>/dev/null)" = 15 ] && [ "$(replicas)" = 15 ]; }
 check "the standby takes over and converges to 15 pods" cluster_wait_until 90 "15 pods" converged15
-leader_pid=$(cat "$cluster/pids/sqlkcm-leader.pid")
+leader_pid=$(cat "$(sqlkcm_pidfile leader)")
 check "the leader that lost the apiserver has exited" \
 	cluster_wait_until 30 "the old leader to exit" eval '! kill -0 "$leader_pid"'
 sqlkcm_stop leader

@@ -8,6 +8,7 @@
 # kube's rule bounds the ReplicaSets' spec.replicas, not the live pods: an old
 # ReplicaSet scaled down still has its pods until its controller deletes them, while the
 # new one may already grow. The live pods' maximum is printed, not asserted.
+# e2e: locks deployment replicaset
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster

@@ -6,6 +6,7 @@
 # apiserver has. The write path's speed (LIST pages written while the next is fetched, a
 # first list inserted without reading, bodies kept as received) gives up none of the
 # crash safety: the resourceVersion is committed with the rows it covers.
+# e2e: locks
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster

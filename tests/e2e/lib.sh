@@ -51,6 +51,16 @@ use_shared_cluster() {
 	. "$cluster/env"
 }
 
+# The test's name (deadpeer for deadpeer.t). tests/run-all runs tests side by side on one
+# cluster, so the pid files a test leaves in the cluster's pids/ carry it: a test signals
+# and cleans up its own processes, never another test's.
+test_name=$(basename "$0" .t)
+
+# sqlkcm_pidfile NAME: the pid file of the sqlkcm this test started as NAME.
+sqlkcm_pidfile() {
+	echo "$cluster/pids/sqlkcm-$test_name-$1.pid"
+}
+
 # sqlkcm_start NAME ARGS...: runs `sqlkcm run ARGS` in the background against the shared
 # cluster, logging to $work/NAME.log; its pid goes in the cluster's pids/ so that
 # `contrib/cluster/down` stops it even if the test dies. Every test starts sqlkcm here, so
@@ -65,26 +75,29 @@ sqlkcm_start() {
 	shift
 	"$SQLKCM" run --kubeconfig "$cluster/kubeconfig" --secure-port 0 --leader-elect=false \
 	    "$@" </dev/null >>"$work/$name.log" 2>&1 &
-	echo $! >"$cluster/pids/sqlkcm-$name.pid"
+	echo $! >"$(sqlkcm_pidfile "$name")"
 }
 
 # sqlkcm_stop NAME [SIGNAL]: signals it (TERM by default), waits, and returns its exit status.
 sqlkcm_stop() {
 	local pid
-	pid=$(cat "$cluster/pids/sqlkcm-$1.pid")
+	pid=$(cat "$(sqlkcm_pidfile "$1")")
 	kill -"${2:-TERM}" "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	local status=$?
-	rm -f "$cluster/pids/sqlkcm-$1.pid"
+	rm -f "$(sqlkcm_pidfile "$1")"
 	return $status
 }
 
-# cache_converges DB SECONDS [RESOURCE...]: waits until the cache equals the apiserver.
+# cache_converges DB SECONDS [RESOURCE...]: waits until the cache equals the apiserver, in
+# the test's namespace $ns when it has one (other tests change theirs meanwhile), else in
+# every namespace.
 cache_converges() {
 	local db=$1 seconds=$2
 	shift 2
 	local deadline=$(($(date +%s) + seconds))
-	until "$top/tests/e2e/cache-diff" "$db" "$@" >"$work/diff.out" 2>&1; do
+	until "$top/tests/e2e/cache-diff" ${ns:+--namespace "$ns"} "$db" "$@" \
+	    >"$work/diff.out" 2>&1; do
 		if [ "$(date +%s)" -ge "$deadline" ]; then
 			cat "$work/diff.out"
 			return 1
@@ -117,7 +130,7 @@ print(n)' "$1" "$2"
 # for the namespace's deletion, and removes $work unless a check failed.
 e2e_cleanup() {
 	local f
-	for f in "$cluster"/pids/sqlkcm-*.pid; do
+	for f in "$cluster"/pids/sqlkcm-"$test_name"-*.pid; do
 		[ -e "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null && rm -f "$f"
 	done
 	# Bounded, and not waiting for the deletions to be seen: a kubectl whose watch missed
@@ -317,8 +330,8 @@ EOF
 
 # kcm_start NAME ARGS...: runs the control plane's own kube-controller-manager (the binary
 # beside kubectl) in the background with the admin kubeconfig, logging to $work/NAME.log,
-# its pid in the cluster's pids/ as kcm-NAME (so that contrib/cluster/down stops it if the
-# test dies); then waits until each controller it started has synced its caches. Its own
+# its pid in the cluster's pids/ as kcm-TEST-NAME (so that contrib/cluster/down stops it
+# if the test dies); then waits until each controller it started has synced its caches. Its own
 # identity (system:kube-controller-manager) may not touch ReplicaSets or pods without
 # --use-service-account-credentials, which needs the ServiceAccount machinery this cluster
 # does not run: it gets the admin kubeconfig, as sqlkcm does (bench/replicaset-scale does
@@ -331,7 +344,7 @@ kcm_start() {
 	"$(dirname "$(command -v kubectl)")/kube-controller-manager" \
 	    --kubeconfig="$dir/kubeconfig" --leader-elect=false --secure-port=0 "$@" \
 	    </dev/null >>"$work/$name.log" 2>&1 &
-	echo $! >"$cluster/pids/kcm-$name.pid"
+	echo $! >"$cluster/pids/kcm-$test_name-$name.pid"
 	cluster_wait_until 60 "kube-controller-manager to sync" kcm_synced "$work/$name.log"
 }
 
@@ -347,7 +360,7 @@ kcm_synced() {
 # kcm_stop NAME: SIGTERM to the kube-controller-manager kcm_start NAME started, and waits
 # for it to exit. Nothing when it is not running.
 kcm_stop() {
-	local f=$cluster/pids/kcm-$1.pid pid
+	local f=$cluster/pids/kcm-$test_name-$1.pid pid
 	[ -f "$f" ] || return 0
 	pid=$(cat "$f")
 	kill -TERM "$pid" 2>/dev/null

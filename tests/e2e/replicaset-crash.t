@@ -2,6 +2,7 @@
 # replicaset-crash.t - kill -9 sqlkcm at 100 random moments while it scales a ReplicaSet
 # to 1000, restarting it each time on the same database: at the end exactly 1000 pods, at
 # no moment more than 1000 (seen by a watch of our own), and the database intact.
+# e2e: locks replicaset
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
