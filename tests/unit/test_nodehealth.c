@@ -806,6 +806,73 @@ zone_metrics_as_kube(void **state)
 	metrics_registry_free(registry);
 }
 
+/* kube's update duration histograms: each node's update (its sync and the writes after
+ * it, as the daemon reports it) in the one, and at the next count of the zones, a monitor
+ * period later, the period's updates added up in the other. */
+static void
+update_duration_histograms(void **state)
+{
+	struct ctl_world *w = *state;
+	struct metrics_registry *registry = metrics_registry_new();
+	struct controller_config config = { .metrics = registry };
+	const struct node nodes[] = {
+		{ "n0", "True", NULL, AT(0), "r:z", NULL, NULL, NULL },
+		{ "n1", "True", NULL, AT(0), "r:z", NULL, NULL, NULL },
+	};
+	struct buf text;
+
+	controller_free(w->c);
+	w->c = NULL;
+	assert_int_equal(ctl_start(w, &nodelifecycle_controller_type, &config), 0);
+	assert_non_null(nodelifecycle_controller_type.processed);
+	for (size_t i = 0; i < NELEM(nodes); i++)
+		see_node(w, &nodes[i], AT(0));
+	ctl_sync(w, "n0", AT(1));
+	nodelifecycle_controller_type.processed(w->c, "n0", 0.003, 0);
+	nodelifecycle_controller_type.processed(w->c, "n1", 0.02, 0);
+	nodelifecycle_controller_type.processed(w->c, "n1", -1, 1);	/* not timed */
+	buf_init(&text);
+	metrics_render(registry, &text);
+	assert_non_null(strstr(text.data, "node_collector_update_node_health_duration_seconds_"
+	    "bucket{le=\"0.001\"} 0\n"));
+	assert_non_null(strstr(text.data, "node_collector_update_node_health_duration_seconds_"
+	    "bucket{le=\"0.004\"} 1\n"));
+	assert_non_null(strstr(text.data, "node_collector_update_node_health_duration_seconds_"
+	    "bucket{le=\"0.064\"} 2\n"));
+	assert_non_null(strstr(text.data, "node_collector_update_node_health_duration_seconds_"
+	    "count 2\n"));
+	/* The first count of the zones came before any update: nothing observed yet. */
+	assert_non_null(strstr(text.data, "node_collector_update_all_nodes_health_duration_"
+	    "seconds_count 0\n"));
+	buf_free(&text);
+	sync_result_clear(&w->result);
+
+	ctl_sync(w, "n1", AT(3));	/* within the period: no count */
+	buf_init(&text);
+	metrics_render(registry, &text);
+	assert_non_null(strstr(text.data, "node_collector_update_all_nodes_health_duration_"
+	    "seconds_count 0\n"));
+	buf_free(&text);
+	sync_result_clear(&w->result);
+
+	ctl_sync(w, "n1", AT(7));	/* a period later: the zones are counted again */
+	buf_init(&text);
+	metrics_render(registry, &text);
+	assert_non_null(strstr(text.data, "node_collector_update_all_nodes_health_duration_"
+	    "seconds_bucket{le=\"0.01\"} 0\n"));
+	assert_non_null(strstr(text.data, "node_collector_update_all_nodes_health_duration_"
+	    "seconds_bucket{le=\"0.04\"} 1\n"));
+	assert_non_null(strstr(text.data, "node_collector_update_all_nodes_health_duration_"
+	    "seconds_sum 0.023\n"));
+	assert_non_null(strstr(text.data, "node_collector_update_all_nodes_health_duration_"
+	    "seconds_count 1\n"));
+	buf_free(&text);
+	sync_result_clear(&w->result);
+	controller_free(w->c);
+	w->c = NULL;
+	metrics_registry_free(registry);
+}
+
 /* The zones view: kube's zone key, the beta labels first, excluded nodes left out. */
 static void
 zones_view_counts_as_kube(void **state)
@@ -905,6 +972,7 @@ main(void)
 	T(small_partial_zone_adds_no_noexecute);
 	T(zones_view_counts_as_kube);
 	T(zone_metrics_as_kube);
+	T(update_duration_histograms);
 	T(handlers_keep_node_health);
 #undef T
 	return _cmocka_run_group_tests("nodehealth", tests, n, NULL, NULL);
