@@ -38,7 +38,10 @@
  * 6. The beta labels beta.kubernetes.io/os and /arch are set to the values of
  *    kubernetes.io/os and /arch when they differ or are missing (nodelifecycle_labels).
  * 7. The key is synced again after --node-monitor-period (5 s): each node's sync is its
- *    share of kube's periodic monitor pass. A node whose taint waits for its zone's
+ *    share of kube's periodic monitor pass. A Ready node, which has nothing to do until
+ *    its kubelet has been silent past the grace period, comes back at the first of those
+ *    passes that would find it so (its Lease renewed meanwhile, it is put off again); an
+ *    update of the node brings it back at once. A node whose taint waits for its zone's
  *    limiter comes back when the limiter has a token.
  *
  * Zones: once per monitor period a sync counts the nodes of each zone and how many are
@@ -715,6 +718,12 @@ nodelifecycle_sync(struct controller *c, const char *key, double now,
 	for (int i = 0; i < nchanges; i++)
 		free(changes[i].key);
 	free(changes);
+	/* A Ready node has nothing to do until its grace passes, unless it changes (its
+	 * update brings it back): it is looked at again at the monitor pass that would find
+	 * the grace passed, one of the passes every monitor period from now, as kube's would.
+	 * The others, whose pods and NoExecute taints the passes follow, every period. */
+	if (ready != NULL && strcmp(ready, "True") == 0 && retry == 0)
+		out->requeue_after = nodehealth_next_check(node, probe, now, &st->params);
 	if (retry > 0 && retry < out->requeue_after)
 		out->requeue_after = retry;
 

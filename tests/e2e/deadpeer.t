@@ -61,7 +61,7 @@ else
 fi
 check "sqlkcm said it closed a dead connection, and why" \
 	grep -q "closing a connection to .*no answer to a probe" "$work/deadpeer.log"
-check "the cache equals a fresh LIST" cache_converges "$db" 60 pods replicasets
+check "the cache equals a fresh LIST" cache_converges -n "$ns" "$db" 60 pods replicasets
 check "at no moment were there more than 20 pods" test "$(cat "$work/max")" -le 20
 
 # 2. Resets and refusals for 20 s.
@@ -92,7 +92,7 @@ else
 fi
 check "/readyz is ok again" cluster_wait_until 15 "readyz ok" \
 	curl -sf "http://127.0.0.1:$http_port/readyz"
-check "the cache equals a fresh LIST" cache_converges "$db" 60 pods replicasets
+check "the cache equals a fresh LIST" cache_converges -n "$ns" "$db" 60 pods replicasets
 check "at no moment were there more than 20 pods" test "$(cat "$work/max")" -le 20
 check "sqlkcm kept running through it" kill -0 "$(cat "$(sqlkcm_pidfile deadpeer)")"
 sqlkcm_stop deadpeer
@@ -127,5 +127,5 @@ echo "# the leader stopped at $lost; the standby took the lease at $taken"
 check "the leader stopped before the standby took the lease" \
 	test -n "$lost" -a -n "$taken" -a "$lost" \< "$taken"
 check "at no moment were there more than 15 pods" test "$(cat "$work/leader/max")" -le 15
-check "the standby's cache equals a fresh LIST" cache_converges "$work/standby.db" 60 pods replicasets
+check "the standby's cache equals a fresh LIST" cache_converges -n "$ns" "$work/standby.db" 60 pods replicasets
 tap_done

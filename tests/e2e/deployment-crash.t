@@ -115,7 +115,7 @@ check "at no moment did the ReplicaSets' replicas add up to more than 125" \
 echo "# the most live pods seen at once: $(cat "$work/max") (replicas + maxSurge: 125)"
 check "exactly two ReplicaSets: no revision was created twice" \
     test "$(kubectl get rs -n "$ns" -o name | wc -l)" = 2
-check "the cache equals a fresh LIST" cache_converges "$db" 60 pods replicasets deployments
+check "the cache equals a fresh LIST" cache_converges -n "$ns" "$db" 60 pods replicasets deployments
 sqlkcm_stop dcrash
 check "the last sqlkcm stops with status 0" test $? = 0
 check "PRAGMA integrity_check is ok" test "$(sqlite3 "$db" 'PRAGMA integrity_check')" = ok

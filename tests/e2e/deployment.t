@@ -546,7 +546,7 @@ mirror() {
 	"$SQLKCM" run --kubeconfig "$cluster/kubeconfig" --db "$db" --controllers '' --secure-port 0 \
 	    >>"$work/mirror.log" 2>&1 &
 	local pid=$!
-	cache_converges "$db" 60 >/dev/null
+	cache_converges -n "$ns" "$db" 60 >/dev/null
 	local ok=$?
 	kill -TERM $pid
 	wait $pid

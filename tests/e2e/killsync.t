@@ -89,7 +89,7 @@ for mode in auto false auto; do
 done
 
 sqlkcm_start last --db "$db" --controllers ''
-check "the last start converges to exactly the apiserver's pods" cache_converges "$db" 60 pods
+check "the last start converges to exactly the apiserver's pods" cache_converges -n "$ns" "$db" 60 pods
 sqlkcm_stop last
 check "the last stop leaves an intact cache" \
     test "$(sqlite3 "$db" 'PRAGMA integrity_check')" = ok

@@ -89,15 +89,19 @@ sqlkcm_stop() {
 	return $status
 }
 
-# cache_converges DB SECONDS [RESOURCE...]: waits until the cache equals the apiserver, in
-# the test's namespace $ns when it has one (other tests change theirs meanwhile), else in
-# every namespace.
+# cache_converges [-n NAMESPACE] DB SECONDS [RESOURCE...]: waits until the cache equals
+# the apiserver, in NAMESPACE only when given (tests that run beside others: theirs change
+# meanwhile), else in every namespace.
 cache_converges() {
+	local scope=()
+	if [ "$1" = -n ]; then
+		scope=(--namespace "$2")
+		shift 2
+	fi
 	local db=$1 seconds=$2
 	shift 2
 	local deadline=$(($(date +%s) + seconds))
-	until "$top/tests/e2e/cache-diff" ${ns:+--namespace "$ns"} "$db" "$@" \
-	    >"$work/diff.out" 2>&1; do
+	until "$top/tests/e2e/cache-diff" "${scope[@]}" "$db" "$@" >"$work/diff.out" 2>&1; do
 		if [ "$(date +%s)" -ge "$deadline" ]; then
 			cat "$work/diff.out"
 			return 1

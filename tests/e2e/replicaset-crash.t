@@ -42,7 +42,7 @@ check "the ReplicaSet ends with exactly 1000 pods" cluster_wait_until 240 "1000 
 sleep 3
 check "and stays at 1000" test "$(cat "$work/now")" = 1000
 check "at no moment did it have more than 1000" test "$(cat "$work/max")" -le 1000
-check "the cache equals a fresh LIST" cache_converges "$db" 60 pods replicasets
+check "the cache equals a fresh LIST" cache_converges -n "$ns" "$db" 60 pods replicasets
 sqlkcm_stop crash
 check "the last sqlkcm stops with status 0" test $? = 0
 check "PRAGMA integrity_check is ok" test "$(sqlite3 "$db" 'PRAGMA integrity_check')" = ok
