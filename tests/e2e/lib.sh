@@ -110,6 +110,23 @@ cache_converges() {
 	done
 }
 
+# nodes_hold_blocks: the cluster's nodes that hold no pod CIDRs get theirs by hand, from
+# 10.244.128.0/24 and fd00:10:244:80::/64 on (those that hold some keep them), so that a
+# node allocator started with --cluster-cidr 10.244.0.0/16 (nodeipam.t, rbac.t) hands out
+# the first blocks to the test's own nodes, whichever test ran first.
+nodes_hold_blocks() {
+	local j=0 n v4 v6
+	for n in $(kubectl get nodes -o name); do
+		n=${n#node/}
+		[ -z "$(kubectl get node "$n" -o jsonpath='{.spec.podCIDRs[*]}')" ] || continue
+		v4=10.244.$((128 + j)).0/24 v6=fd00:10:244:$(printf %x $((128 + j)))::/64
+		kubectl patch node "$n" --type merge \
+		    -p "{\"spec\":{\"podCIDR\":\"$v4\",\"podCIDRs\":[\"$v4\",\"$v6\"]}}" \
+		    >/dev/null || echo "# could not give $n its blocks"
+		j=$((j + 1))
+	done
+}
+
 # audit_count VERB RESOURCE: how many VERB requests for RESOURCE sqlkcm has made so far,
 # according to the apiserver's audit log.
 audit_count() {
