@@ -493,6 +493,8 @@ enum {
 	STMT_REVISION_BY_NAME,
 	STMT_DS_BY_UID,
 	STMT_DS_KEYS,
+	STMT_DS_ALL,
+	STMT_DS_PODS_ON_NODE,
 	STMT_COUNT
 };
 
@@ -524,6 +526,11 @@ static const char *const daemonset_sql[STMT_COUNT] = {
 	    " WHERE resource = 'daemonsets' AND namespace = ?1 AND name = ?2 AND uid = ?3",
 	[STMT_DS_KEYS] = "SELECT namespace, name FROM cache_objects"
 	    " WHERE resource = 'daemonsets' ORDER BY namespace, name",
+	[STMT_DS_ALL] = "SELECT namespace, name, body FROM cache_objects"
+	    " WHERE resource = 'daemonsets' ORDER BY namespace, name",
+	/* Whether the DaemonSet ?1 (uid) has a pod bound to node ?2. */
+	[STMT_DS_PODS_ON_NODE] = "SELECT EXISTS (SELECT 1 FROM cache_pods"
+	    " WHERE controller_uid = ?1 AND node_name = ?2)",
 };
 
 struct daemonset_state {
@@ -1492,30 +1499,71 @@ pod_event(struct controller *c, const cJSON *pod, int added, int gone,
 	free(key);
 }
 
-/* Enqueues every DaemonSet. */
-static void
-enqueue_all(struct daemonset_state *st, const struct controller_queue *q)
+/* 1 when the DaemonSet uid has a pod bound to node. */
+static int
+has_pod_on_node(struct daemonset_state *st, const char *uid, const char *node)
 {
-	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_DS_KEYS]);
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_DS_PODS_ON_NODE]);
+	int found = 0;
+
+	sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, node, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		found = sqlite3_column_int(stmt, 0);
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+	return found;
+}
+
+/*
+ * A node added, or its labels or taints changed (kube's shouldIgnoreNodeUpdate ignores
+ * the rest: heartbeats): as kube's syncNodeUpdate, the DaemonSets queued are those for
+ * which the node now wants a pod it has not, has a pod it may no longer keep, or has a
+ * pod while their status counts misscheduled pods.
+ */
+static void
+node_changed(struct daemonset_state *st, const cJSON *node, const struct controller_queue *q)
+{
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_DS_ALL]);
+	const char *node_name = json_string(json_path(node, "metadata"), "name");
 
 	while (sqlite3_step(stmt) == SQLITE_ROW) {
-		char *key = xasprintf("%s/%s", sqlite3_column_text(stmt, 0),
-		    sqlite3_column_text(stmt, 1));
+		cJSON *ds = cJSON_Parse((const char *)sqlite3_column_text(stmt, 2));
+		int run, cont, scheduled;
 
-		q->add(key, q->arg);
-		free(key);
+		if (ds == NULL)
+			continue;
+		daemonset_node_should_run(node, ds, &run, &cont);
+		scheduled = has_pod_on_node(st, json_string(json_path(ds, "metadata"), "uid"),
+		    node_name);
+		if ((run && !scheduled) || (!cont && scheduled) ||
+		    (scheduled && json_int(json_path(ds, "status"), "numberMisscheduled", 0) > 0)) {
+			char *key = xasprintf("%s/%s", sqlite3_column_text(stmt, 0),
+			    sqlite3_column_text(stmt, 1));
+
+			q->add(key, q->arg);
+			free(key);
+		}
+		cJSON_Delete(ds);
 	}
 	sqlite3_reset(stmt);
 }
 
-/* 1 when a node update can change where daemon pods belong (kube's shouldIgnoreNodeUpdate
- * ignores the rest: heartbeats). */
+/* 1 when a and b are equal JSON, both absent included. */
+static int
+same_json(const cJSON *a, const cJSON *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return cJSON_Compare(a, b, 1);
+}
+
+/* 1 when a node update can change where daemon pods belong. */
 static int
 node_placement_changed(const cJSON *old, const cJSON *node)
 {
-	return !cJSON_Compare(json_path(old, "metadata.labels"),
-	    json_path(node, "metadata.labels"), 1) ||
-	    !cJSON_Compare(json_path(old, "spec"), json_path(node, "spec"), 1);
+	return !same_json(json_path(old, "metadata.labels"), json_path(node, "metadata.labels")) ||
+	    !same_json(json_path(old, "spec.taints"), json_path(node, "spec.taints"));
 }
 
 static void
@@ -1553,7 +1601,7 @@ daemonset_handle_event(struct controller *c, const struct informer_event *ev, do
 			int was_deleting = json_is_set(old, "metadata.deletionTimestamp");
 
 			pod_event(c, ev->object, 0, deleting && !was_deleting, q);
-			if (!cJSON_Compare(controllerref_of(old), controllerref_of(ev->object), 1))
+			if (!same_json(controllerref_of(old), controllerref_of(ev->object)))
 				pod_event(c, old, 0, 0, q);
 		}
 	} else if (strcmp(rname, "controllerrevisions") == 0) {
@@ -1565,9 +1613,11 @@ daemonset_handle_event(struct controller *c, const struct informer_event *ev, do
 	} else if (strcmp(rname, "nodes") == 0) {
 		if (ev->type == INFORMER_UPDATED && ev->old_body != NULL)
 			old = cJSON_Parse(ev->old_body);
-		if (ev->type != INFORMER_UPDATED || old == NULL ||
-		    node_placement_changed(old, ev->object))
-			enqueue_all(st, q);
+		/* kube has no handler for a node's deletion: the pods there are the pod
+		 * garbage collector's, and the status follows at the next sync. */
+		if (ev->type != INFORMER_DELETED && (old == NULL ||
+		    node_placement_changed(old, ev->object)))
+			node_changed(st, ev->object, q);
 	}
 	cJSON_Delete(old);
 }

@@ -553,8 +553,8 @@ sync_undo_renumbers_the_old_revision(void **state)
 	ctl_world_free(w);
 }
 
-/* Pod events lower expectations and queue the owner; node label changes queue every
- * DaemonSet, heartbeats do not. */
+/* Pod events lower expectations and queue the owner; a node's change queues the
+ * DaemonSets it changes something for (kube's syncNodeUpdate), heartbeats none. */
 static void
 events_queue_the_daemonset(void **state)
 {
@@ -574,8 +574,15 @@ events_queue_the_daemonset(void **state)
 	keys = ctl_keys(w);
 	assert_string_equal(keys, "");
 	free(keys);
+	/* Labels that take a node with no pod out of the selection: nothing to do. */
 	ctl_tell(w, INFORMER_UPDATED, resource_find("nodes"), node_new("a", "{\"ds\":\"no\"}",
 	    "{}"), node_new("a", "{\"ds\":\"yes\"}", "{}"));
+	keys = ctl_keys(w);
+	assert_string_equal(keys, "");
+	free(keys);
+	/* Labels that bring a node with no pod into it: a pod to create. */
+	ctl_tell(w, INFORMER_UPDATED, resource_find("nodes"), node_new("c", "{\"ds\":\"yes\"}",
+	    "{}"), node_new("c", "{\"ds\":\"no\"}", "{}"));
 	keys = ctl_keys(w);
 	assert_string_equal(keys, "default/ds");
 	free(keys);
