@@ -73,12 +73,11 @@ daemonset_toleration_tolerates(const cJSON *toleration, const cJSON *taint)
 		return 0;
 	if (key[0] != '\0' && strcmp(key, json_string(taint, "key")) != 0)
 		return 0;
-	/* An empty key with Exists matches every taint; an empty key otherwise none. */
+	/* An empty key matches every taint's key (the API allows it with Exists only). */
 	if (strcmp(op, "Exists") == 0)
 		return 1;
 	if (op[0] == '\0' || strcmp(op, "Equal") == 0)
-		return key[0] != '\0' &&
-		    strcmp(json_string(toleration, "value"), json_string(taint, "value")) == 0;
+		return strcmp(json_string(toleration, "value"), json_string(taint, "value")) == 0;
 	return 0;
 }
 

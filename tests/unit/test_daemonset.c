@@ -31,6 +31,7 @@
 #include "json.h"
 #include "resource.h"
 #include "store.h"
+#include "util.h"
 
 #define NELEM(a) (sizeof (a) / sizeof (a)[0])
 
@@ -108,6 +109,9 @@ static const struct should_run_case {
 	    1, 1 },
 	{ "PreferNoSchedule is no bar", "{}", "{\"taints\":[{\"key\":\"a\",\"effect\":"
 	    "\"PreferNoSchedule\"}]}", 1, 1 },
+	{ "a toleration with no key and Equal matches the value", "{\"tolerations\":[{"
+	    "\"operator\":\"Equal\",\"value\":\"v\"}]}", "{\"taints\":[{\"key\":\"a\","
+	    "\"value\":\"v\",\"effect\":\"NoExecute\"}]}", 1, 1 },
 };
 
 static void
@@ -589,6 +593,37 @@ events_queue_the_daemonset(void **state)
 	ctl_world_free(w);
 }
 
+/* The view daemonset_nodes names the nodes that miss a pod and the pods to go. */
+static void
+view_shows_missing_and_misplaced_pods(void **state)
+{
+	struct ctl_world *w = world_new();
+	sqlite3 *db = store_db(w->store);
+	sqlite3_stmt *stmt = NULL;
+	struct buf got;
+
+	(void)state;
+	buf_init(&got);
+	ctl_cache(w, resource_find("daemonsets"), ds_new());
+	ctl_cache(w, resource_find("nodes"), node_new("d", "{\"ds\":\"yes\"}",
+	    "{\"taints\":[{\"key\":\"k\",\"effect\":\"NoSchedule\"}]}"));
+	ctl_cache(w, resource_find("nodes"), node_new("e", "{\"ds\":\"yes\"}",
+	    "{\"taints\":[{\"key\":\"node.kubernetes.io/unreachable\",\"effect\":"
+	    "\"NoExecute\"}]}"));
+	ctl_cache(w, resource_find("pods"), ds_pod_new("p-a", "a", "h", "Running", 1));
+	ctl_cache(w, resource_find("pods"), ds_pod_new("p-c", "c", "h", "Running", 1));
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT node, state, pods FROM daemonset_nodes"
+	    " WHERE namespace = 'default' AND daemonset = 'ds' ORDER BY node", -1, &stmt, NULL),
+	    SQLITE_OK);
+	while (sqlite3_step(stmt) == SQLITE_ROW)
+		buf_printf(&got, "%s=%s/%d ", sqlite3_column_text(stmt, 0),
+		    sqlite3_column_text(stmt, 1), sqlite3_column_int(stmt, 2));
+	sqlite3_finalize(stmt);
+	assert_string_equal(got.data, "a=ok/1 b=missing/0 c=evict/1 e=missing/0 ");
+	buf_free(&got);
+	ctl_world_free(w);
+}
+
 int
 main(void)
 {
@@ -621,5 +656,7 @@ main(void)
 	    sync_undo_renumbers_the_old_revision, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "events queue the DaemonSet", events_queue_the_daemonset,
 	    NULL, NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "the view daemonset_nodes shows missing and misplaced "
+	    "pods", view_shows_missing_and_misplaced_pods, NULL, NULL, NULL };
 	return _cmocka_run_group_tests("daemonset", tests, n, NULL, NULL);
 }
