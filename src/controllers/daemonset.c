@@ -678,18 +678,43 @@ load_nodes(struct daemonset_state *st, const cJSON *ds, struct ds_view *v, char 
 	return step_error(st, stmt, rc, "listing nodes", error);
 }
 
+/* A pod and its index, for sorting a node's pods. */
+struct pod_ref {
+	const struct ds_pod *pod;
+	int index;
+};
+
 /* kube's podByCreationTimestampAndPhase: scheduled first, then oldest, then by name. */
-static const struct ds_pod *sort_pods;
 static int
 pod_order_cmp(const void *a, const void *b)
 {
-	const struct ds_pod *x = &sort_pods[*(const int *)a], *y = &sort_pods[*(const int *)b];
+	const struct ds_pod *x = ((const struct pod_ref *)a)->pod;
+	const struct ds_pod *y = ((const struct pod_ref *)b)->pod;
 
 	if (x->scheduled != y->scheduled)
 		return x->scheduled ? -1 : 1;
 	if (x->created != y->created)
 		return x->created < y->created ? -1 : 1;
 	return strcmp(x->name, y->name);
+}
+
+/* Puts a node's pods in kube's order. */
+static void
+sort_node_pods(const struct ds_view *v, struct ds_node *n)
+{
+	struct pod_ref *refs;
+
+	if (n->npods < 2)
+		return;
+	refs = xmalloc((size_t)n->npods * sizeof *refs);
+	for (int k = 0; k < n->npods; k++) {
+		refs[k].pod = &v->pods[n->pods[k]];
+		refs[k].index = n->pods[k];
+	}
+	qsort(refs, (size_t)n->npods, sizeof *refs, pod_order_cmp);
+	for (int k = 0; k < n->npods; k++)
+		n->pods[k] = refs[k].index;
+	free(refs);
 }
 
 static struct ds_node *
@@ -753,13 +778,8 @@ load_pods(struct daemonset_state *st, const char *namespace, const char *name, c
 		n->pods = xrealloc(n->pods, (size_t)(n->npods + 1) * sizeof *n->pods);
 		n->pods[n->npods++] = i;
 	}
-	sort_pods = v->pods;
-	for (int i = 0; i < v->nnodes; i++) {
-		if (v->nodes[i].npods > 1)
-			qsort(v->nodes[i].pods, (size_t)v->nodes[i].npods, sizeof(int),
-			    pod_order_cmp);
-	}
-	sort_pods = NULL;
+	for (int i = 0; i < v->nnodes; i++)
+		sort_node_pods(v, &v->nodes[i]);
 	return 0;
 }
 

@@ -516,6 +516,33 @@ sync_deletes_pods_that_may_not_stay(void **state)
 	ctl_world_free(w);
 }
 
+/* TestDealsWithExistingPods: of two pods on a node the oldest stays, whatever their names;
+ * creations come before deletions (b gets its pod first). */
+static void
+sync_keeps_the_oldest_of_two_pods(void **state)
+{
+	struct ctl_world *w = world_new();
+	cJSON *newer = ds_pod_new("a-1-newer", "a", "h", "Running", 1);
+	const struct sync_result *r = &w->result;
+
+	(void)state;
+	json_set(json_child_object(newer, "metadata"), "creationTimestamp",
+	    cJSON_CreateString("2023-11-15T00:00:00Z"));
+	ctl_cache(w, resource_find("daemonsets"), ds_new());
+	ctl_cache(w, resource_find("pods"), newer);
+	ctl_cache(w, resource_find("pods"), ds_pod_new("a-2-older", "a", "h", "Running", 1));
+	ctl_sync(w, "default/ds", SYNC_NOW);
+	assert_true(r->creating);
+	assert_int_equal(r->nmanage, 1);
+	assert_string_equal(daemonset_target_node(r->manage[0].body), "b");
+	ctl_cache(w, resource_find("pods"), ds_pod_new("b-1", "b", "h", "Running", 1));
+	ctl_sync(w, "default/ds", SYNC_NOW);
+	assert_false(r->creating);
+	assert_int_equal(r->nmanage, 1);
+	assert_string_equal(r->manage[0].name, "a-1-newer");
+	ctl_world_free(w);
+}
+
 /* An undo: the template is an older revision's again; that revision is renumbered past the
  * newest, and its hash is the one new pods carry. */
 static void
@@ -652,6 +679,8 @@ main(void)
 	    sync_adopts_the_hash_of_a_revision_with_the_same_data, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "a sync deletes pods that may not stay",
 	    sync_deletes_pods_that_may_not_stay, NULL, NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "a sync keeps the oldest of two pods on a node",
+	    sync_keeps_the_oldest_of_two_pods, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "an undo renumbers the old revision",
 	    sync_undo_renumbers_the_old_revision, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "events queue the DaemonSet", events_queue_the_daemonset,
