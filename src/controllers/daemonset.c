@@ -19,7 +19,8 @@
  *    should run one and has none gets a pod, pinned to it by a required node affinity on
  *    its name and bound by the scheduler; a node that may no longer run one (a NoExecute
  *    taint the pod does not tolerate, a label gone) loses its pods; failed pods are
- *    deleted (FailedDaemonPod), and of several pods on a node the oldest stays.
+ *    deleted (FailedDaemonPod) with kube's backoff per node (1 s doubling to 15 min, in
+ *    memory as kube's), and of several pods on a node the oldest stays.
  * 4. Update, when nothing was to be placed and expectations are satisfied: RollingUpdate
  *    replaces old pods within maxUnavailable, or surges new pods beside old ones within
  *    maxSurge and deletes each old pod once its new one is available; OnDelete does
@@ -36,8 +37,6 @@
  *   either controller can take over from the other; only new names differ.
  * - One sync sends creations or deletions, not both: creations first, the deletions in
  *   the next sync once the creations are observed (kube's syncNodes sends both at once).
- * - Failed pods are deleted at every sync that sees them, without kube's per-node
- *   backoff (1 s doubling to 15 min).
  * - Orphan pods and revisions are not adopted, and duplicate current revisions are not
  *   merged (kube's dedupCurHistories): the highest numbered one is current.
  */
@@ -532,9 +531,23 @@ static const char *const daemonset_sql[STMT_COUNT] = {
 	    " WHERE controller_uid = ?1 AND node_name = ?2)",
 };
 
+/* kube's failedPodsBackoff (flowcontrol.NewBackOff(1s, 15m)): per DaemonSet uid,
+ * observed generation and node, how long a failed pod waits before its deletion. Kept in
+ * memory as kube keeps it; the sync's own clock drives it, so a replay sees the same. */
+#define FAILED_BACKOFF_INITIAL 1.0
+#define FAILED_BACKOFF_MAX 900.0
+
+struct failed_backoff {
+	char *key;
+	double last_update;
+	double backoff;
+};
+
 struct daemonset_state {
 	sqlite3 *db;
 	sqlite3_stmt *stmt[STMT_COUNT];
+	struct failed_backoff *backoffs;
+	int nbackoffs;
 };
 
 static int
@@ -556,6 +569,9 @@ daemonset_fini(struct controller *c)
 	if (st == NULL)
 		return;
 	store_finalize_statements(st->stmt, STMT_COUNT);
+	for (int i = 0; i < st->nbackoffs; i++)
+		free(st->backoffs[i].key);
+	free(st->backoffs);
 	free(st);
 	c->state = NULL;
 }
@@ -1055,6 +1071,63 @@ history_cleanup(struct sync_result *out, const cJSON *ds, const char *namespace,
 	free(old);
 }
 
+/* --- failed pods' backoff ----------------------------------------------------------------- */
+
+/* kube's hasExpired: an entry untouched for twice the maximum starts again. */
+static int
+backoff_expired(const struct failed_backoff *b, double now)
+{
+	return now - b->last_update > 2 * FAILED_BACKOFF_MAX;
+}
+
+/* Drops the expired entries (kube's Backoff.GC) and returns key's, or NULL. */
+static struct failed_backoff *
+backoff_find(struct daemonset_state *st, const char *key, double now)
+{
+	struct failed_backoff *found = NULL;
+	int n = 0;
+
+	for (int i = 0; i < st->nbackoffs; i++) {
+		if (backoff_expired(&st->backoffs[i], now)) {
+			free(st->backoffs[i].key);
+			continue;
+		}
+		st->backoffs[n++] = st->backoffs[i];
+	}
+	st->nbackoffs = n;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(st->backoffs[i].key, key) == 0)
+			found = &st->backoffs[i];
+	}
+	return found;
+}
+
+/*
+ * kube's IsInBackOffSinceUpdate, then Next: returns 0 when a failed pod under key may be
+ * deleted now (and doubles its backoff, from 1 s up to 15 min); else the backoff to wait
+ * before looking again.
+ */
+static double
+backoff_wait(struct daemonset_state *st, const char *key, double now)
+{
+	struct failed_backoff *b = backoff_find(st, key, now);
+
+	if (b != NULL && now - b->last_update < b->backoff)
+		return b->backoff;
+	if (b == NULL) {
+		st->backoffs = xrealloc(st->backoffs,
+		    (size_t)(st->nbackoffs + 1) * sizeof *st->backoffs);
+		b = &st->backoffs[st->nbackoffs++];
+		b->key = xstrdup(key);
+		b->backoff = FAILED_BACKOFF_INITIAL;
+	} else {
+		b->backoff = b->backoff * 2 < FAILED_BACKOFF_MAX ? b->backoff * 2 :
+		    FAILED_BACKOFF_MAX;
+	}
+	b->last_update = now;
+	return 0;
+}
+
 /* --- manage and update -------------------------------------------------------------------- */
 
 /* Plans a pod for node (kube's syncNodes creation). */
@@ -1089,8 +1162,9 @@ delete_pod(struct sync_result *out, const char *namespace, const struct ds_pod *
  * deletions, at most DAEMONSET_BURST_REPLICAS.
  */
 static int
-manage(struct sync_result *out, const cJSON *ds, const char *namespace, const char *hash,
-    long long generation, struct ds_view *v, char **error)
+manage(struct daemonset_state *st, struct sync_result *out, const cJSON *ds,
+    const char *namespace, const char *hash, long long generation, struct ds_view *v,
+    double now, char **error)
 {
 	int surge_allowed, *marked = xcalloc((size_t)v->npods + 1, sizeof *marked);
 	char **create_nodes = xcalloc((size_t)v->nnodes + 1, sizeof *create_nodes);
@@ -1134,6 +1208,19 @@ manage(struct sync_result *out, const cJSON *ds, const char *namespace, const ch
 			if (p->deleting)
 				continue;
 			if (strcmp(p->phase, "Failed") == 0) {
+				char *bkey = xasprintf("%s/%lld/%s", json_string(json_path(ds,
+				    "metadata"), "uid"), json_int(json_path(ds, "status"),
+				    "observedGeneration", 0), n->name);
+				double wait = backoff_wait(st, bkey, now);
+
+				free(bkey);
+				if (wait > 0) {
+					/* Look again when the backoff is over (kube's
+					 * enqueueDaemonSetAfter with the whole delay). */
+					if (out->requeue_after == 0 || wait < out->requeue_after)
+						out->requeue_after = wait;
+					continue;
+				}
 				sync_result_add_event(out, "Warning", "FailedDaemonPod",
 				    xasprintf("Found failed daemon pod %s/%s on node %s, will try to "
 				    "kill it", namespace, p->name, n->name));
@@ -1431,7 +1518,7 @@ daemonset_sync(struct controller *c, const char *key, double now, struct sync_re
 	if (expectations_satisfied(c->expectations, key, now, &satisfied, error) != 0)
 		goto out;
 	if (satisfied) {
-		if (manage(out, ds, namespace, hash, generation, &v, error) != 0) {
+		if (manage(st, out, ds, namespace, hash, generation, &v, now, error) != 0) {
 			/* A maxSurge or maxUnavailable the API let through but that is no
 			 * number nor percentage: as kube, an error, and the status as it is. */
 			log_error("daemonset %s: %s", key, *error);
@@ -1450,7 +1537,8 @@ daemonset_sync(struct controller *c, const char *key, double now, struct sync_re
 	}
 	count_status(&v, &counts);
 	status_action(out, ds, namespace, name, &counts);
-	if (min_ready > 0 && counts.ready != counts.available)
+	if (min_ready > 0 && counts.ready != counts.available &&
+	    (out->requeue_after == 0 || min_ready < out->requeue_after))
 		out->requeue_after = (double)min_ready;
 	rc = 0;
 out:

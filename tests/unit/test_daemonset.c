@@ -543,6 +543,46 @@ sync_keeps_the_oldest_of_two_pods(void **state)
 	ctl_world_free(w);
 }
 
+/* TestDaemonKillFailedPods with kube's backoff: a failed pod is deleted with
+ * FailedDaemonPod, then the node's next failed pod waits 1 s, the one after 2 s. */
+static void
+failed_pods_are_deleted_with_backoff(void **state)
+{
+	struct ctl_world *w = world_new();
+	const struct sync_result *r = &w->result;
+	static const struct {
+		double at;
+		int deleted;
+		double requeue;
+	} steps[] = {
+		{ 0, 1, 0 }, { 0.5, 0, 1 }, { 1.5, 1, 0 }, { 2.5, 0, 2 }, { 3.6, 1, 0 },
+	};
+
+	char *hash = ds_hash();
+
+	(void)state;
+	/* Pods of the current revision: the rolling update, which replaces unavailable old
+	 * pods at once, has nothing to do. */
+	ctl_cache(w, resource_find("daemonsets"), ds_new());
+	ctl_cache(w, resource_find("pods"), ds_pod_new("a-1", "a", hash, "Failed", 0));
+	ctl_cache(w, resource_find("pods"), ds_pod_new("b-1", "b", hash, "Running", 1));
+	for (size_t i = 0; i < NELEM(steps); i++) {
+		ctl_sync(w, "default/ds", SYNC_NOW + steps[i].at);
+		if (steps[i].deleted) {
+			assert_int_equal(r->nmanage, 1);
+			assert_string_equal(r->manage[0].name, "a-1");
+			assert_int_equal(r->nevents, 1);
+			assert_string_equal(r->events[0].reason, "FailedDaemonPod");
+		} else {
+			assert_int_equal(r->nmanage, 0);
+			assert_int_equal(r->nevents, 0);
+			assert_true(r->requeue_after == steps[i].requeue);
+		}
+	}
+	free(hash);
+	ctl_world_free(w);
+}
+
 /* An undo: the template is an older revision's again; that revision is renumbered past the
  * newest, and its hash is the one new pods carry. */
 static void
@@ -681,6 +721,8 @@ main(void)
 	    sync_deletes_pods_that_may_not_stay, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "a sync keeps the oldest of two pods on a node",
 	    sync_keeps_the_oldest_of_two_pods, NULL, NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "failed pods are deleted with kube's backoff",
+	    failed_pods_are_deleted_with_backoff, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "an undo renumbers the old revision",
 	    sync_undo_renumbers_the_old_revision, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "events queue the DaemonSet", events_queue_the_daemonset,
