@@ -695,7 +695,7 @@ int
 main(void)
 {
 	struct CMUnitTest tests[NELEM(should_run_cases) + NELEM(counts_cases) +
-	    NELEM(rolling_cases) + 10];
+	    NELEM(rolling_cases) + 16];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(should_run_cases); i++)
@@ -729,5 +729,6 @@ main(void)
 	    NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "the view daemonset_nodes shows missing and misplaced "
 	    "pods", view_shows_missing_and_misplaced_pods, NULL, NULL, NULL };
+	assert_true(n <= NELEM(tests));
 	return _cmocka_run_group_tests("daemonset", tests, n, NULL, NULL);
 }
