@@ -37,8 +37,8 @@
  *   either controller can take over from the other; only new names differ.
  * - One sync sends creations or deletions, not both: creations first, the deletions in
  *   the next sync once the creations are observed (kube's syncNodes sends both at once).
- * - Orphan pods and revisions are not adopted, and duplicate current revisions are not
- *   merged (kube's dedupCurHistories): the highest numbered one is current.
+ * - Orphan revisions are not adopted (orphan pods are), and duplicate current revisions
+ *   are not merged (kube's dedupCurHistories): the highest numbered one is current.
  */
 #include "config.h"
 
@@ -56,6 +56,7 @@
 #include "json.h"
 #include "log.h"
 #include "resource.h"
+#include "selector.h"
 #include "timeutil.h"
 #include "util.h"
 
@@ -493,6 +494,7 @@ enum {
 	STMT_DS_KEYS,
 	STMT_DS_ALL,
 	STMT_DS_PODS_ON_NODE,
+	STMT_ORPHANS,
 	STMT_COUNT
 };
 
@@ -529,6 +531,15 @@ static const char *const daemonset_sql[STMT_COUNT] = {
 	/* Whether the DaemonSet ?1 (uid) has a pod bound to node ?2. */
 	[STMT_DS_PODS_ON_NODE] = "SELECT EXISTS (SELECT 1 FROM cache_pods"
 	    " WHERE controller_uid = ?1 AND node_name = ?2)",
+	/* The namespace's active pods without a controller: orphans to adopt if the
+	 * selector matches (kube's ClaimPods). The columns are STMT_PODS'. */
+	[STMT_ORPHANS] = "SELECT p.uid, p.name, coalesce(p.phase, ''), coalesce(p.ready, 0),"
+	    " p.ready_since, p.deletion_timestamp IS NOT NULL, p.creation_timestamp, p.body"
+	    " FROM cache_pods p"
+	    " WHERE p.namespace = ?1 AND p.controller_uid IS NULL"
+	    "   AND p.deletion_timestamp IS NULL"
+	    "   AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')"
+	    " ORDER BY p.name",
 };
 
 /* kube's failedPodsBackoff (flowcontrol.NewBackOff(1s, 15m)): per DaemonSet uid,
@@ -589,6 +600,8 @@ struct ds_pod {
 	const char *node;	/* target node, in body; NULL: none */
 	int scheduled;		/* spec.nodeName set */
 	int ready, available, deleting, updated;
+	int orphan;		/* no controller: adopted if the selector matches */
+	int unclaimed;		/* released or left alone: not the DaemonSet's */
 	double created;
 	cJSON *body;
 };
@@ -743,19 +756,15 @@ find_node(struct ds_view *v, const char *name)
 	return NULL;
 }
 
+/* Reads the pods stmt gives (STMT_PODS' columns) into v, flagged orphan. */
 static int
-load_pods(struct daemonset_state *st, const char *namespace, const char *name, const char *uid,
-    long long min_ready, long long generation, const char *hash, double now,
-    struct ds_view *v, char **error)
+read_pods(struct daemonset_state *st, sqlite3_stmt *stmt, int orphan, long long min_ready,
+    long long generation, const char *hash, double now, struct ds_view *v, char **error)
 {
-	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_PODS]);
 	char gen_text[24];
 	int rc;
 
 	snprintf(gen_text, sizeof gen_text, "%lld", generation);
-	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 2, uid, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 3, name, -1, SQLITE_TRANSIENT);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		struct ds_pod *p;
 		double ready_since;
@@ -764,6 +773,7 @@ load_pods(struct daemonset_state *st, const char *namespace, const char *name, c
 		v->pods = xrealloc(v->pods, (size_t)(v->npods + 1) * sizeof *v->pods);
 		p = &v->pods[v->npods++];
 		memset(p, 0, sizeof *p);
+		p->orphan = orphan;
 		p->uid = column_strdup(stmt, 0);
 		p->name = column_strdup(stmt, 1);
 		p->phase = column_strdup(stmt, 2);
@@ -784,10 +794,56 @@ load_pods(struct daemonset_state *st, const char *namespace, const char *name, c
 		p->updated = (hash[0] != '\0' && strcmp(p->hash, hash) == 0) ||
 		    (generation >= 0 && strcmp(p->generation, gen_text) == 0);
 	}
-	if (step_error(st, stmt, rc, "listing pods", error) != 0)
+	return step_error(st, stmt, rc, "listing pods", error);
+}
+
+/*
+ * Loads the DaemonSet's pods and the namespace's orphans, claims them (kube's ClaimPods:
+ * an orphan the selector matches is adopted, a pod of ours it no longer matches is
+ * released; adoptions wait for a live check of the DaemonSet) and groups the claimed ones
+ * by node, in kube's order.
+ */
+static int
+load_pods(struct daemonset_state *st, struct sync_result *out, const cJSON *ds,
+    const struct selector *sel, const char *namespace, const char *name, const char *uid,
+    long long min_ready, long long generation, const char *hash, double now,
+    struct ds_view *v, char **error)
+{
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_PODS]);
+	const struct resource *pods = resource_find("pods");
+
+	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, uid, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 3, name, -1, SQLITE_TRANSIENT);
+	if (read_pods(st, stmt, 0, min_ready, generation, hash, now, v, error) != 0)
+		return -1;
+	stmt = controller_stmt(st->stmt[STMT_ORPHANS]);
+	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
+	if (read_pods(st, stmt, 1, min_ready, generation, hash, now, v, error) != 0)
 		return -1;
 	for (int i = 0; i < v->npods; i++) {
-		struct ds_node *n = v->pods[i].node != NULL ? find_node(v, v->pods[i].node) : NULL;
+		struct ds_pod *p = &v->pods[i];
+		int matches = selector_matches(sel, json_path(p->body, "metadata.labels"));
+		enum controllerref_claim claim = controllerref_decide(p->orphan ?
+		    CONTROLLERREF_ORPHAN : CONTROLLERREF_OURS, matches, p->deleting, 0, 0);
+
+		if (claim == CONTROLLERREF_ADOPT) {
+			controllerref_claim_action(action_append(&out->claims, &out->nclaims),
+			    claim, pods, namespace, p->name, p->uid,
+			    controllerref_adopt_patch(daemonsets_resource(), ds, p->uid),
+			    xstrdup("an orphan the selector matches"));
+			out->recheck_owner = 1;
+		} else if (claim == CONTROLLERREF_RELEASE) {
+			controllerref_claim_action(action_append(&out->claims, &out->nclaims),
+			    claim, pods, namespace, p->name, p->uid,
+			    controllerref_release_patch(uid, p->uid),
+			    xstrdup("the selector no longer matches its labels"));
+		}
+		p->unclaimed = claim != CONTROLLERREF_KEEP && claim != CONTROLLERREF_ADOPT;
+	}
+	for (int i = 0; i < v->npods; i++) {
+		struct ds_node *n = v->pods[i].node != NULL && !v->pods[i].unclaimed ?
+		    find_node(v, v->pods[i].node) : NULL;
 
 		if (n == NULL)
 			continue;
@@ -1058,7 +1114,8 @@ history_cleanup(struct sync_result *out, const cJSON *ds, const char *namespace,
 		struct action *a;
 
 		for (int j = 0; j < v->npods && hash[0] != '\0'; j++)
-			live |= v->pods[j].node != NULL && strcmp(v->pods[j].hash, hash) == 0;
+			live |= !v->pods[j].unclaimed && v->pods[j].node != NULL &&
+			    strcmp(v->pods[j].hash, hash) == 0;
 		if (live)
 			continue;
 		a = revision_write(out, ACTION_DELETE, "delete", namespace, old[i].name, NULL,
@@ -1269,7 +1326,8 @@ manage(struct daemonset_state *st, struct sync_result *out, const cJSON *ds,
 	for (int i = 0; i < v->npods; i++) {
 		struct ds_pod *p = &v->pods[i];
 
-		if (!p->scheduled && p->node != NULL && find_node(v, p->node) == NULL)
+		if (!p->unclaimed && !p->scheduled && p->node != NULL &&
+		    find_node(v, p->node) == NULL)
 			delete_pod(&deletions, namespace, p, xasprintf("not scheduled, and its node "
 			    "%s is gone", p->node), &marked[i]);
 	}
@@ -1464,6 +1522,8 @@ daemonset_sync(struct controller *c, const char *key, double now, struct sync_re
 	const char *name, *behind = NULL;
 	cJSON *ds = NULL;
 	const cJSON *selector;
+	struct selector *sel = NULL;
+	char *sel_error = NULL;
 	long long generation, min_ready;
 	int rc = -1, ready = 1, satisfied = 0, current = -1;
 
@@ -1503,6 +1563,15 @@ daemonset_sync(struct controller *c, const char *key, double now, struct sync_re
 		rc = 0;
 		goto out;
 	}
+	sel = selector_from_json(selector, &sel_error);
+	if (sel == NULL) {
+		/* A selector the apiserver let through but that cannot be read: nothing to do
+		 * until the DaemonSet changes (kube gives up on it the same way). */
+		log_error("daemonset %s: invalid selector: %s", key, sel_error);
+		free(sel_error);
+		rc = 0;
+		goto out;
+	}
 	generation = template_generation(ds);
 	min_ready = json_int(json_path(ds, "spec"), "minReadySeconds", 0);
 	if (load_nodes(st, ds, &v, error) != 0 ||
@@ -1512,8 +1581,8 @@ daemonset_sync(struct controller *c, const char *key, double now, struct sync_re
 		rc = 0;
 		goto out;
 	}
-	if (load_pods(st, namespace, name, uid, min_ready, generation, hash, now, &v,
-	    error) != 0)
+	if (load_pods(st, out, ds, sel, namespace, name, uid, min_ready, generation, hash, now,
+	    &v, error) != 0)
 		goto out;
 	if (expectations_satisfied(c->expectations, key, now, &satisfied, error) != 0)
 		goto out;
@@ -1543,6 +1612,7 @@ daemonset_sync(struct controller *c, const char *key, double now, struct sync_re
 	rc = 0;
 out:
 	view_clear(&v);
+	selector_free(sel);
 	cJSON_Delete(ds);
 	free(hash);
 	free(uid);

@@ -583,6 +583,44 @@ failed_pods_are_deleted_with_backoff(void **state)
 	ctl_world_free(w);
 }
 
+/* TestDaemonSetAdoptsPods / ReleasesPods (kube's ClaimPods): an orphan the selector
+ * matches is adopted after a live check of the DaemonSet and counts as its pod; a pod of
+ * ours whose labels no longer match is released and no longer counts; an orphan that does
+ * not match is left alone. */
+static void
+sync_adopts_orphans_and_releases_strays(void **state)
+{
+	struct ctl_world *w = world_new();
+	const struct sync_result *r = &w->result;
+	cJSON *orphan = ds_pod_new("orphan-a", "a", "h", "Running", 1);
+	cJSON *stray = ds_pod_new("stray-b", "b", "h", "Running", 1);
+	cJSON *other = ds_pod_new("other-b", "b", "h", "Running", 1);
+
+	(void)state;
+	cJSON_DeleteItemFromObjectCaseSensitive(json_child_object(orphan, "metadata"),
+	    "ownerReferences");
+	json_set(json_child_object(json_child_object(stray, "metadata"), "labels"), "app", cJSON_CreateString("not-d"));
+	cJSON_DeleteItemFromObjectCaseSensitive(json_child_object(other, "metadata"),
+	    "ownerReferences");
+	json_set(json_child_object(json_child_object(other, "metadata"), "labels"), "app", cJSON_CreateString("not-d"));
+	ctl_cache(w, resource_find("daemonsets"), ds_new());
+	ctl_cache(w, resource_find("pods"), orphan);
+	ctl_cache(w, resource_find("pods"), stray);
+	ctl_cache(w, resource_find("pods"), other);
+	ctl_sync(w, "default/ds", SYNC_NOW);
+	assert_int_equal(r->nclaims, 2);
+	assert_string_equal(r->claims[0].verb, "release");
+	assert_string_equal(r->claims[0].name, "stray-b");
+	assert_string_equal(r->claims[1].verb, "adopt");
+	assert_string_equal(r->claims[1].name, "orphan-a");
+	assert_true(r->recheck_owner);
+	/* a has its (adopted) pod; b, whose pod was released, gets one. */
+	assert_true(r->creating);
+	assert_int_equal(r->nmanage, 1);
+	assert_string_equal(daemonset_target_node(r->manage[0].body), "b");
+	ctl_world_free(w);
+}
+
 /* An undo: the template is an older revision's again; that revision is renumbered past the
  * newest, and its hash is the one new pods carry. */
 static void
@@ -723,6 +761,8 @@ main(void)
 	    sync_keeps_the_oldest_of_two_pods, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "failed pods are deleted with kube's backoff",
 	    failed_pods_are_deleted_with_backoff, NULL, NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "a sync adopts orphans and releases strays",
+	    sync_adopts_orphans_and_releases_strays, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "an undo renumbers the old revision",
 	    sync_undo_renumbers_the_old_revision, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "events queue the DaemonSet", events_queue_the_daemonset,
