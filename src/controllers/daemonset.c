@@ -37,8 +37,9 @@
  *   either controller can take over from the other; only new names differ.
  * - One sync sends creations or deletions, not both: creations first, the deletions in
  *   the next sync once the creations are observed (kube's syncNodes sends both at once).
- * - Orphan revisions are not adopted (orphan pods are), and duplicate current revisions
- *   are not merged (kube's dedupCurHistories): the highest numbered one is current.
+ * - Duplicate current revisions are not merged (kube's dedupCurHistories): the highest
+ *   numbered one is current. Revisions that the selector no longer matches are not
+ *   released.
  */
 #include "config.h"
 
@@ -495,6 +496,7 @@ enum {
 	STMT_DS_ALL,
 	STMT_DS_PODS_ON_NODE,
 	STMT_ORPHANS,
+	STMT_ORPHAN_REVISIONS,
 	STMT_COUNT
 };
 
@@ -540,6 +542,14 @@ static const char *const daemonset_sql[STMT_COUNT] = {
 	    "   AND p.deletion_timestamp IS NULL"
 	    "   AND coalesce(p.phase, '') NOT IN ('Succeeded', 'Failed')"
 	    " ORDER BY p.name",
+	/* The namespace's ControllerRevisions without a controller (STMT_REVISIONS'
+	 * columns). */
+	[STMT_ORPHAN_REVISIONS] = "SELECT o.name, o.creation_timestamp, o.body"
+	    " FROM cache_objects o"
+	    " WHERE o.resource = 'controllerrevisions' AND o.namespace = ?1"
+	    "   AND NOT EXISTS (SELECT 1 FROM object_owners w"
+	    "                    WHERE w.object_id = o.id AND w.controller = 1)"
+	    " ORDER BY o.name",
 };
 
 /* kube's failedPodsBackoff (flowcontrol.NewBackOff(1s, 15m)): per DaemonSet uid,
@@ -855,21 +865,35 @@ load_pods(struct daemonset_state *st, struct sync_result *out, const cJSON *ds,
 	return 0;
 }
 
+/* Reads the revisions stmt gives into v; with sel, only the orphans sel matches, each
+ * adopted (kube's controlledHistories claims them as ClaimPods claims pods). */
 static int
-load_revisions(struct daemonset_state *st, const char *namespace, const char *uid,
-    struct ds_view *v, char **error)
+read_revisions(struct daemonset_state *st, sqlite3_stmt *stmt, struct sync_result *out,
+    const cJSON *ds, const struct selector *sel, const char *namespace, struct ds_view *v,
+    char **error)
 {
-	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_REVISIONS]);
 	int rc;
 
-	sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 2, namespace, -1, SQLITE_TRANSIENT);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		struct ds_revision *r;
 		cJSON *body = controller_column_json(stmt, 2);
+		const char *uid = json_string(json_path(body, "metadata"), "uid");
 
 		if (body == NULL)
 			continue;
+		if (sel != NULL) {
+			if (!selector_matches(sel, json_path(body, "metadata.labels")) ||
+			    json_is_set(body, "metadata.deletionTimestamp")) {
+				cJSON_Delete(body);
+				continue;
+			}
+			controllerref_claim_action(action_append(&out->claims, &out->nclaims),
+			    CONTROLLERREF_ADOPT, resource_find("controllerrevisions"), namespace,
+			    json_string(json_path(body, "metadata"), "name"), uid,
+			    controllerref_adopt_patch(daemonsets_resource(), ds, uid),
+			    xstrdup("an orphan revision the selector matches"));
+			out->recheck_owner = 1;
+		}
 		v->revisions = xrealloc(v->revisions,
 		    (size_t)(v->nrevisions + 1) * sizeof *v->revisions);
 		r = &v->revisions[v->nrevisions++];
@@ -878,6 +902,23 @@ load_revisions(struct daemonset_state *st, const char *namespace, const char *ui
 		r->body = body;
 	}
 	return step_error(st, stmt, rc, "listing revisions", error);
+}
+
+/* The DaemonSet's revisions and the orphans it adopts. */
+static int
+load_revisions(struct daemonset_state *st, struct sync_result *out, const cJSON *ds,
+    const struct selector *sel, const char *namespace, const char *uid, struct ds_view *v,
+    char **error)
+{
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_REVISIONS]);
+
+	sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, namespace, -1, SQLITE_TRANSIENT);
+	if (read_revisions(st, stmt, out, ds, NULL, namespace, v, error) != 0)
+		return -1;
+	stmt = controller_stmt(st->stmt[STMT_ORPHAN_REVISIONS]);
+	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
+	return read_revisions(st, stmt, out, ds, sel, namespace, v, error);
 }
 
 /* --- actions ----------------------------------------------------------------------------- */
@@ -1575,7 +1616,7 @@ daemonset_sync(struct controller *c, const char *key, double now, struct sync_re
 	generation = template_generation(ds);
 	min_ready = json_int(json_path(ds, "spec"), "minReadySeconds", 0);
 	if (load_nodes(st, ds, &v, error) != 0 ||
-	    load_revisions(st, namespace, uid, &v, error) != 0)
+	    load_revisions(st, out, ds, sel, namespace, uid, &v, error) != 0)
 		goto out;
 	if (history_sync(st, out, ds, namespace, name, &v, &hash, &current)) {
 		rc = 0;

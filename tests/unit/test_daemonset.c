@@ -460,6 +460,44 @@ sync_adopts_the_hash_of_a_revision_with_the_same_data(void **state)
 	ctl_world_free(w);
 }
 
+/* kube's controlledHistories: an orphan revision the selector matches is adopted and, its
+ * data being the template's, current; one it does not match is left alone. */
+static void
+sync_adopts_an_orphan_revision(void **state)
+{
+	struct ctl_world *w = world_new();
+	cJSON *ds = ds_new();
+	const char *labels[2] = { "d", "not-d" };
+	const struct sync_result *r = &w->result;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		char *text = xasprintf("{\"apiVersion\":\"apps/v1\",\"kind\":"
+		    "\"ControllerRevision\",\"metadata\":{\"name\":\"ds-orphan%d\",\"namespace\":"
+		    "\"default\",\"uid\":\"rev-%d\",\"resourceVersion\":\"4\",\"labels\":{"
+		    "\"app\":\"%s\",\"controller-revision-hash\":\"orphan%d\"}},\"revision\":%d}",
+		    i, i, labels[i], i, i + 1);
+		cJSON *rev = fixture_parse(text), *data = cJSON_CreateObject(), *t;
+
+		t = cJSON_Duplicate(json_path(ds, "spec.template"), 1);
+		json_set(t, "$patch", cJSON_CreateString("replace"));
+		cJSON_AddItemToObject(cJSON_AddObjectToObject(data, "spec"), "template", t);
+		cJSON_AddItemToObject(rev, "data", data);
+		ctl_cache(w, resource_find("controllerrevisions"), rev);
+		free(text);
+	}
+	ctl_cache(w, resource_find("daemonsets"), ds);
+	ctl_sync(w, "default/ds", SYNC_NOW);
+	assert_int_equal(r->nclaims, 1);
+	assert_string_equal(r->claims[0].verb, "adopt");
+	assert_string_equal(r->claims[0].name, "ds-orphan0");
+	assert_true(r->recheck_owner);
+	assert_int_equal(r->nwrites, 0);
+	assert_string_equal(json_string(json_path(r->manage[0].body, "metadata.labels"),
+	    HISTORY_HASH_LABEL), "orphan0");
+	ctl_world_free(w);
+}
+
 /* TestNoExecuteTaintedDoesEvicitRunningIntolerantPod and misscheduled pods: pods where
  * they may not stay are deleted; the status counts them misscheduled. A failed pod is
  * deleted with FailedDaemonPod. */
@@ -733,7 +771,7 @@ int
 main(void)
 {
 	struct CMUnitTest tests[NELEM(should_run_cases) + NELEM(counts_cases) +
-	    NELEM(rolling_cases) + 16];
+	    NELEM(rolling_cases) + 20];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(should_run_cases); i++)
@@ -755,6 +793,8 @@ main(void)
 	    sync_creates_a_revision_and_a_pod_per_selected_node, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "a sync takes the hash of a revision with its data",
 	    sync_adopts_the_hash_of_a_revision_with_the_same_data, NULL, NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "a sync adopts an orphan revision",
+	    sync_adopts_an_orphan_revision, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "a sync deletes pods that may not stay",
 	    sync_deletes_pods_that_may_not_stay, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "a sync keeps the oldest of two pods on a node",
