@@ -12,6 +12,7 @@
 #include "controllers/csrapproving.h"
 #include "controllers/csrcleaner.h"
 #include "controllers/csrsigning.h"
+#include "controllers/daemonset.h"
 #include "controllers/deployment.h"
 #include "controllers/garbagecollector.h"
 #include "controllers/namespace.h"
@@ -43,6 +44,7 @@ const struct controller_type *const controller_types[] = {
 	&csrsigning_controller_type,
 	&csrapproving_controller_type,
 	&nodeipam_controller_type,
+	&daemonset_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 

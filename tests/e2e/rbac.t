@@ -9,7 +9,7 @@
 # for ReplicationControllers, rbac-nodelifecycle.yaml for the node lifecycle controller,
 # rbac-ttl.yaml for the TTL controller, rbac-taint-eviction-controller.yaml,
 # rbac-csrcleaner.yaml, rbac-nodeipam.yaml, rbac-csrsigning.yaml and
-# rbac-csrapproving.yaml for theirs.
+# rbac-csrapproving.yaml for theirs, rbac-daemonset.yaml for the DaemonSet controller.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -29,7 +29,7 @@ cleanup() {
 	    sqlkcm:pod-garbage-collector sqlkcm:replicationcontroller-controller \
 	    sqlkcm:node-controller sqlkcm:ttl-controller sqlkcm:taint-eviction-controller \
 	    sqlkcm:csr-cleaner sqlkcm:node-ipam-controller sqlkcm:csr-signer \
-	    sqlkcm:csr-approver "$ns-bootstrappers" "$ns-bootstrap-csrs" \
+	    sqlkcm:csr-approver sqlkcm:daemon-set-controller "$ns-bootstrappers" "$ns-bootstrap-csrs" \
 	    --wait=false >/dev/null 2>&1
 	kubectl delete pod -n "$ns" doomed-by-taint --grace-period=0 --force >/dev/null 2>&1
 	kubectl delete node "$ns-node" "$ns-ipam" --wait=false >/dev/null 2>&1
@@ -477,5 +477,34 @@ check "no request of the CSR approver was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/approve.log"'
 sqlkcm_stop approve
 kubectl delete csr "$ns-kubelet" --wait=false >/dev/null 2>&1
+
+# The DaemonSet controller's manifest, and the controller run with it: a DaemonSet whose
+# nodeSelector picks no node gets its ControllerRevision and its status.
+check "rbac-daemonset.yaml applies" kubectl apply -f "$manifests/rbac-daemonset.yaml"
+check "with it, it may update DaemonSets' status, keep ControllerRevisions, not update DaemonSets" \
+    eval 'cluster_wait_until 30 "the role" can update daemonsets.apps --subresource=status -n '"$ns"' &&
+     can create controllerrevisions.apps -n '"$ns"' && can delete controllerrevisions.apps -n '"$ns"' &&
+     can update controllerrevisions.apps -n '"$ns"' && cannot update daemonsets.apps -n '"$ns"
+kubectl apply -n "$ns" -f - >/dev/null <<'YAML'
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: rbac-ds}
+spec:
+  selector: {matchLabels: {app: rbac-ds}}
+  template:
+    metadata: {labels: {app: rbac-ds}}
+    spec:
+      nodeSelector: {sqlkcm-rbac-no-such-node: "true"}
+      containers: [{name: c, image: pause}]
+YAML
+sqlkcm_start dssa --kubeconfig "$work/kubeconfig" --db "$work/ds.db" --controllers daemonset -v 2
+check "the DaemonSet gets its revision and its status with those rights" \
+    cluster_wait_until 90 "the revision and status" eval '[ "$(kubectl get ds -n '"$ns"' rbac-ds \
+     -o jsonpath={.status.observedGeneration})" = 1 ] &&
+     [ "$(kubectl get controllerrevisions -n '"$ns"' -o name | wc -l)" = 1 ]'
+check "no request of the DaemonSet controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/dssa.log"'
+sqlkcm_stop dssa
+kubectl delete ds -n "$ns" rbac-ds --wait=false >/dev/null 2>&1
 
 tap_done

@@ -139,6 +139,7 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		{ "csrcleaner", 1000 },
 		{ "csrapproving", 1000 },
 		{ "csrsigning", 1000 },
+		{ "daemonset", 1000 },
 		{ "deployment", 1000 },
 		{ "garbagecollector", 1000 },
 		{ "namespace", 60 },
