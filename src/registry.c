@@ -23,6 +23,8 @@
 #include "controllers/serviceaccount.h"
 #include "controllers/tainteviction.h"
 #include "controllers/ttl.h"
+#include "controllers/endpoint.h"
+#include "controllers/endpointslice.h"
 #include "kcmflags.h"
 #include "registry.h"
 #include "util.h"
@@ -43,6 +45,8 @@ const struct controller_type *const controller_types[] = {
 	&csrsigning_controller_type,
 	&csrapproving_controller_type,
 	&nodeipam_controller_type,
+	&endpoint_controller_type,
+	&endpointslice_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 
