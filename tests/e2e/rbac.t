@@ -9,7 +9,8 @@
 # for ReplicationControllers, rbac-nodelifecycle.yaml for the node lifecycle controller,
 # rbac-ttl.yaml for the TTL controller, rbac-taint-eviction-controller.yaml,
 # rbac-csrcleaner.yaml, rbac-nodeipam.yaml, rbac-csrsigning.yaml and
-# rbac-csrapproving.yaml for theirs.
+# rbac-csrapproving.yaml for theirs; rbac-endpoint.yaml and rbac-endpointslice.yaml for
+# the Endpoints and EndpointSlice controllers.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -30,6 +31,7 @@ cleanup() {
 	    sqlkcm:node-controller sqlkcm:ttl-controller sqlkcm:taint-eviction-controller \
 	    sqlkcm:csr-cleaner sqlkcm:node-ipam-controller sqlkcm:csr-signer \
 	    sqlkcm:csr-approver "$ns-bootstrappers" "$ns-bootstrap-csrs" \
+	    sqlkcm:endpoint-controller sqlkcm:endpointslice-controller \
 	    --wait=false >/dev/null 2>&1
 	kubectl delete pod -n "$ns" doomed-by-taint --grace-period=0 --force >/dev/null 2>&1
 	kubectl delete node "$ns-node" "$ns-ipam" --wait=false >/dev/null 2>&1
@@ -476,5 +478,39 @@ check "no request of the CSR approver was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/approve.log"'
 sqlkcm_stop approve
 kubectl delete csr "$ns-kubelet" --wait=false >/dev/null 2>&1
+
+# The Endpoints and EndpointSlice controllers' manifests: a Service of one pod gets its
+# Endpoints and its slice with those rights.
+check "rbac-endpoint.yaml and rbac-endpointslice.yaml apply" \
+    kubectl apply -f "$manifests/rbac-endpoint.yaml" -f "$manifests/rbac-endpointslice.yaml"
+check "with them, it may write Endpoints and EndpointSlices, and update no Service" \
+    eval 'cluster_wait_until 30 "the role" can create endpointslices.discovery.k8s.io -n '"$ns"' &&
+     can update endpoints -n '"$ns"' && can update services --subresource=finalizers -n '"$ns"' &&
+     cannot update services -n '"$ns"
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: eps-pod, labels: {app: rbac-eps}}
+spec:
+  containers: [{name: c, image: registry.k8s.io/pause:3.10}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: rbac-eps}
+spec:
+  selector: {app: rbac-eps}
+  ports: [{port: 80}]
+YAML
+sqlkcm_start epssa --kubeconfig "$work/kubeconfig" --db "$work/eps.db" \
+    --controllers endpoint,endpointslice -v 2
+check "the EndpointSlice controller writes the Service's slice with those rights" \
+    cluster_wait_until 60 "the slice" eval '[ "$(kubectl get endpointslices -n '"$ns"' \
+     -l kubernetes.io/service-name=rbac-eps -o jsonpath="{.items[0].endpoints[0].targetRef.name}")" = eps-pod ]'
+check "the Endpoints controller writes its Endpoints with those rights" \
+    cluster_wait_until 60 "the Endpoints" eval '[ "$(kubectl get endpoints -n '"$ns"' rbac-eps \
+     -o jsonpath="{.subsets[0].addresses[0].targetRef.name}" 2>/dev/null)" = eps-pod ]'
+check "no request of the endpoint controllers was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/epssa.log"'
+sqlkcm_stop epssa
 
 tap_done
