@@ -812,9 +812,9 @@ endpointslice_plan_clear(struct endpointslice_plan *p)
 	memset(p, 0, sizeof *p);
 }
 
-/* The address types of service's IP families, in their order (kube's
- * getAddressTypesForService); without families, its cluster IPs' (IPv4 when it has none
- * that is an address). Returns how many (0..2) in types. */
+/* The address types of service's IP families (kube's getAddressTypesForService), IPv4
+ * first; without families, its cluster IP's, or both for a headless Service. Returns how
+ * many (1 or 2) in types. */
 int
 endpointslice_address_types(const cJSON *service, const char *types[2])
 {
@@ -828,18 +828,14 @@ endpointslice_address_types(const cJSON *service, const char *types[2])
 			v6 = 1;
 	}
 	if (!v4 && !v6) {
-		const cJSON *ip;
-		const char *one = json_string(service, "spec.clusterIP");
+		const char *ip = json_string(service, "spec.clusterIP");
 
-		cJSON_ArrayForEach(ip, json_path(service, "spec.clusterIPs")) {
-			if (cJSON_IsString(ip) && strcmp(ip->valuestring, "None") != 0 &&
-			    *ip->valuestring != '\0')
-				*(podendpoints_is_ipv6(ip->valuestring) ? &v6 : &v4) = 1;
-		}
-		if (!v4 && !v6 && *one != '\0' && strcmp(one, "None") != 0)
-			*(podendpoints_is_ipv6(one) ? &v6 : &v4) = 1;
-		if (!v4 && !v6)
-			v4 = 1;	/* kube's fallback: IPv4 */
+		/* No families (an apiserver older than them): the cluster IP's; a headless
+		 * Service gets both, as kube does until the apiserver sets them. */
+		if (*ip != '\0' && strcmp(ip, "None") != 0)
+			*(podendpoints_is_ipv6(ip) ? &v6 : &v4) = 1;
+		else
+			v4 = v6 = 1;
 	}
 	if (v4)
 		types[n++] = "IPv4";

@@ -234,11 +234,12 @@ test_reconcile_row(void **state)
 		int from = row->recycle_by ? e * row->recycle_by : row->existing[e].from;
 		int to = row->recycle_by ? from + row->recycle_by : row->existing[e].to;
 		int step = row->recycle_by ? 1 : row->existing[e].step;
-		cJSON *eps = cJSON_CreateArray(), *ports = NULL;
+		cJSON *eps, *ports = NULL;
 		char name[16];
 
 		if (row->recycle_by && from >= npods)
 			break;
+		eps = cJSON_CreateArray();
 		for (int n = from; n < to; n += step) {
 			int position = 0;
 			char pname[16];
@@ -457,6 +458,68 @@ test_labels(void **state)
 	cJSON_Delete(want);
 }
 
+/* kube's getAddressTypesForService: the families, else the cluster IP's, else both. */
+static void
+test_address_types(void **state)
+{
+	static const struct {
+		const char *spec;
+		const char *want;
+	} rows[] = {
+		{ "{\"ipFamilies\":[\"IPv4\"]}", "IPv4" },
+		{ "{\"ipFamilies\":[\"IPv6\"]}", "IPv6" },
+		{ "{\"ipFamilies\":[\"IPv6\",\"IPv4\"]}", "IPv4,IPv6" },
+		{ "{\"clusterIP\":\"1.2.3.4\"}", "IPv4" },
+		{ "{\"clusterIP\":\"fd00::1\"}", "IPv6" },
+		{ "{\"clusterIP\":\"None\"}", "IPv4,IPv6" },
+		{ "{}", "IPv4,IPv6" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(rows); i++) {
+		char *text = xasprintf("{\"spec\":%s}", rows[i].spec);
+		cJSON *svc = fixture_parse(text);
+		const char *types[2];
+		char got[32];
+		int n = endpointslice_address_types(svc, types);
+
+		snprintf(got, sizeof got, "%s%s%s", types[0], n > 1 ? "," : "", n > 1 ? types[1] : "");
+		assert_string_equal(got, rows[i].want);
+		cJSON_Delete(svc);
+		free(text);
+	}
+}
+
+/* TestReconcilerPodMissingNode: a pod whose node is not cached is left out and reported,
+ * unless the Service publishes not-ready addresses. */
+static void
+test_missing_node(void **state)
+{
+	for (int publish = 0; publish <= 1; publish++) {
+		cJSON *svc = service_new(80, NULL, V4, publish);
+		cJSON *pods[2] = { pod_make(0, 1, 0, 0), pod_make(1, 1, 0, 0) };
+		const char *zones[2] = { NULL, NULL };
+		int known[2] = { 1, 0 };
+		struct endpointslice_plan plan;
+
+		(void)state;
+		memset(&plan, 0, sizeof plan);
+		endpointslice_reconcile(svc, (const cJSON *const *)pods, zones, known, 2, NULL, 0,
+		    "IPv4", 100, &plan);
+		assert_int_equal(plan.ncreate, 1);
+		assert_int_equal(plan.nskipped, publish ? 0 : 1);
+		assert_int_equal(cJSON_GetArraySize(json_path(plan.create[0], "endpoints")),
+		    publish ? 2 : 1);
+		if (!publish)
+			assert_string_equal(plan.skipped[0],
+			    "skipping Pod pod1 for Service test/foo: Node node-1 Not Found");
+		endpointslice_plan_clear(&plan);
+		cJSON_Delete(pods[0]);
+		cJSON_Delete(pods[1]);
+		cJSON_Delete(svc);
+	}
+}
+
 /* --- a sync through the cache ------------------------------------------------------------ */
 
 static void
@@ -543,7 +606,7 @@ world_teardown(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(reconcile_rows) + NELEM(endpoint_rows) + 3];
+	struct CMUnitTest tests[NELEM(reconcile_rows) + NELEM(endpoint_rows) + 5];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(reconcile_rows); i++)
@@ -555,6 +618,9 @@ main(void)
 	tests[n++] = (struct CMUnitTest){ "kube's EndpointsEqualBeyondHash", test_endpoints_equal,
 	    NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "a slice's labels", test_labels, NULL, NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "address types", test_address_types, NULL, NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "TestReconcilerPodMissingNode", test_missing_node, NULL,
+	    NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "a sync through the cache and a pod's event",
 	    test_sync_through_cache, world_setup, world_teardown, NULL };
 	return _cmocka_run_group_tests("endpointslice", tests, n, NULL, NULL);
