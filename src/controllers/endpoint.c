@@ -341,7 +341,8 @@ repack_finish(struct repack *r)
 		out[nout].key = print_key(subset);
 		out[nout++].subset = subset;
 	}
-	qsort(out, (size_t)nout, sizeof *out, by_key);
+	if (nout > 1)
+		qsort(out, (size_t)nout, sizeof *out, by_key);
 	for (int i = 0; i < nout; i++) {
 		cJSON_AddItemToArray(subsets, out[i].subset);
 		free(out[i].key);

@@ -1009,7 +1009,8 @@ eps_sync(struct controller *c, const char *key, double now, struct sync_result *
 			    endpoints_count(a->body), json_string(a->body, "addressType"));
 		}
 	}
-	qsort(plan.update, (size_t)plan.nupdate, sizeof *plan.update, by_name);
+	if (plan.nupdate > 1)
+		qsort(plan.update, (size_t)plan.nupdate, sizeof *plan.update, by_name);
 	for (int i = 0; i < plan.nupdate; i++) {
 		struct action *a = slice_write(out, st, ACTION_UPDATE, "update", namespace, name,
 		    plan.update[i]);
