@@ -43,8 +43,10 @@
  * Not done (differences from kube, on purpose or for later):
  * - the endpoints.kubernetes.io/last-change-trigger-time annotation (kube's trigger time
  *   tracker): slices are written without it, and an update drops it;
- * - topology hints (trafficDistribution PreferClose/PreferSameZone/PreferSameNode and the
- *   topology-aware-hints annotation): slices carry no hints, and an update drops them;
+ * - kube's topology-aware hints (the service.kubernetes.io/topology-mode annotation Auto,
+ *   which allocates endpoints to zones by their CPUs): slices carry no hints then (the
+ *   hints of trafficDistribution PreferClose, PreferSameZone and PreferSameNode are made:
+ *   each ready endpoint's zone, and its node for PreferSameNode);
  * - the endpoint_slice_controller_* metrics;
  * - --endpointslice-updates-batch-period is taken and checked but not applied: each
  *   pod change queues its Services at once (kube's default, 0).
@@ -442,6 +444,164 @@ same_as_placeholder(const cJSON *slice, const cJSON *placeholder)
 	return 1;
 }
 
+/* --- topology hints -------------------------------------------------------------------- */
+
+static void
+push(cJSON ***v, int *n, cJSON *s)
+{
+	*v = xrealloc(*v, ((size_t)*n + 1) * sizeof **v);
+	(*v)[(*n)++] = s;
+}
+
+#define ANNOTATION_TOPOLOGY_MODE "service.kubernetes.io/topology-mode"
+#define ANNOTATION_TOPOLOGY_HINTS "service.kubernetes.io/topology-aware-hints"
+
+/* kube's hintsEnabled: the topology mode annotation (or its deprecated name) says Auto. */
+static int
+topology_auto(const cJSON *service)
+{
+	const cJSON *v = json_annotation(service, ANNOTATION_TOPOLOGY_MODE);
+
+	if (v == NULL)
+		v = json_annotation(service, ANNOTATION_TOPOLOGY_HINTS);
+	return cJSON_IsString(v) && (strcmp(v->valuestring, "Auto") == 0 ||
+	    strcmp(v->valuestring, "auto") == 0);
+}
+
+/* The trafficDistribution whose hints the slices carry: PreferClose, PreferSameZone or
+ * PreferSameNode (kube's PreferSameTrafficDistribution is on by default in 1.36), unless
+ * the topology mode annotation asks for kube's topology-aware hints; NULL: none. */
+static const char *
+traffic_distribution(const cJSON *service)
+{
+	const char *td = json_string(service, "spec.trafficDistribution");
+
+	if (topology_auto(service))
+		return NULL;
+	if (strcmp(td, "PreferClose") == 0 || strcmp(td, "PreferSameZone") == 0 ||
+	    strcmp(td, "PreferSameNode") == 0)
+		return td;
+	return NULL;
+}
+
+/* The hints of a ready endpoint under kube's preferClose heuristic: its zone, and its node
+ * too for PreferSameNode; NULL: none. */
+static cJSON *
+close_hints(const cJSON *ep, int nodes)
+{
+	const cJSON *zone = cJSON_GetObjectItemCaseSensitive(ep, "zone");
+	const cJSON *node = cJSON_GetObjectItemCaseSensitive(ep, "nodeName");
+	cJSON *h;
+
+	if (!cJSON_IsString(zone) && !(nodes && cJSON_IsString(node)))
+		return NULL;
+	h = cJSON_CreateObject();
+	if (cJSON_IsString(zone)) {
+		cJSON *z = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(z, "name", zone->valuestring);
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(h, "forZones"), z);
+	}
+	if (nodes && cJSON_IsString(node)) {
+		cJSON *n = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(n, "name", node->valuestring);
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(h, "forNodes"), n);
+	}
+	return h;
+}
+
+static int
+endpoint_ready(const cJSON *ep)
+{
+	return cJSON_IsTrue(json_path(ep, "conditions.ready"));
+}
+
+/* Sets (td not NULL) or removes the hints of slice's endpoints. */
+static void
+set_hints(cJSON *slice, const char *td)
+{
+	cJSON *ep;
+
+	cJSON_ArrayForEach(ep, cJSON_GetObjectItemCaseSensitive(slice, "endpoints")) {
+		cJSON *h;
+
+		if (td != NULL && !endpoint_ready(ep))
+			continue;	/* kube leaves a not-ready endpoint's hints as they are */
+		h = td != NULL ? close_hints(ep, strcmp(td, "PreferSameNode") == 0) : NULL;
+		if (h != NULL)
+			json_set(ep, "hints", h);
+		else
+			cJSON_DeleteItemFromObjectCaseSensitive(ep, "hints");
+	}
+}
+
+/* 1 when an unchanged slice's hints are not what td wants (kube's needsUpdate). */
+static int
+hints_stale(const cJSON *slice, const char *td)
+{
+	const cJSON *ep;
+
+	cJSON_ArrayForEach(ep, cJSON_GetObjectItemCaseSensitive(slice, "endpoints")) {
+		cJSON *want;
+		const cJSON *have = cJSON_GetObjectItemCaseSensitive(ep, "hints");
+		int same;
+
+		if (!endpoint_ready(ep))
+			continue;
+		want = close_hints(ep, strcmp(td, "PreferSameNode") == 0);
+		if (cJSON_IsNull(have))
+			have = NULL;
+		/* Compared as kube does: one zone of the endpoint's, one node of its own. */
+		same = want == NULL ? (have == NULL ||
+		    (cJSON_GetArraySize(json_path(have, "forZones")) == 0 &&
+		    cJSON_GetArraySize(json_path(have, "forNodes")) == 0)) :
+		    have != NULL &&
+		    cJSON_GetArraySize(json_path(have, "forZones")) ==
+		    cJSON_GetArraySize(json_path(want, "forZones")) &&
+		    cJSON_GetArraySize(json_path(have, "forNodes")) ==
+		    cJSON_GetArraySize(json_path(want, "forNodes")) &&
+		    strcmp(json_string(cJSON_GetArrayItem(json_path(have, "forZones"), 0), "name"),
+		    json_string(cJSON_GetArrayItem(json_path(want, "forZones"), 0), "name")) == 0 &&
+		    strcmp(json_string(cJSON_GetArrayItem(json_path(have, "forNodes"), 0), "name"),
+		    json_string(cJSON_GetArrayItem(json_path(want, "forNodes"), 0), "name")) == 0;
+		cJSON_Delete(want);
+		if (!same)
+			return 1;
+	}
+	return 0;
+}
+
+/* kube's hints step of one address type: with a trafficDistribution, the slices written
+ * get its hints and an unchanged slice whose hints are stale is written too; without one,
+ * the slices written carry none (unchanged ones are left as they are). kube's
+ * topology-aware hints (the topology mode annotation) are not made: their slices carry no
+ * hints. */
+static void
+apply_hints(const cJSON *service, cJSON **existing, int nexisting,
+    struct endpointslice_plan *p, int created_before, int updated_before, int removed_before)
+{
+	const char *td = traffic_distribution(service);
+
+	if (td != NULL) {
+		for (int i = 0; i < nexisting; i++) {
+			int written = 0;
+
+			for (int k = updated_before; k < p->nupdate && !written; k++)
+				written = strcmp(json_string(p->update[k], "metadata.name"),
+				    json_string(existing[i], "metadata.name")) == 0;
+			for (int k = removed_before; k < p->nremove && !written; k++)
+				written = p->remove[k] == existing[i];
+			if (!written && hints_stale(existing[i], td))
+				push(&p->update, &p->nupdate, cJSON_Duplicate(existing[i], 1));
+		}
+	}
+	for (int k = created_before; k < p->ncreate; k++)
+		set_hints(p->create[k], td);
+	for (int k = updated_before; k < p->nupdate; k++)
+		set_hints(p->update[k], td);
+}
+
 /* --- the reconciler ---------------------------------------------------------------------- */
 
 /* The desired endpoints of one group of ports. */
@@ -453,13 +613,6 @@ struct group {
 	int n;
 	int left;			/* not yet placed */
 };
-
-static void
-push(cJSON ***v, int *n, cJSON *s)
-{
-	*v = xrealloc(*v, ((size_t)*n + 1) * sizeof **v);
-	(*v)[(*n)++] = s;
-}
 
 /* Takes the first desired endpoint of g not yet placed (kube's PopAny, in pods' order). */
 static cJSON *
@@ -679,6 +832,7 @@ endpointslice_reconcile(const cJSON *service, const cJSON *const *pods, const ch
 	struct endpointslice_plan *p = out;
 	struct group *groups = NULL;
 	int ngroups = 0, removed_before = p->nremove, created_before = p->ncreate;
+	int updated_before = p->nupdate;
 	int publish = cJSON_IsTrue(json_path(service, "spec.publishNotReadyAddresses"));
 	cJSON **owned = NULL;
 	char **owned_keys = NULL;
@@ -765,6 +919,8 @@ endpointslice_reconcile(const cJSON *service, const cJSON *const *pods, const ch
 			push(&p->create, &p->ncreate, placeholder);
 		}
 	}
+	apply_hints(service, existing, nexisting, p, created_before, updated_before,
+	    removed_before);
 	/* Slices to delete of this address type become the new ones instead. */
 	for (int i = removed_before; i < p->nremove && p->ncreate > created_before;) {
 		cJSON *victim = p->remove[i], *slice = p->create[p->ncreate - 1];

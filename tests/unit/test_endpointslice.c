@@ -520,6 +520,87 @@ test_missing_node(void **state)
 	}
 }
 
+/* trafficdist_test.go's rules: PreferClose gives each ready endpoint its zone as a hint,
+ * PreferSameNode its node too, a not-ready endpoint none; an unchanged slice whose hints
+ * are missing is rewritten; without a trafficDistribution an unchanged slice with hints
+ * is left as it is. */
+static void
+test_traffic_distribution(void **state)
+{
+	static const struct {
+		const char *td;		/* NULL: none */
+		int existing_hinted;	/* -1: no existing slice; 0/1: one of both pods, with
+					   or without zone hints */
+		int creates, updates;
+		const char *hints0, *hints1;	/* the written slice's endpoints' hints */
+	} rows[] = {
+		{ "PreferClose", -1, 1, 0, "{\"forZones\":[{\"name\":\"z1\"}]}", NULL },
+		{ "PreferSameZone", -1, 1, 0, "{\"forZones\":[{\"name\":\"z1\"}]}", NULL },
+		{ "PreferSameNode", -1, 1, 0,
+		  "{\"forZones\":[{\"name\":\"z1\"}],\"forNodes\":[{\"name\":\"node-1\"}]}", NULL },
+		{ "Bogus", -1, 1, 0, NULL, NULL },
+		{ NULL, -1, 1, 0, NULL, NULL },
+		{ "PreferClose", 0, 0, 1, "{\"forZones\":[{\"name\":\"z1\"}]}", NULL },
+		{ "PreferClose", 1, 0, 0, NULL, NULL },
+		{ NULL, 1, 0, 0, NULL, NULL },
+	};
+
+	(void)state;
+	for (size_t r = 0; r < NELEM(rows); r++) {
+		cJSON *svc = service_new(80, NULL, V4, 0);
+		cJSON *pods[2] = { pod_make(0, 1, 0, 0), pod_make(1, 0, 0, 0) };
+		const char *zones[2] = { "z1", "z1" };
+		int known[2] = { 1, 1 };
+		cJSON *existing[1], *written;
+		int nexisting = 0;
+		struct endpointslice_plan plan;
+
+		memset(&plan, 0, sizeof plan);
+		if (rows[r].td != NULL)
+			cJSON_AddStringToObject((cJSON *)json_path(svc, "spec"), "trafficDistribution",
+			    rows[r].td);
+		if (rows[r].existing_hinted >= 0) {
+			cJSON *eps = cJSON_CreateArray(), *ports = endpointslice_pod_ports(svc, pods[0]);
+
+			for (int i = 0; i < 2; i++) {
+				cJSON *ep = endpointslice_pod_endpoint(svc, pods[i], "IPv4", "z1");
+
+				if (rows[r].existing_hinted && i == 0)
+					cJSON_AddItemToObject(ep, "hints",
+					    fixture_parse("{\"forZones\":[{\"name\":\"z1\"}]}"));
+				cJSON_AddItemToArray(eps, ep);
+			}
+			existing[nexisting++] = existing_slice(svc, "slice-0", eps, ports);
+			cJSON_Delete(ports);
+		}
+		endpointslice_reconcile(svc, (const cJSON *const *)pods, zones, known, 2, existing,
+		    nexisting, "IPv4", 100, &plan);
+		if (plan.ncreate != rows[r].creates || plan.nupdate != rows[r].updates)
+			fail_msg("row %zu: %d creates, %d updates", r, plan.ncreate, plan.nupdate);
+		written = plan.ncreate > 0 ? plan.create[0] : plan.nupdate > 0 ? plan.update[0] : NULL;
+		if (written != NULL) {
+			const char *want[2] = { rows[r].hints0, rows[r].hints1 };
+
+			for (int i = 0; i < 2; i++) {
+				const cJSON *h = json_path(cJSON_GetArrayItem(json_path(written,
+				    "endpoints"), i), "hints");
+				cJSON *w = want[i] != NULL ? fixture_parse(want[i]) : NULL;
+
+				if (want[i] == NULL ? h != NULL : !cJSON_Compare(h, w, 1))
+					fail_msg("row %zu: endpoint %d's hints are not %s", r, i,
+					    want[i] != NULL ? want[i] : "none");
+				cJSON_Delete(w);
+			}
+		}
+		endpointslice_plan_clear(&plan);
+		for (int i = 0; i < nexisting; i++)
+			cJSON_Delete(existing[i]);
+		cJSON_Delete(pods[0]);
+		cJSON_Delete(pods[1]);
+		cJSON_Delete(svc);
+	}
+}
+
 /* --- a sync through the cache ------------------------------------------------------------ */
 
 static void
@@ -606,7 +687,7 @@ world_teardown(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(reconcile_rows) + NELEM(endpoint_rows) + 5];
+	struct CMUnitTest tests[NELEM(reconcile_rows) + NELEM(endpoint_rows) + 6];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(reconcile_rows); i++)
@@ -619,6 +700,8 @@ main(void)
 	    NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "a slice's labels", test_labels, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "address types", test_address_types, NULL, NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "trafficDistribution hints", test_traffic_distribution,
+	    NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "TestReconcilerPodMissingNode", test_missing_node, NULL,
 	    NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "a sync through the cache and a pod's event",
