@@ -47,7 +47,8 @@
  *   which allocates endpoints to zones by their CPUs): slices carry no hints then (the
  *   hints of trafficDistribution PreferClose, PreferSameZone and PreferSameNode are made:
  *   each ready endpoint's zone, and its node for PreferSameNode);
- * - the endpoint_slice_controller_* metrics;
+ * - of kube's endpoint_slice_controller_* metrics, only changes{operation} and
+ *   endpoints_added_per_sync and endpoints_removed_per_sync;
  * - --endpointslice-updates-batch-period is taken and checked but not applied: each
  *   pod change queues its Services at once (kube's default, 0).
  *
@@ -65,6 +66,7 @@
 #include "controllers/endpointslice.h"
 #include "json.h"
 #include "log.h"
+#include "metrics.h"
 #include "podendpoints.h"
 #include "resource.h"
 #include "util.h"
@@ -127,6 +129,10 @@ struct eps_state {
 	const struct resource *services;
 	const struct resource *slices;
 	int max_endpoints;
+	/* kube's endpoint_slice_controller_* metrics, in the daemon (NULL otherwise). */
+	struct metrics_series *changes[3];	/* create, update, delete */
+	struct metrics_series *added_per_sync;
+	struct metrics_series *removed_per_sync;
 };
 
 /* --- endpoints and ports as kube compares them ----------------------------------------- */
@@ -733,6 +739,7 @@ reconcile_group(const cJSON *service, cJSON **existing, int n, struct group *g, 
 			cJSON_AddItemToArray(kept, got);
 			now++;
 		}
+		p->removed += was - now;
 		labels = endpointslice_labels(service, json_path(existing[i], "metadata.labels"),
 		    &labels_changed);
 		if (changed || was != now) {
@@ -759,6 +766,7 @@ reconcile_group(const cJSON *service, cJSON **existing, int n, struct group *g, 
 			push(&updated, &nupdated, copy);
 		}
 	}
+	p->added += g->left;
 	/* The endpoints left fill the slices updated anyway, fullest first. */
 	if (g->left > 0 && nupdated > 0) {
 		qsort(updated, (size_t)nupdated, sizeof *updated, by_fullness);
@@ -1040,6 +1048,7 @@ slice_write(struct sync_result *out, const struct eps_state *st, enum action_typ
 	a->name = *name != '\0' ? xstrdup(name) : NULL;
 	if (type != ACTION_CREATE)
 		a->uid = xstrdup(json_string(slice, "metadata.uid"));
+	a->count_done = st->changes[type == ACTION_CREATE ? 0 : type == ACTION_UPDATE ? 1 : 2];
 	a->failed_reason = "FailedToUpdateEndpointSlices";
 	a->failed_message = type == ACTION_CREATE ?
 	    xasprintf("Error updating Endpoint Slices for Service %s/%s: failed to create "
@@ -1136,9 +1145,12 @@ eps_sync(struct controller *c, const char *key, double now, struct sync_result *
 				if (strcmp(json_string(slices[i], "addressType"), types[t]) == 0)
 					push(&of_type, &nof, slices[i]);
 			}
+			plan.added = plan.removed = 0;
 			endpointslice_reconcile(service, (const cJSON *const *)pods,
 			    (const char *const *)zones, known, npods, of_type, nof, types[t],
 			    st->max_endpoints, &plan);
+			metrics_histogram_observe(st->added_per_sync, plan.added);
+			metrics_histogram_observe(st->removed_per_sync, plan.removed);
 		}
 		/* Slices of an address type the Service no longer has go last. */
 		for (int i = 0; i < nslices; i++) {
@@ -1265,6 +1277,44 @@ eps_list_keys(struct controller *c, void (*cb)(const char *key, void *arg), void
 
 /* --- the type -------------------------------------------------------------------------- */
 
+/* Registers kube's counter of slice changes and its histograms of the endpoints each
+ * sync adds and removes. */
+static int
+eps_register_metrics(struct eps_state *st, struct metrics_registry *registry, char **error)
+{
+	static const char *const operation[] = { "operation", NULL };
+	static const double buckets[] = { 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096,
+		8192, 16384, 32768 };
+	static const struct metrics_spec changes = { METRICS_COUNTER,
+	    "endpoint_slice_controller_changes", "Number of EndpointSlice changes", operation,
+	    NULL, 0 };
+	static const struct metrics_spec added = { METRICS_HISTOGRAM,
+	    "endpoint_slice_controller_endpoints_added_per_sync",
+	    "Number of endpoints added on each Service sync", NULL, buckets,
+	    sizeof buckets / sizeof *buckets };
+	static const struct metrics_spec removed = { METRICS_HISTOGRAM,
+	    "endpoint_slice_controller_endpoints_removed_per_sync",
+	    "Number of endpoints removed on each Service sync", NULL, buckets,
+	    sizeof buckets / sizeof *buckets };
+	static const char *const ops[3] = { "create", "update", "delete" };
+	struct metrics_family *fc = metrics_family_register(registry, &changes, error);
+	struct metrics_family *fa = fc != NULL ?
+	    metrics_family_register(registry, &added, error) : NULL;
+	struct metrics_family *fr = fa != NULL ?
+	    metrics_family_register(registry, &removed, error) : NULL;
+
+	if (fr == NULL)
+		return -1;
+	for (int i = 0; i < 3; i++) {
+		const char *values[] = { ops[i], NULL };
+
+		st->changes[i] = metrics_series_get(fc, values);
+	}
+	st->added_per_sync = metrics_series_get(fa, NULL);
+	st->removed_per_sync = metrics_series_get(fr, NULL);
+	return 0;
+}
+
 static int
 eps_init(struct controller *c, char **error)
 {
@@ -1277,6 +1327,9 @@ eps_init(struct controller *c, char **error)
 		return error_set(error, "endpointslice: services and endpointslices are not "
 		    "known resources");
 	st->max_endpoints = (int)controller_flag_int(c, "max-endpoints-per-slice");
+	if (c->config->metrics != NULL && eps_register_metrics(st, c->config->metrics,
+	    error) != 0)
+		return -1;
 	return store_prepare_statements(store_db(c->store), eps_sql, STMT_COUNT, st->stmt,
 	    "endpointslice", error);
 }

@@ -22,6 +22,7 @@ struct endpointslice_plan {
 	int nremove;
 	char **skipped;			/* why pods were left out (their node is not cached) */
 	int nskipped;
+	int added, removed;		/* endpoints new to the slices, and gone from them */
 };
 
 /* kube's reconcileByAddressType: the Service's pods (npods; zones[i] the zone of

@@ -103,6 +103,8 @@ struct reconcile_row {
 	int max;
 	int creates, updates, deletes;
 	int lengths[12];		/* the slices' sizes after, sorted down; 0 ends */
+	int check_added;		/* compare with kube's addedPerSync and removedPerSync */
+	int added, removed;
 };
 
 static const struct reconcile_row reconcile_rows[] = {
@@ -116,15 +118,18 @@ static const struct reconcile_row reconcile_rows[] = {
 	  .pods = { { 0, 1, 1 } }, .family = DUAL,
 	  .target_port = 80, .max = 100, .creates = 2, .lengths = { 1, 1 } },
 	{ .name = "TestReconcileManyPods", .pods = { { 0, 250, 1 } }, .unready = MOD3,
-	  .target_port = 80, .max = 100, .creates = 3, .lengths = { 100, 100, 50 } },
+	  .target_port = 80, .max = 100, .creates = 3, .lengths = { 100, 100, 50 } ,
+	  .check_added = 1, .added = 250 },
 	{ .name = "TestReconcileEndpointSlicesSomePreexisting", .pods = { { 0, 250, 1 } },
 	  .unready = MOD3, .existing = { { 1, 246, 4 }, { 3, 246, 4 } },
 	  .target_port = 80, .max = 100, .creates = 1, .updates = 1,
-	  .lengths = { 100, 89, 61 } },
+	  .lengths = { 100, 89, 61 } ,
+	  .check_added = 1, .added = 127 },
 	{ .name = "TestReconcileEndpointSlicesSomePreexistingWorseAllocation",
 	  .pods = { { 0, 300, 1 } }, .unready = MOD3,
 	  .existing = { { 1, 296, 4 }, { 3, 296, 4 } },
-	  .target_port = 80, .max = 100, .creates = 2, .lengths = { 100, 74, 74, 52 } },
+	  .target_port = 80, .max = 100, .creates = 2, .lengths = { 100, 74, 74, 52 } ,
+	  .check_added = 1, .added = 152 },
 	{ .name = "TestReconcileEndpointSlicesUpdating: nothing changed, nothing written",
 	  .pods = { { 0, 250, 1 } }, .unready = MOD3,
 	  .existing = { { 0, 100, 1 }, { 100, 200, 1 }, { 200, 250, 1 } },
@@ -140,11 +145,13 @@ static const struct reconcile_row reconcile_rows[] = {
 	{ .name = "TestReconcileEndpointSlicesRecycling: a new port, 3 rewritten, 7 deleted",
 	  .pods = { { 0, 300, 1 } }, .unready = MOD3, .recycle_by = 30,
 	  .target_port = 81, .max = 100, .updates = 3, .deletes = 7,
-	  .lengths = { 100, 100, 100 } },
+	  .lengths = { 100, 100, 100 } ,
+	  .check_added = 1, .added = 300 },
 	{ .name = "TestReconcileEndpointSlicesUpdatePacking",
 	  .pods = { { 0, 80, 1 }, { 100, 120, 1 }, { 200, 215, 1 } }, .unready = POS10,
 	  .existing = { { 0, 80, 1 }, { 100, 120, 1 } }, .existing_ready = 1,
-	  .target_port = 80, .max = 100, .updates = 2, .lengths = { 95, 20 } },
+	  .target_port = 80, .max = 100, .updates = 2, .lengths = { 95, 20 } ,
+	  .check_added = 1, .added = 15 },
 	{ .name = "TestReconcileEndpointSlicesNamedPorts: a slice per port number",
 	  .pods = { { 0, 300, 1 } }, .unready = MOD3, .named_mod = 5,
 	  .target_port = 80, .max = 100, .creates = 5, .lengths = { 60, 60, 60, 60, 60 } },
@@ -270,6 +277,10 @@ test_reconcile_row(void **state)
 	assert_int_equal(plan.nupdate, row->updates);
 	assert_int_equal(plan.nremove, row->deletes);
 	assert_int_equal(plan.nskipped, 0);
+	if (row->check_added) {
+		assert_int_equal(plan.added, row->added);
+		assert_int_equal(plan.removed, row->removed);
+	}
 	/* The sizes after: the existing slices not written, then what was written. */
 	for (int i = 0; i < nexisting; i++) {
 		int touched = 0;
