@@ -4,10 +4,15 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "json.h"
 #include "podendpoints.h"
+#include "timeutil.h"
+#include "util.h"
 
 int
 podendpoints_service_selects(const cJSON *service)
@@ -129,4 +134,150 @@ podendpoints_find_port(const cJSON *pod, const cJSON *service_port, int *port)
 		return 0;
 	return find_named(json_path(pod, "spec.initContainers"), target->valuestring, protocol,
 	    1, port);
+}
+
+/* --- trigger times ------------------------------------------------------------------- */
+
+struct pod_time {
+	char *pod;
+	double t;
+};
+
+struct service_state {
+	char *key;
+	double service_time;
+	struct pod_time *pods;
+	int npods;
+};
+
+struct podendpoints_tracker {
+	struct service_state *v;
+	int n;
+};
+
+struct podendpoints_tracker *
+podendpoints_tracker_new(void)
+{
+	return xcalloc(1, sizeof(struct podendpoints_tracker));
+}
+
+static void
+state_clear_pods(struct service_state *s)
+{
+	for (int i = 0; i < s->npods; i++)
+		free(s->pods[i].pod);
+	free(s->pods);
+	s->pods = NULL;
+	s->npods = 0;
+}
+
+void
+podendpoints_tracker_free(struct podendpoints_tracker *t)
+{
+	if (t == NULL)
+		return;
+	for (int i = 0; i < t->n; i++) {
+		state_clear_pods(&t->v[i]);
+		free(t->v[i].key);
+	}
+	free(t->v);
+	free(t);
+}
+
+void
+podendpoints_tracker_forget(struct podendpoints_tracker *t, const char *key)
+{
+	for (int i = 0; i < t->n; i++) {
+		if (strcmp(t->v[i].key, key) == 0) {
+			state_clear_pods(&t->v[i]);
+			free(t->v[i].key);
+			t->v[i] = t->v[--t->n];
+			return;
+		}
+	}
+}
+
+/* The time at path under o (RFC 3339), 0 when absent or unreadable. */
+static double
+time_at(const cJSON *o, const char *path)
+{
+	time_t t;
+
+	if (o == NULL || time_parse_rfc3339(json_string(o, path), &t) != 0)
+		return 0;
+	return (double)t;
+}
+
+/* A pod's trigger time: its Ready condition's lastTransitionTime. */
+static double
+pod_trigger_time(const cJSON *pod)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, json_path(pod, "status.conditions")) {
+		if (strcmp(json_string(c, "type"), "Ready") == 0)
+			return time_at(c, "lastTransitionTime");
+	}
+	return 0;
+}
+
+static double
+earliest(double current, double t)
+{
+	return current == 0 || t < current ? t : current;
+}
+
+double
+podendpoints_trigger_time(struct podendpoints_tracker *t, const char *key,
+    const cJSON *service, const cJSON *const *pods, int npods)
+{
+	struct service_state *s = NULL;
+	struct pod_time *now = xcalloc((size_t)npods + 1, sizeof *now);
+	double min = 0, created = time_at(service, "metadata.creationTimestamp");
+	int n = 0, known;
+
+	for (int i = 0; i < t->n && s == NULL; i++) {
+		if (strcmp(t->v[i].key, key) == 0)
+			s = &t->v[i];
+	}
+	known = s != NULL;
+	if (s == NULL) {
+		t->v = xrealloc(t->v, ((size_t)t->n + 1) * sizeof *t->v);
+		s = &t->v[t->n++];
+		memset(s, 0, sizeof *s);
+		s->key = xstrdup(key);
+	}
+	for (int i = 0; i < npods; i++) {
+		double pt = pod_trigger_time(pods[i]), last = 0;
+		const char *name = json_string(pods[i], "metadata.name");
+
+		if (pt == 0)
+			continue;
+		for (int k = 0; k < s->npods; k++) {
+			if (strcmp(s->pods[k].pod, name) == 0) {
+				last = s->pods[k].t;
+				break;
+			}
+		}
+		if (pt > last)
+			min = earliest(min, pt);
+		now[n].pod = xstrdup(name);
+		now[n++].t = pt;
+	}
+	if (created > s->service_time)
+		min = earliest(min, created);
+	state_clear_pods(s);
+	s->pods = now;
+	s->npods = n;
+	s->service_time = created;
+	return known ? min : created;
+}
+
+void
+podendpoints_format_time(double t, char *out, size_t size)
+{
+	char text[TIME_RFC3339_SIZE];
+
+	time_format_rfc3339((time_t)t, text);
+	snprintf(out, size, "%s", text);
 }

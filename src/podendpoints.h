@@ -8,6 +8,8 @@
 #ifndef SQLKCM_PODENDPOINTS_H
 #define SQLKCM_PODENDPOINTS_H
 
+#include <stddef.h>
+
 #include <cjson/cJSON.h>
 
 /* 1 when service (a v1 Service) wants endpoints from a controller: not of type
@@ -37,5 +39,30 @@ int podendpoints_is_ipv6(const char *ip);
  * port's protocol among the pod's containers, then its sidecars (init containers that
  * restart Always). 0 with *port set when found, -1 when the pod has no such port. */
 int podendpoints_find_port(const cJSON *pod, const cJSON *service_port, int *port);
+
+/*
+ * The last change trigger time of a Service's endpoints (kube's TriggerTimeTracker, for
+ * the endpoints.kubernetes.io/last-change-trigger-time annotation): the tracker remembers,
+ * per Service key, the Service's creation time and each pod's Ready condition
+ * lastTransitionTime as its last sync saw them. A sync's trigger time is the earliest of
+ * those that moved since (the Service's creation time the first time the Service is
+ * seen); 0 when none did. Times are whole seconds, as the apiserver writes them.
+ */
+struct podendpoints_tracker;
+
+struct podendpoints_tracker *podendpoints_tracker_new(void);
+void podendpoints_tracker_free(struct podendpoints_tracker *t);
+
+/* The trigger time (Unix seconds; 0: none) of the Service service at key for its pods
+ * (every pod its selector matches), remembering what it saw. */
+double podendpoints_trigger_time(struct podendpoints_tracker *t, const char *key,
+    const cJSON *service, const cJSON *const *pods, int npods);
+
+/* Forgets key's Service (it is gone). */
+void podendpoints_tracker_forget(struct podendpoints_tracker *t, const char *key);
+
+/* The annotation's value for a trigger time: RFC 3339 in UTC, as Go's RFC3339Nano writes a
+ * whole second. out holds at least 32 bytes. */
+void podendpoints_format_time(double t, char *out, size_t size);
 
 #endif

@@ -26,9 +26,11 @@
  *    write records kube's Warning (FailedToCreateEndpoint, FailedToUpdateEndpoint) on the
  *    Endpoints and the key is retried with backoff.
  *
- * Differences from kube: the endpoints.kubernetes.io/last-change-trigger-time annotation
- * is not written (kube's trigger time tracker is not modelled), and a write drops it;
- * subsets, addresses and ports are sorted by their text (kube sorts by hashes and IP
+ * A write carries endpoints.kubernetes.io/last-change-trigger-time: the earliest change
+ * this sync is the first to see of the pods' readiness or the Service's creation (kube's
+ * trigger time tracker, podendpoints.h; in memory).
+ *
+ * Differences from kube: subsets, addresses and ports are sorted by their text (kube sorts by hashes and IP
  * bytes): the same content, perhaps in another order; --endpoint-updates-batch-period is
  * taken and checked but not applied.
  *
@@ -74,10 +76,11 @@ static const char *const ep_sql[STMT_COUNT] = {
 	[STMT_SERVICE] =
 	    "SELECT body FROM cache_objects"
 	    " WHERE resource = 'services' AND namespace = ?1 AND name = ?2",
-	/* The pods Service ?2 selects that have an IP and are not terminal, by name. */
+	/* The pods Service ?2 selects, by name (the sync leaves out those that are no
+	 * endpoint). */
 	[STMT_PODS] =
 	    "SELECT pod_body FROM service_pods"
-	    " WHERE namespace = ?1 AND service = ?2 AND has_ip AND NOT terminal ORDER BY pod",
+	    " WHERE namespace = ?1 AND service = ?2 ORDER BY pod",
 	[STMT_ENDPOINTS] =
 	    "SELECT body FROM cache_objects"
 	    " WHERE resource = 'endpoints' AND namespace = ?1 AND name = ?2",
@@ -100,6 +103,7 @@ static const char *const ep_sql[STMT_COUNT] = {
 
 struct ep_state {
 	sqlite3_stmt *stmt[STMT_COUNT];
+	struct podendpoints_tracker *triggers;	/* kube's trigger time tracker */
 	const struct resource *services;
 	const struct resource *endpoints;
 };
@@ -581,6 +585,7 @@ ep_sync(struct controller *c, const char *key, double now, struct sync_result *o
 	const char *name, *behind = NULL;
 	cJSON *service = NULL, *current = NULL, **pods = NULL, *subsets = NULL;
 	int npods = 0, ready = 1, rc = -1;
+	double trigger = 0;
 
 	(void)now;
 	out->controller = c->type->name;
@@ -604,6 +609,7 @@ ep_sync(struct controller *c, const char *key, double now, struct sync_result *o
 	sqlite3_reset(stmt);
 	if (service == NULL) {
 		out->forget_expectations = 1;
+		podendpoints_tracker_forget(st->triggers, key);
 		if (current != NULL) {
 			struct action *a = endpoints_write(out, st, ACTION_DELETE, namespace, name);
 			struct action *g = action_append(&out->confirm_absent, &out->nconfirm_absent);
@@ -653,6 +659,8 @@ ep_sync(struct controller *c, const char *key, double now, struct sync_result *o
 		goto done;
 	}
 	rc = -1;
+	trigger = podendpoints_trigger_time(st->triggers, key, service,
+	    (const cJSON *const *)pods, npods);
 	subsets = endpoint_subsets(service, (const cJSON *const *)pods, npods);
 	if (current != NULL) {
 		cJSON *have = endpoint_repack(json_path(current, "subsets"));
@@ -690,6 +698,12 @@ ep_sync(struct controller *c, const char *key, double now, struct sync_result *o
 		json_set(meta, "labels", endpoints_labels(service));
 		annotations = json_child_object(meta, "annotations");
 		cJSON_DeleteItemFromObjectCaseSensitive(annotations, ANNOTATION_TRIGGER_TIME);
+		if (trigger != 0) {
+			char text[32];
+
+			podendpoints_format_time(trigger, text, sizeof text);
+			cJSON_AddStringToObject(annotations, ANNOTATION_TRIGGER_TIME, text);
+		}
 		cJSON_DeleteItemFromObjectCaseSensitive(annotations, ANNOTATION_OVER_CAPACITY);
 		if (truncated)
 			cJSON_AddStringToObject(annotations, ANNOTATION_OVER_CAPACITY, "truncated");
@@ -777,6 +791,7 @@ ep_init(struct controller *c, char **error)
 	struct ep_state *st = xcalloc(1, sizeof *st);
 
 	c->state = st;
+	st->triggers = podendpoints_tracker_new();
 	st->services = resource_find("services");
 	st->endpoints = resource_find("endpoints");
 	if (st->services == NULL || st->endpoints == NULL)
@@ -793,6 +808,7 @@ ep_fini(struct controller *c)
 	if (st == NULL)
 		return;
 	store_finalize_statements(st->stmt, STMT_COUNT);
+	podendpoints_tracker_free(st->triggers);
 	free(st);
 	c->state = NULL;
 }

@@ -33,6 +33,10 @@
  *      as one to create is rewritten instead (fewer writes);
  *    - a Service with no endpoint at all keeps (or gets) one placeholder slice with no
  *      endpoints and no ports.
+ *    The slices written carry endpoints.kubernetes.io/last-change-trigger-time: the
+ *    earliest change this sync is the first to see of the pods' readiness (their Ready
+ *    condition's lastTransitionTime) or the Service's creation (podendpoints.h, kube's
+ *    trigger time tracker; kept in memory, so a restart starts it again).
  *    The writes go in kube's order: creations (not when the Service is being deleted),
  *    updates, deletions; the first failure stops the rest and records a Warning
  *    FailedToUpdateEndpointSlices on the Service, and the key is retried with backoff.
@@ -41,8 +45,6 @@
  * order: the same slices, but which endpoint lands in which new slice is deterministic.
  *
  * Not done (differences from kube, on purpose or for later):
- * - the endpoints.kubernetes.io/last-change-trigger-time annotation (kube's trigger time
- *   tracker): slices are written without it, and an update drops it;
  * - kube's topology-aware hints (the service.kubernetes.io/topology-mode annotation Auto,
  *   which allocates endpoints to zones by their CPUs): slices carry no hints then (the
  *   hints of trafficDistribution PreferClose, PreferSameZone and PreferSameNode are made:
@@ -76,6 +78,7 @@
 #define LABEL_HEADLESS "service.kubernetes.io/headless"
 #define LABEL_ZONE "topology.kubernetes.io/zone"
 #define MANAGED_BY "endpointslice-controller.k8s.io"
+#define ANNOTATION_TRIGGER_TIME "endpoints.kubernetes.io/last-change-trigger-time"
 
 enum {
 	STMT_SERVICE,
@@ -92,10 +95,10 @@ static const char *const eps_sql[STMT_COUNT] = {
 	[STMT_SERVICE] =
 	    "SELECT body FROM cache_objects"
 	    " WHERE resource = 'services' AND namespace = ?1 AND name = ?2",
-	/* The pods it selects that have an IP and are not terminal, by name. */
+	/* The pods it selects, by name (the sync leaves out those that are no endpoint). */
 	[STMT_PODS] =
 	    "SELECT pod_body FROM service_pods"
-	    " WHERE namespace = ?1 AND service = ?2 AND has_ip AND NOT terminal ORDER BY pod",
+	    " WHERE namespace = ?1 AND service = ?2 ORDER BY pod",
 	/* The slices of Service ?2 this controller manages, not being deleted, by name. */
 	[STMT_SLICES] =
 	    "SELECT o.body FROM cache_objects o"
@@ -126,6 +129,7 @@ static const char *const eps_sql[STMT_COUNT] = {
 
 struct eps_state {
 	sqlite3_stmt *stmt[STMT_COUNT];
+	struct podendpoints_tracker *triggers;	/* kube's trigger time tracker */
 	const struct resource *services;
 	const struct resource *slices;
 	int max_endpoints;
@@ -1059,6 +1063,24 @@ slice_write(struct sync_result *out, const struct eps_state *st, enum action_typ
 	return a;
 }
 
+/* kube's addTriggerTimeAnnotation: the trigger time, or none. */
+static void
+set_trigger_time(cJSON *slice, double trigger)
+{
+	cJSON *meta = json_child_object(slice, "metadata");
+	cJSON *annotations = json_child_object(meta, "annotations");
+
+	cJSON_DeleteItemFromObjectCaseSensitive(annotations, ANNOTATION_TRIGGER_TIME);
+	if (trigger != 0) {
+		char text[32];
+
+		podendpoints_format_time(trigger, text, sizeof text);
+		cJSON_AddStringToObject(annotations, ANNOTATION_TRIGGER_TIME, text);
+	}
+	if (annotations->child == NULL)
+		cJSON_DeleteItemFromObjectCaseSensitive(meta, "annotations");
+}
+
 static int
 eps_sync(struct controller *c, const char *key, double now, struct sync_result *out,
     char **error)
@@ -1071,6 +1093,7 @@ eps_sync(struct controller *c, const char *key, double now, struct sync_result *
 	char **zones = NULL;
 	int *known = NULL, npods = 0, nslices = 0, ready = 1, ntypes, rc = -1;
 	struct endpointslice_plan plan;
+	double trigger = 0;
 
 	(void)now;
 	memset(&plan, 0, sizeof plan);
@@ -1089,6 +1112,7 @@ eps_sync(struct controller *c, const char *key, double now, struct sync_result *
 	sqlite3_reset(stmt);
 	if (service == NULL) {
 		out->forget_expectations = 1;
+		podendpoints_tracker_forget(st->triggers, key);
 		rc = 0;
 		goto done;
 	}
@@ -1122,6 +1146,8 @@ eps_sync(struct controller *c, const char *key, double now, struct sync_result *
 		    sqlite3_errmsg(store_db(c->store)));
 		goto done;
 	}
+	trigger = podendpoints_trigger_time(st->triggers, key, service,
+	    (const cJSON *const *)pods, npods);
 	zones = xcalloc((size_t)npods + 1, sizeof *zones);
 	known = xcalloc((size_t)npods + 1, sizeof *known);
 	for (int i = 0; i < npods; i++) {
@@ -1173,6 +1199,7 @@ eps_sync(struct controller *c, const char *key, double now, struct sync_result *
 
 			a->body = plan.create[i];
 			plan.create[i] = NULL;
+			set_trigger_time(a->body, trigger);
 			a->reason = xasprintf("%d endpoints of %s",
 			    endpoints_count(a->body), json_string(a->body, "addressType"));
 		}
@@ -1185,6 +1212,7 @@ eps_sync(struct controller *c, const char *key, double now, struct sync_result *
 
 		a->body = plan.update[i];
 		plan.update[i] = NULL;
+		set_trigger_time(a->body, trigger);
 		a->reason = xasprintf("now %d endpoints", endpoints_count(a->body));
 	}
 	for (int i = 0; i < plan.nremove; i++) {
@@ -1321,6 +1349,7 @@ eps_init(struct controller *c, char **error)
 	struct eps_state *st = xcalloc(1, sizeof *st);
 
 	c->state = st;
+	st->triggers = podendpoints_tracker_new();
 	st->services = resource_find("services");
 	st->slices = resource_find("endpointslices");
 	if (st->services == NULL || st->slices == NULL)
@@ -1342,6 +1371,7 @@ eps_fini(struct controller *c)
 	if (st == NULL)
 		return;
 	store_finalize_statements(st->stmt, STMT_COUNT);
+	podendpoints_tracker_free(st->triggers);
 	free(st);
 	c->state = NULL;
 }

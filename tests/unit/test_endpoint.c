@@ -27,6 +27,7 @@
 #include "controllers/endpoint.h"
 #include "fixtures.h"
 #include "json.h"
+#include "podendpoints.h"
 #include "resource.h"
 #include "store.h"
 #include "util.h"
@@ -239,6 +240,63 @@ test_truncate(void **state)
 	}
 }
 
+/* kube's TriggerTimeTracker (trigger_time_tracker_test.go's steps): a Service seen the
+ * first time gives its creation time; nothing moved gives none; a pod whose Ready
+ * condition moved (or a new pod) gives the earliest such time; forgotten, it starts over. */
+static void
+test_trigger_times(void **state)
+{
+	static const struct {
+		const char *pods[2];	/* the Ready conditions' lastTransitionTime; NULL: no pod */
+		int forget_first;
+		const char *want;	/* NULL: no trigger time */
+	} steps[] = {
+		{ { "2026-01-01T00:00:10Z", NULL }, 0, "2026-01-01T00:00:00Z" },
+		{ { "2026-01-01T00:00:10Z", NULL }, 0, NULL },
+		{ { "2026-01-01T00:00:20Z", NULL }, 0, "2026-01-01T00:00:20Z" },
+		{ { "2026-01-01T00:00:30Z", "2026-01-01T00:00:25Z" }, 0, "2026-01-01T00:00:25Z" },
+		{ { "2026-01-01T00:00:30Z", "2026-01-01T00:00:25Z" }, 0, NULL },
+		{ { "2026-01-01T00:00:30Z", NULL }, 0, NULL },
+		{ { "2026-01-01T00:00:30Z", NULL }, 1, "2026-01-01T00:00:00Z" },
+	};
+	struct podendpoints_tracker *t = podendpoints_tracker_new();
+	cJSON *svc = fixture_parse("{\"metadata\":{\"name\":\"foo\",\"creationTimestamp\":"
+	    "\"2026-01-01T00:00:00Z\"}}");
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(steps); i++) {
+		cJSON *pods[2];
+		int n = 0;
+		double got;
+		char text[32];
+
+		for (int k = 0; k < 2 && steps[i].pods[k] != NULL; k++) {
+			char *json = xasprintf("{\"metadata\":{\"name\":\"pod%d\"},\"status\":{"
+			    "\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\","
+			    "\"lastTransitionTime\":\"%s\"}]}}", k, steps[i].pods[k]);
+
+			pods[n++] = fixture_parse(json);
+			free(json);
+		}
+		if (steps[i].forget_first)
+			podendpoints_tracker_forget(t, "ns/foo");
+		got = podendpoints_trigger_time(t, "ns/foo", svc, (const cJSON *const *)pods, n);
+		if (steps[i].want == NULL) {
+			if (got != 0)
+				fail_msg("step %zu: a trigger time where none was due", i);
+		} else {
+			podendpoints_format_time(got, text, sizeof text);
+			if (got == 0 || strcmp(text, steps[i].want) != 0)
+				fail_msg("step %zu: %s, not %s", i, got == 0 ? "none" : text,
+				    steps[i].want);
+		}
+		for (int k = 0; k < n; k++)
+			cJSON_Delete(pods[k]);
+	}
+	cJSON_Delete(svc);
+	podendpoints_tracker_free(t);
+}
+
 /* A sync through the cache: created; cached, nothing to write; the Service's labels
  * changed, updated; the Service gone, deleted after a live check. */
 static void
@@ -294,7 +352,7 @@ world_teardown(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(subsets_rows) + 3];
+	struct CMUnitTest tests[NELEM(subsets_rows) + 4];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(subsets_rows); i++)
@@ -302,6 +360,8 @@ main(void)
 		    (void *)&subsets_rows[i] };
 	tests[n++] = (struct CMUnitTest){ "RepackSubsets", test_repack, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "TestTruncateEndpoints", test_truncate, NULL, NULL,
+	    NULL };
+	tests[n++] = (struct CMUnitTest){ "TriggerTimeTracker", test_trigger_times, NULL, NULL,
 	    NULL };
 	tests[n++] = (struct CMUnitTest){ "a sync through the cache", test_sync_through_cache,
 	    world_setup, world_teardown, NULL };
