@@ -31,8 +31,7 @@
  * trigger time tracker, podendpoints.h; in memory).
  *
  * Differences from kube: subsets, addresses and ports are sorted by their text (kube sorts by hashes and IP
- * bytes): the same content, perhaps in another order; --endpoint-updates-batch-period is
- * taken and checked but not applied.
+ * bytes): the same content, perhaps in another order.
  *
  * The handlers queue a Service when it changes, the Services whose selector matches a
  * pod's labels (old or new) when the pod changes, and an Endpoints' key when it is
@@ -104,6 +103,7 @@ static const char *const ep_sql[STMT_COUNT] = {
 struct ep_state {
 	sqlite3_stmt *stmt[STMT_COUNT];
 	struct podendpoints_tracker *triggers;	/* kube's trigger time tracker */
+	double batch;				/* --endpoint-updates-batch-period, seconds */
 	const struct resource *services;
 	const struct resource *endpoints;
 };
@@ -745,6 +745,23 @@ done:
 
 /* --- handlers -------------------------------------------------------------------------- */
 
+/* A queue that adds each key after a delay (none: at once). */
+struct delayed_queue {
+	const struct controller_queue *q;
+	double seconds;
+};
+
+static void
+add_delayed(const char *key, void *arg)
+{
+	const struct delayed_queue *d = arg;
+
+	if (d->seconds > 0)
+		d->q->add_after(key, d->seconds, d->q->arg);
+	else
+		d->q->add(key, d->q->arg);
+}
+
 static void
 ep_handle_event(struct controller *c, const struct informer_event *ev, double now,
     const struct controller_queue *q)
@@ -764,12 +781,15 @@ ep_handle_event(struct controller *c, const struct informer_event *ev, double no
 		}
 	} else if (strcmp(ev->resource->name, "pods") == 0) {
 		cJSON *old = ev->old_body != NULL ? cJSON_Parse(ev->old_body) : NULL;
+		/* kube's pod queue adds its Services after the batch period. */
+		struct delayed_queue d = { q, st->batch };
+		struct controller_queue dq = { add_delayed, NULL, &d };
 
 		controller_enqueue_matching(st->stmt[STMT_SERVICES_IN_NAMESPACE], namespace,
-		    json_path(ev->object, "metadata.labels"), q);
+		    json_path(ev->object, "metadata.labels"), &dq);
 		if (old != NULL)
 			controller_enqueue_matching(st->stmt[STMT_SERVICES_IN_NAMESPACE], namespace,
-			    json_path(old, "metadata.labels"), q);
+			    json_path(old, "metadata.labels"), &dq);
 		cJSON_Delete(old);
 	}
 }
@@ -792,6 +812,7 @@ ep_init(struct controller *c, char **error)
 
 	c->state = st;
 	st->triggers = podendpoints_tracker_new();
+	st->batch = controller_flag_seconds(c, "endpoint-updates-batch-period");
 	st->services = resource_find("services");
 	st->endpoints = resource_find("endpoints");
 	if (st->services == NULL || st->endpoints == NULL)
@@ -817,8 +838,10 @@ static const char *const ep_resources[] = { "services", "pods", "endpoints", NUL
 
 static const struct controller_flag ep_flags[] = {
 	{ "endpoint-updates-batch-period", CONTROLLER_FLAG_DURATION, "0s", 0, 0,
-	  "The length of endpoint updates batching period (taken, not applied yet: changes "
-	  "are processed at once)." },
+	  "The length of endpoint updates batching period. Processing of pod changes will be "
+	  "delayed by this duration to join them with potential upcoming updates and reduce "
+	  "the overall number of endpoints updates. Larger number = higher endpoint "
+	  "programming latency, but lower number of endpoints revision generated" },
 	{ NULL, 0, NULL, 0, 0, NULL },
 };
 

@@ -51,8 +51,9 @@
  *   each ready endpoint's zone, and its node for PreferSameNode);
  * - of kube's endpoint_slice_controller_* metrics, only changes{operation} and
  *   endpoints_added_per_sync and endpoints_removed_per_sync;
- * - --endpointslice-updates-batch-period is taken and checked but not applied: each
- *   pod change queues its Services at once (kube's default, 0).
+ * - kube's slice tracker, which skips the events of its own writes: here every change of
+ *   a managed slice queues its Service (after a second, as kube's for others' changes);
+ *   the sync that follows finds nothing to do.
  *
  * The handlers queue a Service when it changes; the Services of a pod's namespace whose
  * selector matches the pod's labels, old or new, when a pod changes; and a slice's
@@ -130,6 +131,7 @@ static const char *const eps_sql[STMT_COUNT] = {
 struct eps_state {
 	sqlite3_stmt *stmt[STMT_COUNT];
 	struct podendpoints_tracker *triggers;	/* kube's trigger time tracker */
+	double batch;				/* --endpointslice-updates-batch-period, seconds */
 	const struct resource *services;
 	const struct resource *slices;
 	int max_endpoints;
@@ -1249,6 +1251,23 @@ done:
 
 /* --- handlers -------------------------------------------------------------------------- */
 
+/* A queue that adds each key after a delay (none: at once). */
+struct delayed_queue {
+	const struct controller_queue *q;
+	double seconds;
+};
+
+static void
+add_delayed(const char *key, void *arg)
+{
+	const struct delayed_queue *d = arg;
+
+	if (d->seconds > 0)
+		d->q->add_after(key, d->seconds, d->q->arg);
+	else
+		d->q->add(key, d->q->arg);
+}
+
 static void
 queue_key(const struct controller_queue *q, const char *namespace, const char *name)
 {
@@ -1273,12 +1292,20 @@ eps_handle_event(struct controller *c, const struct informer_event *ev, double n
 	if (strcmp(ev->resource->name, "services") == 0) {
 		queue_key(q, namespace, json_string(ev->object, "metadata.name"));
 	} else if (strcmp(ev->resource->name, "pods") == 0) {
+		/* kube's pod queue adds its Services after the batch period. */
+		struct delayed_queue d = { q, st->batch };
+		struct controller_queue dq = { add_delayed, NULL, &d };
+
 		controller_enqueue_matching(st->stmt[STMT_SERVICES_IN_NAMESPACE], namespace,
-		    json_path(ev->object, "metadata.labels"), q);
+		    json_path(ev->object, "metadata.labels"), &dq);
 		if (old != NULL)
 			controller_enqueue_matching(st->stmt[STMT_SERVICES_IN_NAMESPACE], namespace,
-			    json_path(old, "metadata.labels"), q);
+			    json_path(old, "metadata.labels"), &dq);
 	} else if (strcmp(ev->resource->name, "endpointslices") == 0) {
+		/* A slice's change: after a second at least, or the batch period (kube's
+		 * endpointSliceChangeMinSyncDelay), so that a burst of them is one sync. */
+		struct delayed_queue d = { q, st->batch > 1 ? st->batch : 1 };
+		struct controller_queue dq = { add_delayed, NULL, &d };
 		const cJSON *objects[2] = { ev->object, old };
 
 		for (int i = 0; i < 2; i++) {
@@ -1288,7 +1315,7 @@ eps_handle_event(struct controller *c, const struct informer_event *ev, double n
 
 			if (cJSON_IsString(m) && strcmp(m->valuestring, MANAGED_BY) == 0 &&
 			    cJSON_IsString(s))
-				queue_key(q, namespace, s->valuestring);
+				queue_key(&dq, namespace, s->valuestring);
 		}
 	}
 	cJSON_Delete(old);
@@ -1350,6 +1377,7 @@ eps_init(struct controller *c, char **error)
 
 	c->state = st;
 	st->triggers = podendpoints_tracker_new();
+	st->batch = controller_flag_seconds(c, "endpointslice-updates-batch-period");
 	st->services = resource_find("services");
 	st->slices = resource_find("endpointslices");
 	if (st->services == NULL || st->slices == NULL)
@@ -1384,8 +1412,10 @@ static const struct controller_flag eps_flags[] = {
 	{ "max-endpoints-per-slice", CONTROLLER_FLAG_INT, "100", 1, 1000,
 	  "The maximum number of endpoints that will be added to an EndpointSlice." },
 	{ "endpointslice-updates-batch-period", CONTROLLER_FLAG_DURATION, "0s", 0, 0,
-	  "The length of endpoint slice updates batching period (taken, not applied yet: "
-	  "changes are processed at once)." },
+	  "The length of endpoint slice updates batching period. Processing of pod changes "
+	  "will be delayed by this duration to join them with potential upcoming updates and "
+	  "reduce the overall number of endpoints updates. Larger number = higher endpoint "
+	  "programming latency, but lower number of endpoints revision generated" },
 	{ NULL, 0, NULL, 0, 0, NULL },
 };
 

@@ -681,6 +681,44 @@ test_sync_through_cache(void **state)
 	assert_string_equal(w->result.writes[0].name, "foo-abcde");
 }
 
+/* --endpointslice-updates-batch-period: a pod's change queues its Service after it (kube's
+ * pod queue); a slice's change after a second at least. */
+static void
+test_batch_period(void **state)
+{
+	struct ctl_world *w = *state;
+	static const char *const flags[] = { NULL, "5s" };
+	static const struct controller_config config = { .flags = flags };
+	const struct resource *services = resource_find("services");
+	const struct resource *pods = resource_find("pods");
+	const struct resource *slices = resource_find("endpointslices");
+	char *keys;
+
+	assert_int_equal(ctl_start(w, &endpointslice_controller_type, &config), 0);
+	ctl_cache(w, services, service_new(80, NULL, V4, 0));
+	ctl_cache(w, pods, pod_make(0, 1, 0, 0));
+	ctl_tell(w, INFORMER_ADDED, pods, pod_make(0, 1, 0, 0), NULL);
+	keys = ctl_keys(w);
+	assert_string_equal(keys, "test/foo (after 5s)");
+	free(keys);
+	ctl_keys_clear(w);
+	ctl_tell(w, INFORMER_DELETED, slices, fixture_parse("{\"metadata\":{\"name\":\"foo-x\","
+	    "\"namespace\":\"test\",\"labels\":{\"kubernetes.io/service-name\":\"foo\","
+	    "\"endpointslice.kubernetes.io/managed-by\":\"endpointslice-controller.k8s.io\"}}}"),
+	    NULL);
+	keys = ctl_keys(w);
+	assert_string_equal(keys, "test/foo (after 5s)");
+	free(keys);
+	ctl_keys_clear(w);
+	/* A slice another controller manages is none of its business. */
+	ctl_tell(w, INFORMER_DELETED, slices, fixture_parse("{\"metadata\":{\"name\":\"foo-y\","
+	    "\"namespace\":\"test\",\"labels\":{\"kubernetes.io/service-name\":\"foo\","
+	    "\"endpointslice.kubernetes.io/managed-by\":\"someone-else\"}}}"), NULL);
+	keys = ctl_keys(w);
+	assert_string_equal(keys, "");
+	free(keys);
+}
+
 static int
 world_setup(void **state)
 {
@@ -698,7 +736,7 @@ world_teardown(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(reconcile_rows) + NELEM(endpoint_rows) + 6];
+	struct CMUnitTest tests[NELEM(reconcile_rows) + NELEM(endpoint_rows) + 7];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(reconcile_rows); i++)
@@ -715,6 +753,8 @@ main(void)
 	    NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "TestReconcilerPodMissingNode", test_missing_node, NULL,
 	    NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "the batch period", test_batch_period, world_setup,
+	    world_teardown, NULL };
 	tests[n++] = (struct CMUnitTest){ "a sync through the cache and a pod's event",
 	    test_sync_through_cache, world_setup, world_teardown, NULL };
 	return _cmocka_run_group_tests("endpointslice", tests, n, NULL, NULL);
