@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # endpointslice.t - the EndpointSlice and Endpoints controllers on a real control plane
 # (kwok nodes, RBAC on): bare pods behind a Service with a named target port, scaled up and
-# down; a pod made not ready (its status patched) is a not-ready endpoint; a change that
+# down; a pod made not ready (its status patched) is a not-ready endpoint; a pod held
+# terminating by a finalizer is a terminating endpoint and no address; a change that
 # does not touch the endpoints rewrites nothing; publishNotReadyAddresses; a headless
 # Service; 250 pods across three slices of 100, 100 and 50; a Service deleted takes its
 # Endpoints. With E2E_EPS_CM=kcm the same runs against kube-controller-manager 1.36
@@ -139,6 +140,21 @@ check "and a not-ready address of the Endpoints" \
 	wait_for 60 endpoints_are web "ready: web-1,web-3 not-ready: web-2 ports: 8080"
 check "kwok left the pod not ready (the check above saw what we set)" eval '
 	[ "$(kubectl get pod -n "$ns" web-2 -o jsonpath="{.status.conditions[?(@.type==\"Ready\")].status}")" = False ]'
+
+# A pod held by a finalizer while it is deleted: a terminating endpoint, serving still,
+# not ready; the Endpoints leaves it out.
+pods web web 7 7
+check "a seventh pod joins" wait_for 60 slices_summary_is web "slices 1 sizes 4"
+kubectl patch pod -n "$ns" web-7 --type=merge \
+	-p '{"metadata":{"finalizers":["example.com/hold"]}}' >/dev/null
+kubectl delete pod -n "$ns" web-7 --wait=false >/dev/null
+check "a terminating pod: its endpoint is terminating, serving, not ready" \
+	wait_for 60 slices_are web "$(ready_line web-1; echo "web-2 False False False 8080";
+	    ready_line web-3; echo "web-7 False True True 8080"; echo "slices 1 sizes 4")"
+check "and the Endpoints leaves it out" \
+	wait_for 60 endpoints_are web "ready: web-1,web-3 not-ready: web-2 ports: 8080"
+kubectl patch pod -n "$ns" web-7 --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null
+check "the pod gone, so is its endpoint" wait_for 60 slices_summary_is web "slices 1 sizes 3"
 
 service all web true
 check "publishNotReadyAddresses: the not-ready pod is a ready endpoint, not serving" \
