@@ -25,6 +25,7 @@
 #include "controllers/ttl.h"
 #include "controllers/endpoint.h"
 #include "controllers/endpointslice.h"
+#include "controllers/endpointslicemirroring.h"
 #include "kcmflags.h"
 #include "registry.h"
 #include "util.h"
@@ -47,6 +48,7 @@ const struct controller_type *const controller_types[] = {
 	&nodeipam_controller_type,
 	&endpoint_controller_type,
 	&endpointslice_controller_type,
+	&endpointslicemirroring_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 

@@ -111,15 +111,17 @@ struct ep_state {
 /* --- subsets --------------------------------------------------------------------------- */
 
 /* An address in its normal form: ip, hostname (when not empty), nodeName (when set),
- * targetRef's kind, namespace, name and uid (when set): what kube compares, its
- * resourceVersion left out. */
+ * targetRef's kind, namespace, name, uid, apiVersion and fieldPath (when set): what kube
+ * compares, its resourceVersion left out. */
 static cJSON *
 address_normal(const cJSON *a)
 {
 	cJSON *out = cJSON_CreateObject(), *ref;
 	const cJSON *node = cJSON_GetObjectItemCaseSensitive(a, "nodeName");
 	const cJSON *r = cJSON_GetObjectItemCaseSensitive(a, "targetRef");
-	static const char *const fields[] = { "kind", "namespace", "name", "uid" };
+	static const char *const fields[] = {
+		"kind", "namespace", "name", "uid", "apiVersion", "fieldPath"
+	};
 
 	cJSON_AddStringToObject(out, "ip", json_string(a, "ip"));
 	if (*json_string(a, "hostname") != '\0')
@@ -608,8 +610,10 @@ ep_sync(struct controller *c, const char *key, double now, struct sync_result *o
 		current = controller_column_json(stmt, 0);
 	sqlite3_reset(stmt);
 	if (service == NULL) {
-		out->forget_expectations = 1;
 		podendpoints_tracker_forget(st->triggers, key);
+		/* Forgetting the key's bookkeeping ends an execution before its writes: only
+		 * once there is nothing left to delete. */
+		out->forget_expectations = current == NULL;
 		if (current != NULL) {
 			struct action *a = endpoints_write(out, st, ACTION_DELETE, namespace, name);
 			struct action *g = action_append(&out->confirm_absent, &out->nconfirm_absent);

@@ -151,8 +151,8 @@ strcmp_p(const void *a, const void *b)
 
 /* The identity of an endpoint (kube's endpoint hash): its addresses in order, its
  * hostname, its targetRef's namespace and name. malloc'd. */
-static char *
-endpoint_identity(const cJSON *ep)
+char *
+endpointslice_endpoint_identity(const cJSON *ep)
 {
 	const cJSON *a, *addresses = cJSON_GetObjectItemCaseSensitive(ep, "addresses");
 	int n = cJSON_GetArraySize(addresses), i = 0;
@@ -661,7 +661,7 @@ group_take(struct group *g, const char *id)
 static void
 group_add(struct group *g, cJSON *ep)
 {
-	char *id = endpoint_identity(ep);
+	char *id = endpointslice_endpoint_identity(ep);
 
 	/* An endpoint of the same identity replaces the earlier one, as in kube's set. */
 	for (int i = 0; i < g->n; i++) {
@@ -733,7 +733,7 @@ reconcile_group(const cJSON *service, cJSON **existing, int n, struct group *g, 
 		int was = 0, now = 0, changed = 0, labels_changed = 0;
 
 		cJSON_ArrayForEach(ep, cJSON_GetObjectItemCaseSensitive(existing[i], "endpoints")) {
-			char *id = endpoint_identity(ep);
+			char *id = endpointslice_endpoint_identity(ep);
 			cJSON *got = group_take(g, id);
 
 			free(id);
@@ -1428,7 +1428,7 @@ const struct controller_type endpointslice_controller_type = {
 	    "concurrently.",
 	.enable_flag = NULL,
 	.flags = eps_flags,
-	.event_component = "endpointslice-controller",
+	.event_component = "endpoint-slice-controller",
 	.base_backoff = 1,		/* kube's service queue: 1 s to 1000 s */
 	.recovery = NULL,
 	.init = eps_init,

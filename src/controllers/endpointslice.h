@@ -44,6 +44,7 @@ cJSON *endpointslice_pod_endpoint(const cJSON *service, const cJSON *pod,
 cJSON *endpointslice_pod_ports(const cJSON *service, const cJSON *pod);
 cJSON *endpointslice_labels(const cJSON *service, const cJSON *slice_labels, int *changed);
 char *endpointslice_port_key(const cJSON *ports);
+char *endpointslice_endpoint_identity(const cJSON *ep);
 int endpointslice_endpoints_equal(const cJSON *a, const cJSON *b);
 
 #endif

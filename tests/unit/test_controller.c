@@ -142,6 +142,7 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		{ "deployment", 1000 },
 		{ "endpoint", 1000 },
 		{ "endpointslice", 1000 },
+		{ "endpointslicemirroring", 100 },
 		{ "garbagecollector", 1000 },
 		{ "namespace", 60 },
 		{ "nodeipam", 1000 },
@@ -162,6 +163,7 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		{ "csrapproving", 0.2 },	/* kube's certificate controllers' queue */
 		{ "csrsigning", 0.2 },
 		{ "endpointslice", 1 },		/* kube's service queue */
+		{ "endpointslicemirroring", 1 },
 	};
 	struct event_base *base = event_base_new();
 
