@@ -1,6 +1,6 @@
 -- 020-endpoints.sql - what the EndpointSlice and Endpoints controllers
 -- (src/controllers/endpointslice.c, endpoint.c) read of the cache: a Service's pods beside
--- the slices that hold its endpoints.
+-- the slices that hold its endpoints (and those the mirroring controller writes).
 --
 -- service_pods: each Service that takes endpoints from a controller (a selector of at
 -- least one label, not of type ExternalName) and each pod of its namespace its selector
@@ -35,19 +35,25 @@ SELECT s.namespace AS namespace, s.name AS service, s.uid AS service_uid,
                                          AND l.value = want.value));
 
 -- service_endpointslices: the EndpointSlices the EndpointSlice controller manages
--- (labels endpointslice.kubernetes.io/managed-by: endpointslice-controller.k8s.io and
--- kubernetes.io/service-name), by Service:
---   namespace, service, name, address_type, endpoints (how many), ready (how many of them
---   are ready), deleting (0/1).
+-- (endpointslice.kubernetes.io/managed-by: endpointslice-controller.k8s.io) and those the
+-- mirroring controller mirrors from Endpoints (endpointslicemirroring-controller.k8s.io),
+-- by Service (their kubernetes.io/service-name label):
+--   namespace, service, name, managed_by, address_type, endpoints (how many), ready (how
+--   many of them are ready: a ready condition not false), deleting (0/1).
 -- Beside service_pods, what a Service's slices hold against what it should have:
 --   SELECT s.service, count(*) AS slices, sum(s.endpoints) AS held,
 --          (SELECT count(*) FROM service_pods p WHERE p.namespace = s.namespace
 --            AND p.service = s.service AND p.has_ip AND NOT p.terminal) AS wanted
---     FROM service_endpointslices s GROUP BY s.namespace, s.service;
+--     FROM service_endpointslices s
+--    WHERE s.managed_by = 'endpointslice-controller.k8s.io'
+--    GROUP BY s.namespace, s.service;
 CREATE VIEW service_endpointslices AS
 SELECT o.namespace AS namespace,
        json_extract(o.body, '$.metadata.labels."kubernetes.io/service-name"') AS service,
-       o.name AS name, json_extract(o.body, '$.addressType') AS address_type,
+       o.name AS name,
+       json_extract(o.body, '$.metadata.labels."endpointslice.kubernetes.io/managed-by"')
+           AS managed_by,
+       json_extract(o.body, '$.addressType') AS address_type,
        coalesce(json_array_length(o.body, '$.endpoints'), 0) AS endpoints,
        (SELECT count(*) FROM json_each(o.body, '$.endpoints') e
          WHERE json_extract(e.value, '$.conditions.ready') IS NOT 0) AS ready,
@@ -55,5 +61,5 @@ SELECT o.namespace AS namespace,
   FROM cache_objects o
  WHERE o.resource = 'endpointslices'
    AND json_extract(o.body, '$.metadata.labels."endpointslice.kubernetes.io/managed-by"')
-       = 'endpointslice-controller.k8s.io'
+       IN ('endpointslice-controller.k8s.io', 'endpointslicemirroring-controller.k8s.io')
    AND json_extract(o.body, '$.metadata.labels."kubernetes.io/service-name"') IS NOT NULL;

@@ -663,6 +663,23 @@ test_sync_through_cache(void **state)
 	}
 	ctl_sync(w, "test/foo", NOW);
 	assert_int_equal(w->result.nwrites, 0);
+	/* The views show the same: three pods wanted, three held, two of them ready. */
+	{
+		sqlite3_stmt *q = NULL;
+
+		assert_int_equal(sqlite3_prepare_v2(store_db(w->store),
+		    "SELECT s.endpoints, s.ready, s.managed_by, (SELECT count(*) FROM service_pods p"
+		    " WHERE p.namespace = s.namespace AND p.service = s.service AND p.has_ip"
+		    " AND NOT p.terminal) FROM service_endpointslices s WHERE s.service = 'foo'",
+		    -1, &q, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(q, 0), 3);
+		assert_int_equal(sqlite3_column_int(q, 1), 2);
+		assert_string_equal((const char *)sqlite3_column_text(q, 2),
+		    "endpointslice-controller.k8s.io");
+		assert_int_equal(sqlite3_column_int(q, 3), 3);
+		sqlite3_finalize(q);
+	}
 	/* A pod made not ready: its event queues the Service its labels match. */
 	other = pod_make(2, 0, 0, 0);
 	json_set((cJSON *)json_path(other, "metadata"), "resourceVersion",
