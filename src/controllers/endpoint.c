@@ -11,7 +11,7 @@
  * 3. The cache has not caught up with this controller's last write of it
  *    (consistency.c, kube's stale endpoints tracker): wait, retry with backoff.
  * 4. The subsets: each pod the selector matches (view service_pods,
- *    schema/020-endpoints.sql) that is not terminal, has an IP and is not being deleted
+ *    schema/021-endpoints.sql) that is not terminal, has an IP and is not being deleted
  *    (unless the Service publishes not-ready addresses) gives an address, its IP of the
  *    Service's first IP family, nodeName, targetRef and hostname (when its subdomain is
  *    the Service), for each Service port that resolves on it (a named targetPort among

@@ -13,7 +13,7 @@
  *    deleted are left out of what follows, as kube drops them.
  * 4. kube's reconciler, for each address type of the Service's IP families (IPv4, IPv6):
  *    - the desired endpoints: each pod the selector matches (view service_pods,
- *      schema/020-endpoints.sql) that is not terminal and has an IP; one endpoint per pod
+ *      schema/021-endpoints.sql) that is not terminal and has an IP; one endpoint per pod
  *      with its addresses of that family, conditions ready (serving and not terminating,
  *      or always when the Service publishes not-ready addresses), serving (its Ready
  *      condition) and terminating (a deletionTimestamp), nodeName, zone (its node's

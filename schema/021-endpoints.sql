@@ -1,4 +1,4 @@
--- 020-endpoints.sql - what the EndpointSlice and Endpoints controllers
+-- 021-endpoints.sql - what the EndpointSlice and Endpoints controllers
 -- (src/controllers/endpointslice.c, endpoint.c) read of the cache: a Service's pods beside
 -- the slices that hold its endpoints (and those the mirroring controller writes).
 --
