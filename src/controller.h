@@ -131,6 +131,10 @@ struct controller_type {
 	 * caller). Writes nothing. */
 	int (*sync)(struct controller *c, const char *key, double now, struct sync_result *out,
 	    char **error);
+	/* In the daemon, once key's sync and the carrying out of its result have ended:
+	 * seconds is how long the two took (for a controller's own duration metrics), failed
+	 * whether the key backs off. NULL: nothing to do. */
+	void (*processed)(struct controller *c, const char *key, double seconds, int failed);
 };
 
 /* True when controllers of type t hear of resource's events (and need its informer). */

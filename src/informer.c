@@ -92,6 +92,9 @@
  * clients' shared gate already keeps the attempts few, and an informer must be watching
  * again within seconds once the server is back. */
 #define INFORMER_UNREACHABLE_BACKOFF_MAX_MS 2000
+/* The most watch bytes an informer holds for its batch (informer_watch_data). */
+#define INFORMER_HELD_MAX (1024 * 1024)
+
 /* The annotation of the bookmark that ends a WatchList's initial events. */
 #define INFORMER_INITIAL_EVENTS_END "k8s.io/initial-events-end"
 
@@ -124,6 +127,7 @@ struct informer {
 	unsigned long request_gen;	/* changes whenever a request is sent or dropped */
 	struct json_stream *stream;
 	struct json_stream *feeding;	/* being fed: replaced, it is freed after the feed */
+	struct buf held;		/* watch bytes received, applied at the batch's end */
 	char *resource_version;		/* newest applied */
 	int rv_dirty;			/* to be written with this turn's transaction */
 	int rv_unavailable;		/* expired: the next WatchList starts from "" */
@@ -172,6 +176,8 @@ struct informer_set {
 	TAILQ_HEAD(, handler) handlers;
 	TAILQ_HEAD(, pending) pending;
 	struct event *flush_event;
+	double batch_period;		/* seconds watch bytes are held; 0: none */
+	struct event *drain_event;	/* applies what the informers hold */
 	int in_transaction;
 	int write_failed;		/* a write of this turn failed: the turn is lost */
 	unsigned long batch_events;	/* watch events in the open transaction */
@@ -241,10 +247,12 @@ informer_cancel(struct informer *inf)
 	inf->request = NULL;
 	free(inf->offline_path);
 	inf->offline_path = NULL;
-	/* A page not yet written belongs to the requests dropped. */
+	/* A page not yet written belongs to the requests dropped, and so do the watch bytes
+	 * held. */
 	list_page_free(inf->page);
 	inf->page = NULL;
 	event_del(inf->page_event);
+	buf_free(&inf->held);
 }
 
 /* --- the loop turn's transaction ------------------------------------------------------ */
@@ -1112,16 +1120,14 @@ informer_watch_value(const char *text, size_t len, unsigned long line, void *arg
 	return 0;
 }
 
-/* Bytes of the watch stream arrived. */
+/* Applies bytes of the watch stream. */
 static void
-informer_watch_data(const char *data, size_t len, void *arg)
+informer_watch_feed(struct informer *inf, const char *data, size_t len)
 {
-	struct informer *inf = arg;
 	struct json_stream *stream = inf->stream;
 	char *error = NULL;
 	int rc;
 
-	inf->down_since = 0;
 	/* An event may start a new watch (a relist after 410 Gone) with a new stream: this
 	 * one lives until its feed returns. */
 	inf->feeding = stream;
@@ -1141,14 +1147,79 @@ informer_watch_data(const char *data, size_t len, void *arg)
 	}
 }
 
+/* Applies the watch bytes inf holds, if any. They are taken first: applying them may drop
+ * the request they came with (a relist), which drops what it holds. */
+static void
+informer_drain(struct informer *inf)
+{
+	struct buf held = inf->held;
+
+	if (held.len == 0)
+		return;
+	buf_init(&inf->held);
+	informer_watch_feed(inf, held.data, held.len);
+	buf_free(&held);
+}
+
+/* The batch period has passed: every informer applies what it holds, in one transaction
+ * (committed at the end of this loop turn). */
+static void
+informer_set_drain(evutil_socket_t fd, short what, void *arg)
+{
+	struct informer_set *set = arg;
+	struct informer *inf;
+
+	(void)fd;
+	(void)what;
+	TAILQ_FOREACH(inf, &set->informers, link)
+		informer_drain(inf);
+}
+
+/* Bytes of the watch stream arrived. With a batch period, a watch's bytes are held and
+ * applied when it ends, so that the events of every informer in that time share one
+ * transaction: a thousand kubelets' Lease renewals a minute would otherwise cost a commit
+ * (WAL writes, locks) each. A WatchList's initial events are applied at once (the sync is
+ * waiting for them), and so is what would hold more than INFORMER_HELD_MAX. */
+static void
+informer_watch_data(const char *data, size_t len, void *arg)
+{
+	struct informer *inf = arg;
+	struct informer_set *set = inf->set;
+	unsigned long gen;
+
+	inf->down_since = 0;
+	if (set->batch_period > 0 && !inf->initial_events &&
+	    inf->held.len + len <= INFORMER_HELD_MAX) {
+		buf_append(&inf->held, data, len);
+		if (!evtimer_pending(set->drain_event, NULL)) {
+			struct timeval tv = {
+				(time_t)set->batch_period,
+				(suseconds_t)((set->batch_period - (time_t)set->batch_period) * 1e6),
+			};
+			evtimer_add(set->drain_event, &tv);
+		}
+		return;
+	}
+	gen = inf->request_gen;
+	informer_drain(inf);
+	if (inf->request_gen == gen)	/* else the bytes are the dropped watch's */
+		informer_watch_feed(inf, data, len);
+}
+
 /* The watch ended: normally by its timeout (watch again at once), or with an error. */
 static void
 informer_watch_done(const struct client_response *resp, void *arg)
 {
 	struct informer *inf = arg;
+	unsigned long gen = inf->request_gen;
 	char *error = NULL;
 
 	inf->request = NULL;
+	/* What it holds came before the end. Applied, it may have dropped the watch (a
+	 * relist): then this end is no longer the informer's. */
+	informer_drain(inf);
+	if (inf->request_gen != gen)
+		return;
 	inf->request_gen++;
 	evtimer_del(inf->watchdog);
 	if (resp->http_code == 200 && resp->transport_error == NULL) {
@@ -1425,7 +1496,14 @@ informer_set_new(struct event_base *base, struct client *client, struct store *s
 	TAILQ_INIT(&set->pending);
 	set->flush_event = event_new(base, -1, 0, informer_set_flush, set);
 	event_priority_set(set->flush_event, PRIORITY_FLUSH);
+	set->drain_event = evtimer_new(base, informer_set_drain, set);
 	return set;
+}
+
+void
+informer_set_batch_period(struct informer_set *set, double seconds)
+{
+	set->batch_period = seconds > 0 ? seconds : 0;
 }
 
 void
@@ -1568,6 +1646,7 @@ informer_free(struct informer *inf)
 	event_free(inf->prune_event);
 	event_free(inf->page_event);
 	json_stream_free(inf->stream);
+	buf_free(&inf->held);
 	free(inf->resource_version);
 	free(inf->continue_token);
 	free(inf->list_rv);
@@ -1592,6 +1671,9 @@ informer_set_stop(struct informer_set *set)
 {
 	struct informer *inf;
 
+	/* What the watches brought is applied and committed below, not dropped. */
+	evtimer_del(set->drain_event);
+	informer_set_drain(-1, 0, set);
 	set->stopping = 1;
 	TAILQ_FOREACH(inf, &set->informers, link) {
 		informer_cancel(inf);
@@ -1717,6 +1799,7 @@ informer_set_free(struct informer_set *set)
 	metrics_counter_set_callback(set->batches, NULL, NULL);
 	metrics_counter_set_callback(set->batch_failures, NULL, NULL);
 	event_free(set->flush_event);
+	event_free(set->drain_event);
 	free(set);
 }
 

@@ -174,6 +174,10 @@ sync_done(const char *key, const struct executor_outcome *outcome, void *arg)
 	struct running *r = arg;
 
 	r->in_flight--;
+	if (r->controller->type->processed != NULL)
+		r->controller->type->processed(r->controller, key,
+		    workqueue_processing_seconds(r->queue, key),
+		    outcome->failed || outcome->store_failed);
 	if (outcome->store_failed) {
 		/* The store failed, not the apiserver: the key waits for the store to
 		 * recover (sync_check), without a backoff that would outlast it. */

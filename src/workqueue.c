@@ -692,6 +692,16 @@ workqueue_done(struct workqueue *q, const char *key)
 		workqueue_release(q, item);
 }
 
+double
+workqueue_processing_seconds(struct workqueue *q, const char *key)
+{
+	struct workqueue_item *item = workqueue_lookup(q, key);
+
+	if (item == NULL || !item->processing)
+		return -1;
+	return workqueue_now(q) - item->started_at;
+}
+
 /* Adds key once seconds have passed. */
 void
 workqueue_add_after(struct workqueue *q, const char *key, double seconds)

@@ -56,6 +56,9 @@ void workqueue_add(struct workqueue *q, const char *key);
 int workqueue_get(struct workqueue *q, const char **key);
 /* Ends the processing of key, queueing it again if it was added meanwhile. */
 void workqueue_done(struct workqueue *q, const char *key);
+/* How long key has been processed so far (since workqueue_get gave it), in seconds; -1
+ * when it is not being processed. */
+double workqueue_processing_seconds(struct workqueue *q, const char *key);
 /* Adds key once seconds have passed (at once if seconds <= 0). A key already waiting keeps
  * the earlier of its two times. Ignored once the queue is shutting down. */
 void workqueue_add_after(struct workqueue *q, const char *key, double seconds);

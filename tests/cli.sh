@@ -91,6 +91,10 @@ check "run wants --tls-cert-file and --tls-private-key-file together" 2 "" \
 check "run refuses the same port for HTTPS and HTTP" 2 "" \
 	"--secure-port and --port are both 8080" -- run --secure-port 8080 --port 8080
 check "run --help documents the HTTPS port and its default" 0 "HTTPS off (default: 10257)" "" -- run --help
+check "run rejects a --watch-batch-period past 10s" 2 "" \
+	'--watch-batch-period must be from 0 to 10s' -- run --watch-batch-period 1m
+check "a bad --watch-batch-period value is named" 2 "" \
+	'invalid value "soon" for --watch-batch-period' -- run --watch-batch-period soon
 # Leader election flags: kube-controller-manager's names, Go durations, its validation.
 check "run --help documents --leader-elect and its default" 0 "leader-elect\[=BOOL\].*" "" -- run --help
 check "run --help gives the lease duration's default" 0 "(default: 15s)" "" -- run --help

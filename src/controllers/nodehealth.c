@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -57,6 +58,21 @@ nodehealth_grace_passed(const cJSON *node, double probe_at, double now,
 	    NULL;
 
 	return now > probe_at + (ready != NULL ? p->monitor_grace : p->startup_grace);
+}
+
+double
+nodehealth_next_check(const cJSON *node, double probe_at, double now,
+    const struct nodehealth_params *p)
+{
+	const cJSON *conditions = json_path(node, "status.conditions");
+	const cJSON *ready = cJSON_IsArray(conditions) ? condition_find(conditions, "Ready") :
+	    NULL;
+	double left = probe_at + (ready != NULL ? p->monitor_grace : p->startup_grace) - now;
+
+	/* The grace has passed at the pass after now + left (passed means later than). */
+	if (left < 0)
+		left = 0;
+	return (floor(left / p->monitor_period) + 1) * p->monitor_period;
 }
 
 int

@@ -35,6 +35,11 @@ struct nodehealth_params {
  */
 int nodehealth_mark_unknown(cJSON *node, double probe_at, double now,
     const struct nodehealth_params *p);
+/* The delay from now to the first monitor pass (every p->monitor_period from now) at which
+ * node's kubelet, last seen alive at probe_at and silent since, will be past its grace
+ * period: when a Ready node needs looking at again, if nothing changes meanwhile. */
+double nodehealth_next_check(const cJSON *node, double probe_at, double now,
+    const struct nodehealth_params *p);
 /* True when node's kubelet, last seen alive at probe_at, has been silent past its grace
  * period at now: when nodehealth_mark_unknown may change anything. */
 int nodehealth_grace_passed(const cJSON *node, double probe_at, double now,

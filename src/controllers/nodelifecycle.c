@@ -38,7 +38,10 @@
  * 6. The beta labels beta.kubernetes.io/os and /arch are set to the values of
  *    kubernetes.io/os and /arch when they differ or are missing (nodelifecycle_labels).
  * 7. The key is synced again after --node-monitor-period (5 s): each node's sync is its
- *    share of kube's periodic monitor pass. A node whose taint waits for its zone's
+ *    share of kube's periodic monitor pass. A Ready node, which has nothing to do until
+ *    its kubelet has been silent past the grace period, comes back at the first of those
+ *    passes that would find it so (its Lease renewed meanwhile, it is put off again); an
+ *    update of the node brings it back at once. A node whose taint waits for its zone's
  *    limiter comes back when the limiter has a token.
  *
  * Zones: once per monitor period a sync counts the nodes of each zone and how many are
@@ -61,8 +64,13 @@
  * (RemovingNode, at the sync its deletion brings), as kube's monitor pass announces the
  * nodes it finds added and deleted.
  *
- * Left for later: kube's two update duration histograms, and kube's quirk of re-queueing a node already tainted, which spends its zone's tokens
- * again.
+ * kube's node_collector_update_node_health_duration_seconds times each node's sync with
+ * the writes that follow it; node_collector_update_all_nodes_health_duration_seconds, once
+ * per monitor period, the sum of that period's node updates (kube times its one pass over
+ * every node; here each node's update is its own sync, spread over the period).
+ *
+ * Left for later: kube's quirk of re-queueing a node already tainted, which spends its
+ * zone's tokens again.
  * The taint-eviction controller (the pods a NoExecute taint evicts) is another controller.
  */
 #include "config.h"
@@ -159,6 +167,11 @@ struct nodelifecycle_state {
 	int nregistered;
 	/* kube's node_collector_* metrics, by zone; NULL without a registry (plan, replay). */
 	struct metrics_family *zone_size, *zone_health, *unhealthy, *evictions;
+	/* kube's update duration histograms, and the node updates of the monitor period
+	 * under way: how many, and the seconds they took in all. */
+	struct metrics_series *node_health_duration, *all_nodes_health_duration;
+	int period_updates;
+	double period_seconds;
 };
 
 /* --- the nodes announced --------------------------------------------------------------- */
@@ -253,6 +266,12 @@ zones_refresh(struct controller *c, double now, char **error)
 	sqlite3_reset(stmt);
 	if (rc == SQLITE_DONE) {
 		st->zones_at = now;
+		/* A monitor period ends: what its node updates took, one after the other. */
+		if (st->all_nodes_health_duration != NULL && st->period_updates > 0)
+			metrics_histogram_observe(st->all_nodes_health_duration,
+			    st->period_seconds);
+		st->period_updates = 0;
+		st->period_seconds = 0;
 		for (int i = 0; i < st->zones.n; i++)
 			zone_gauges(st, st->zones.v[i].name, 0, 0);	/* gone, unless counted */
 		for (int i = 0; i < n; i++)
@@ -699,6 +718,12 @@ nodelifecycle_sync(struct controller *c, const char *key, double now,
 	for (int i = 0; i < nchanges; i++)
 		free(changes[i].key);
 	free(changes);
+	/* A Ready node has nothing to do until its grace passes, unless it changes (its
+	 * update brings it back): it is looked at again at the monitor pass that would find
+	 * the grace passed, one of the passes every monitor period from now, as kube's would.
+	 * The others, whose pods and NoExecute taints the passes follow, every period. */
+	if (ready != NULL && strcmp(ready, "True") == 0 && retry == 0)
+		out->requeue_after = nodehealth_next_check(node, probe, now, &st->params);
 	if (retry > 0 && retry < out->requeue_after)
 		out->requeue_after = retry;
 
@@ -812,12 +837,50 @@ register_metrics(struct nodelifecycle_state *st, struct metrics_registry *regist
 	};
 	struct metrics_family **families[] = { &st->zone_size, &st->zone_health,
 	    &st->unhealthy, &st->evictions };
+	/* kube's buckets: 1 ms to about 16 s, and 10 ms to about 2.7 min, by fours. */
+	static const double node_buckets[] = { 0.001, 0.004, 0.016, 0.064, 0.256, 1.024,
+	    4.096, 16.384 };
+	static const double all_buckets[] = { 0.01, 0.04, 0.16, 0.64, 2.56, 10.24, 40.96,
+	    163.84 };
+	static const struct metrics_spec node_spec = { METRICS_HISTOGRAM,
+	    "node_collector_update_node_health_duration_seconds",
+	    "[ALPHA] Seconds one node's health update took: its sync and the writes that "
+	    "followed.", NULL, node_buckets, 8 };
+	static const struct metrics_spec all_spec = { METRICS_HISTOGRAM,
+	    "node_collector_update_all_nodes_health_duration_seconds",
+	    "[ALPHA] Seconds the health updates of every node took in one monitor period, "
+	    "added up.", NULL, all_buckets, 8 };
+	struct metrics_family *f;
 
 	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
 		if ((*families[i] = metrics_family_register(registry, &specs[i], error)) == NULL)
 			return -1;
 	}
+	if ((f = metrics_family_register(registry, &node_spec, error)) == NULL)
+		return -1;
+	st->node_health_duration = metrics_series_get(f, NULL);
+	if ((f = metrics_family_register(registry, &all_spec, error)) == NULL)
+		return -1;
+	st->all_nodes_health_duration = metrics_series_get(f, NULL);
 	return 0;
+}
+
+/* A node's update has ended (in the daemon): kube's duration histograms. kube times each
+ * node's update in its monitor pass, and the whole pass; here each node's update is its
+ * own sync, spread over the monitor period, so the whole is the sum of the period's
+ * updates, observed when the next period's zones are counted. */
+static void
+nodelifecycle_processed(struct controller *c, const char *key, double seconds, int failed)
+{
+	struct nodelifecycle_state *st = c->state;
+
+	(void)key;
+	(void)failed;
+	if (st->node_health_duration == NULL || seconds < 0)
+		return;
+	metrics_histogram_observe(st->node_health_duration, seconds);
+	st->period_updates++;
+	st->period_seconds += seconds;
 }
 
 static int
@@ -901,4 +964,5 @@ const struct controller_type nodelifecycle_controller_type = {
 	.handle_event = nodelifecycle_handle_event,
 	.list_keys = nodelifecycle_list_keys,
 	.sync = nodelifecycle_sync,
+	.processed = nodelifecycle_processed,
 };

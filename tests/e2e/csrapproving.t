@@ -17,6 +17,7 @@
 #
 # With E2E_APPROVE_CM=kcm the same runs against kube-controller-manager 1.36
 # (csrapproving-kcm.t, --controllers=csrapproving,csrsigning), which ends in the same states.
+# e2e: locks csr
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster

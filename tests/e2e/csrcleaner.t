@@ -13,6 +13,7 @@
 # its cache to sync, then an hour later. On an idle machine its first pass sees the CSRs
 # and the run ends as sqlkcm's; under load (as in run-all) the pass comes before the cache
 # and deletes nothing for an hour, at every start tried.
+# e2e: locks csr
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster

@@ -16,6 +16,7 @@
 # (--controllers=csrsigning and the same files): kube's signer is event-driven, so the
 # states are the same. That run then has one request signed by kube's and by sqlkcm's
 # signer, and compares the two certificates.
+# e2e: locks csr
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster

@@ -16,6 +16,7 @@
 # Each ends with the cache equal to a fresh LIST and never more pods than desired.
 # The figures (seconds from the proxy passing again to convergence; attempts) are printed
 # as TAP comments; bench/README.md has them beside kube-controller-manager's.
+# e2e: locks replicaset
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -60,7 +61,7 @@ else
 fi
 check "sqlkcm said it closed a dead connection, and why" \
 	grep -q "closing a connection to .*no answer to a probe" "$work/deadpeer.log"
-check "the cache equals a fresh LIST" cache_converges "$db" 60 pods replicasets
+check "the cache equals a fresh LIST" cache_converges -n "$ns" "$db" 60 pods replicasets
 check "at no moment were there more than 20 pods" test "$(cat "$work/max")" -le 20
 
 # 2. Resets and refusals for 20 s.
@@ -91,9 +92,9 @@ else
 fi
 check "/readyz is ok again" cluster_wait_until 15 "readyz ok" \
 	curl -sf "http://127.0.0.1:$http_port/readyz"
-check "the cache equals a fresh LIST" cache_converges "$db" 60 pods replicasets
+check "the cache equals a fresh LIST" cache_converges -n "$ns" "$db" 60 pods replicasets
 check "at no moment were there more than 20 pods" test "$(cat "$work/max")" -le 20
-check "sqlkcm kept running through it" kill -0 "$(cat "$cluster/pids/sqlkcm-deadpeer.pid")"
+check "sqlkcm kept running through it" kill -0 "$(cat "$(sqlkcm_pidfile deadpeer)")"
 sqlkcm_stop deadpeer
 
 # 3. A leader that cannot reach the apiserver. A new count of our own, from 5 pods.
@@ -115,7 +116,7 @@ proxy_ctl "$work/proxy" silent >/dev/null
 kubectl scale rs -n "$ns" big --replicas=15 >/dev/null
 converged15() { [ "$(cat "$work/leader/now" 2>/dev/null)" = 15 ] && [ "$(replicas)" = 15 ]; }
 check "the standby takes over and converges to 15 pods" cluster_wait_until 90 "15 pods" converged15
-leader_pid=$(cat "$cluster/pids/sqlkcm-leader.pid")
+leader_pid=$(cat "$(sqlkcm_pidfile leader)")
 check "the leader that lost the apiserver has exited" \
 	cluster_wait_until 30 "the old leader to exit" eval '! kill -0 "$leader_pid"'
 sqlkcm_stop leader
@@ -126,5 +127,5 @@ echo "# the leader stopped at $lost; the standby took the lease at $taken"
 check "the leader stopped before the standby took the lease" \
 	test -n "$lost" -a -n "$taken" -a "$lost" \< "$taken"
 check "at no moment were there more than 15 pods" test "$(cat "$work/leader/max")" -le 15
-check "the standby's cache equals a fresh LIST" cache_converges "$work/standby.db" 60 pods replicasets
+check "the standby's cache equals a fresh LIST" cache_converges -n "$ns" "$work/standby.db" 60 pods replicasets
 tap_done

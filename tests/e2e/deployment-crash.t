@@ -8,6 +8,7 @@
 # kube's rule bounds the ReplicaSets' spec.replicas, not the live pods: an old
 # ReplicaSet scaled down still has its pods until its controller deletes them, while the
 # new one may already grow. The live pods' maximum is printed, not asserted.
+# e2e: locks deployment replicaset
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -114,7 +115,7 @@ check "at no moment did the ReplicaSets' replicas add up to more than 125" \
 echo "# the most live pods seen at once: $(cat "$work/max") (replicas + maxSurge: 125)"
 check "exactly two ReplicaSets: no revision was created twice" \
     test "$(kubectl get rs -n "$ns" -o name | wc -l)" = 2
-check "the cache equals a fresh LIST" cache_converges "$db" 60 pods replicasets deployments
+check "the cache equals a fresh LIST" cache_converges -n "$ns" "$db" 60 pods replicasets deployments
 sqlkcm_stop dcrash
 check "the last sqlkcm stops with status 0" test $? = 0
 check "PRAGMA integrity_check is ok" test "$(sqlite3 "$db" 'PRAGMA integrity_check')" = ok

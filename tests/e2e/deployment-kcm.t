@@ -14,6 +14,7 @@
 #
 # E2E_DEPLOYMENT_CM=kcm runs the second half under kube-controller-manager as well: the
 # comparison of kcm with itself, which shows the scenario's end state is deterministic.
+# e2e: locks deployment replicaset
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster

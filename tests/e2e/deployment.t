@@ -8,6 +8,7 @@
 # with one selector, and `sqlkcm plan`. Every expected value is kube-controller-manager
 # 1.36's: E2E_DEPLOYMENT_CM=kcm runs the same checks against it instead of sqlkcm (the
 # plan checks, which are sqlkcm's own, then read a cache sqlkcm mirrors beside it).
+# e2e: locks deployment replicaset
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -545,7 +546,7 @@ mirror() {
 	"$SQLKCM" run --kubeconfig "$cluster/kubeconfig" --db "$db" --controllers '' --secure-port 0 \
 	    >>"$work/mirror.log" 2>&1 &
 	local pid=$!
-	cache_converges "$db" 60 >/dev/null
+	cache_converges -n "$ns" "$db" 60 >/dev/null
 	local ok=$?
 	kill -TERM $pid
 	wait $pid

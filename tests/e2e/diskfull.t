@@ -9,6 +9,7 @@
 #
 # The database is on a tmpfs of its own (mounted here, as root): roomy while sqlkcm syncs
 # the cluster's pods, then shrunk to what it uses plus 512 KB, so that the scale-up fills it.
+# e2e: locks replicaset
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -20,7 +21,7 @@ ns=diskfull-$RANDOM
 pod_watcher=
 cleanup() {
 	[ -n "$pod_watcher" ] && kill "$pod_watcher" 2>/dev/null
-	for f in "$cluster"/pids/sqlkcm-*.pid; do
+	for f in "$cluster"/pids/sqlkcm-"$test_name"-*.pid; do
 		[ -e "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null && rm -f "$f"
 	done
 	umount "$disk" 2>/dev/null
@@ -95,9 +96,9 @@ check "the keys held back on the store failure are synced, after the resync, and
 	cluster_wait_until 15 "the held keys' release" released_after_resume
 check "without a restart, sqlkcm converges to exactly 400 pods" \
 	cluster_wait_until 180 "400 pods" converged 400
-check "the cache equals a fresh LIST" cache_converges "$db" 60 pods replicasets
+check "the cache equals a fresh LIST" cache_converges -n "$ns" "$db" 60 pods replicasets
 check "at no moment were there more than 400 pods" test "$(cat "$work/max")" -le 400
-check "sqlkcm is still running" kill -0 "$(cat "$cluster/pids/sqlkcm-full.pid")"
+check "sqlkcm is still running" kill -0 "$(cat "$(sqlkcm_pidfile full)")"
 
 sqlkcm_stop full
 check "SIGTERM stops it with exit status 0" test $? = 0
@@ -116,7 +117,7 @@ wait_for 60 grep -q "caches synced, starting" "$work/again.log" >/dev/null
 status_within_10s "of the restart's sync"
 check "the deletions made while it was stopped reach the controller: 400 pods again" \
 	cluster_wait_until 60 "400 pods" converged 400
-check "the cache equals a fresh LIST after the restart" cache_converges "$db" 60 pods replicasets
+check "the cache equals a fresh LIST after the restart" cache_converges -n "$ns" "$db" 60 pods replicasets
 check "at no moment more than 400 pods" test "$(cat "$work/max")" -le 400
 sqlkcm_stop again
 check "the restarted sqlkcm stops with exit status 0" test $? = 0

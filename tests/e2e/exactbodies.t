@@ -4,6 +4,7 @@
 # alone prints as 1e+15, refused by the apiserver for an int64) and a probe's
 # terminationGracePeriodSeconds of 2^63-1 (which a double rounds): a ReplicaSet and a
 # Deployment with them get their pods, with the same numbers, and their statuses written.
+# e2e: locks deployment replicaset
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster

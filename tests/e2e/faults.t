@@ -8,6 +8,7 @@
 #      relist's deletions reach the controller, which makes the 50 again;
 #   3. the cache file replaced by garbage while sqlkcm is stopped: refused with a message
 #      naming the file, the file left as it was; rebuilt by relisting with --rebuild-cache.
+# e2e: locks replicaset
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -18,7 +19,7 @@ ns=faults-$RANDOM
 pod_watcher=
 cleanup() {
 	[ -n "$pod_watcher" ] && kill "$pod_watcher" 2>/dev/null
-	[ -f "$cluster/pids/sqlkcm-faults.pid" ] && kill -CONT "$(cat "$cluster/pids/sqlkcm-faults.pid")" 2>/dev/null
+	[ -f "$(sqlkcm_pidfile faults)" ] && kill -CONT "$(cat "$(sqlkcm_pidfile faults)")" 2>/dev/null
 	e2e_cleanup "$ns"
 }
 trap cleanup EXIT
@@ -42,15 +43,15 @@ cluster_wait_until 60 "the first 200 pods" eval '[ "$(cat "$work/now" 2>/dev/nul
 check "kube-apiserver is killed and started again mid scale-up" \
 	"$top/contrib/cluster/restart" --kill "$cluster" kube-apiserver
 check "the scale-up ends at exactly 1000 pods" cluster_wait_until 240 "1000 pods" converged 1000
-check "the cache equals a fresh LIST" cache_converges "$db" 60 pods replicasets
+check "the cache equals a fresh LIST" cache_converges -n "$ns" "$db" 60 pods replicasets
 check "at no moment were there more than 1000 pods" test "$(cat "$work/max")" -le 1000
-check "sqlkcm kept running through it" kill -0 "$(cat "$cluster/pids/sqlkcm-faults.pid")"
+check "sqlkcm kept running through it" kill -0 "$(cat "$(sqlkcm_pidfile faults)")"
 
 # 2. A relist while sqlkcm runs: frozen, it misses 50 deletions, which compaction then
 # takes out of the apiserver's history.
 kubectl scale rs -n "$ns" big --replicas=300 >/dev/null
 cluster_wait_until 120 "300 pods" converged 300
-pid=$(cat "$cluster/pids/sqlkcm-faults.pid")
+pid=$(cat "$(sqlkcm_pidfile faults)")
 kill -STOP "$pid"
 kubectl get pods -n "$ns" -o name | head -n 50 | xargs kubectl delete -n "$ns" --wait=false >/dev/null
 revision=$(etcdctl endpoint status -w json |
@@ -63,7 +64,7 @@ check "the resumed watch is told its resourceVersion is gone, and relists" \
 	cluster_wait_until 60 "a relist" grep -q "relisting" "$work/faults.log"
 check "the relist's deletions reach the controller: 300 pods again within 60 s" \
 	cluster_wait_until 60 "300 pods" converged 300
-check "the cache equals a fresh LIST after the relist" cache_converges "$db" 60 pods replicasets
+check "the cache equals a fresh LIST after the relist" cache_converges -n "$ns" "$db" 60 pods replicasets
 check "at no moment more than 1000 pods" test "$(cat "$work/max")" -le 1000
 sqlkcm_stop faults
 check "SIGTERM stops it with exit status 0" test $? = 0
@@ -83,7 +84,7 @@ sqlkcm_start rebuilt --db "$db" --controllers replicaset --rebuild-cache -v 2
 check "--rebuild-cache moves it aside and relists into a new cache" \
 	cluster_wait_until 60 "caches synced" grep -q "caches synced" "$work/rebuilt.log"
 check "the garbage is kept beside it" eval 'ls "$db".corrupt-* >/dev/null'
-check "the rebuilt cache equals a fresh LIST" cache_converges "$db" 60 pods replicasets
+check "the rebuilt cache equals a fresh LIST" cache_converges -n "$ns" "$db" 60 pods replicasets
 check "the ReplicaSet is still at 300" cluster_wait_until 30 "300 pods" converged 300
 sqlkcm_stop rebuilt
 check "the rebuilt cache's sqlkcm stops with exit status 0" test $? = 0

@@ -6,6 +6,7 @@
 # apiserver has. The write path's speed (LIST pages written while the next is fetched, a
 # first list inserted without reading, bodies kept as received) gives up none of the
 # crash safety: the resourceVersion is committed with the rows it covers.
+# e2e: locks
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -88,7 +89,7 @@ for mode in auto false auto; do
 done
 
 sqlkcm_start last --db "$db" --controllers ''
-check "the last start converges to exactly the apiserver's pods" cache_converges "$db" 60 pods
+check "the last start converges to exactly the apiserver's pods" cache_converges -n "$ns" "$db" 60 pods
 sqlkcm_stop last
 check "the last stop leaves an intact cache" \
     test "$(sqlite3 "$db" 'PRAGMA integrity_check')" = ok

@@ -5,6 +5,7 @@
 # within the lease duration; SIGTERM the leader and it releases the Lease, so the other
 # takes over within a retry period or two; a Lease taken from under the leader makes it
 # stop and exit 1.
+# e2e: locks replicaset
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -144,7 +145,7 @@ l["spec"]["leaseDurationSeconds"] = 30
 json.dump(l, sys.stdout)' | kubectl replace -f -
 }
 check "the Lease is taken by hand" cluster_wait_until 10 "the Lease replaced" steal
-pid=$(cat "$cluster/pids/sqlkcm-a2.pid")
+pid=$(cat "$(sqlkcm_pidfile a2)")
 check "the leader whose Lease was taken exits" cluster_wait_until 10 "a2 exits" \
     eval '! kill -0 "$pid" 2>/dev/null'
 sqlkcm_stop a2 TERM

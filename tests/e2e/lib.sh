@@ -51,6 +51,16 @@ use_shared_cluster() {
 	. "$cluster/env"
 }
 
+# The test's name (deadpeer for deadpeer.t). tests/run-all runs tests side by side on one
+# cluster, so the pid files a test leaves in the cluster's pids/ carry it: a test signals
+# and cleans up its own processes, never another test's.
+test_name=$(basename "$0" .t)
+
+# sqlkcm_pidfile NAME: the pid file of the sqlkcm this test started as NAME.
+sqlkcm_pidfile() {
+	echo "$cluster/pids/sqlkcm-$test_name-$1.pid"
+}
+
 # sqlkcm_start NAME ARGS...: runs `sqlkcm run ARGS` in the background against the shared
 # cluster, logging to $work/NAME.log; its pid goes in the cluster's pids/ so that
 # `contrib/cluster/down` stops it even if the test dies. Every test starts sqlkcm here, so
@@ -65,31 +75,55 @@ sqlkcm_start() {
 	shift
 	"$SQLKCM" run --kubeconfig "$cluster/kubeconfig" --secure-port 0 --leader-elect=false \
 	    "$@" </dev/null >>"$work/$name.log" 2>&1 &
-	echo $! >"$cluster/pids/sqlkcm-$name.pid"
+	echo $! >"$(sqlkcm_pidfile "$name")"
 }
 
 # sqlkcm_stop NAME [SIGNAL]: signals it (TERM by default), waits, and returns its exit status.
 sqlkcm_stop() {
 	local pid
-	pid=$(cat "$cluster/pids/sqlkcm-$1.pid")
+	pid=$(cat "$(sqlkcm_pidfile "$1")")
 	kill -"${2:-TERM}" "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	local status=$?
-	rm -f "$cluster/pids/sqlkcm-$1.pid"
+	rm -f "$(sqlkcm_pidfile "$1")"
 	return $status
 }
 
-# cache_converges DB SECONDS [RESOURCE...]: waits until the cache equals the apiserver.
+# cache_converges [-n NAMESPACE] DB SECONDS [RESOURCE...]: waits until the cache equals
+# the apiserver, in NAMESPACE only when given (tests that run beside others: theirs change
+# meanwhile), else in every namespace.
 cache_converges() {
+	local scope=()
+	if [ "$1" = -n ]; then
+		scope=(--namespace "$2")
+		shift 2
+	fi
 	local db=$1 seconds=$2
 	shift 2
 	local deadline=$(($(date +%s) + seconds))
-	until "$top/tests/e2e/cache-diff" "$db" "$@" >"$work/diff.out" 2>&1; do
+	until "$top/tests/e2e/cache-diff" "${scope[@]}" "$db" "$@" >"$work/diff.out" 2>&1; do
 		if [ "$(date +%s)" -ge "$deadline" ]; then
 			cat "$work/diff.out"
 			return 1
 		fi
 		sleep 1
+	done
+}
+
+# nodes_hold_blocks: the cluster's nodes that hold no pod CIDRs get theirs by hand, from
+# 10.244.128.0/24 and fd00:10:244:80::/64 on (those that hold some keep them), so that a
+# node allocator started with --cluster-cidr 10.244.0.0/16 (nodeipam.t, rbac.t) hands out
+# the first blocks to the test's own nodes, whichever test ran first.
+nodes_hold_blocks() {
+	local j=0 n v4 v6
+	for n in $(kubectl get nodes -o name); do
+		n=${n#node/}
+		[ -z "$(kubectl get node "$n" -o jsonpath='{.spec.podCIDRs[*]}')" ] || continue
+		v4=10.244.$((128 + j)).0/24 v6=fd00:10:244:$(printf %x $((128 + j)))::/64
+		kubectl patch node "$n" --type merge \
+		    -p "{\"spec\":{\"podCIDR\":\"$v4\",\"podCIDRs\":[\"$v4\",\"$v6\"]}}" \
+		    >/dev/null || echo "# could not give $n its blocks"
+		j=$((j + 1))
 	done
 }
 
@@ -117,7 +151,7 @@ print(n)' "$1" "$2"
 # for the namespace's deletion, and removes $work unless a check failed.
 e2e_cleanup() {
 	local f
-	for f in "$cluster"/pids/sqlkcm-*.pid; do
+	for f in "$cluster"/pids/sqlkcm-"$test_name"-*.pid; do
 		[ -e "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null && rm -f "$f"
 	done
 	# Bounded, and not waiting for the deletions to be seen: a kubectl whose watch missed
@@ -317,8 +351,8 @@ EOF
 
 # kcm_start NAME ARGS...: runs the control plane's own kube-controller-manager (the binary
 # beside kubectl) in the background with the admin kubeconfig, logging to $work/NAME.log,
-# its pid in the cluster's pids/ as kcm-NAME (so that contrib/cluster/down stops it if the
-# test dies); then waits until each controller it started has synced its caches. Its own
+# its pid in the cluster's pids/ as kcm-TEST-NAME (so that contrib/cluster/down stops it
+# if the test dies); then waits until each controller it started has synced its caches. Its own
 # identity (system:kube-controller-manager) may not touch ReplicaSets or pods without
 # --use-service-account-credentials, which needs the ServiceAccount machinery this cluster
 # does not run: it gets the admin kubeconfig, as sqlkcm does (bench/replicaset-scale does
@@ -331,7 +365,7 @@ kcm_start() {
 	"$(dirname "$(command -v kubectl)")/kube-controller-manager" \
 	    --kubeconfig="$dir/kubeconfig" --leader-elect=false --secure-port=0 "$@" \
 	    </dev/null >>"$work/$name.log" 2>&1 &
-	echo $! >"$cluster/pids/kcm-$name.pid"
+	echo $! >"$cluster/pids/kcm-$test_name-$name.pid"
 	cluster_wait_until 60 "kube-controller-manager to sync" kcm_synced "$work/$name.log"
 }
 
@@ -347,7 +381,7 @@ kcm_synced() {
 # kcm_stop NAME: SIGTERM to the kube-controller-manager kcm_start NAME started, and waits
 # for it to exit. Nothing when it is not running.
 kcm_stop() {
-	local f=$cluster/pids/kcm-$1.pid pid
+	local f=$cluster/pids/kcm-$test_name-$1.pid pid
 	[ -f "$f" ] || return 0
 	pid=$(cat "$f")
 	kill -TERM "$pid" 2>/dev/null

@@ -6,6 +6,7 @@
 # ReplicaSet is scaled. Over HTTPS, who may ask is the apiserver's to say, as for
 # kube-controller-manager: anyone for the health checks, and for /metrics and /configz a
 # user its TokenReview and SubjectAccessReview allow (401, 403 otherwise).
+# e2e: locks replicaset
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster

@@ -12,6 +12,7 @@
 # The test's nodes are objects without a kubelet (no kwok manages them), cordoned and
 # tainted NoExecute so that no pod of another test lands on one; they are deleted at the end.
 # With E2E_IPAM_CM=kcm the same runs against kube-controller-manager 1.36 (nodeipam-kcm.t).
+# e2e: locks nodeipam nodes
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -69,18 +70,7 @@ allocated() {
 	cluster_wait_until 30 "the blocks of $1" cidrs_are "$prefix-$1" "$2"
 }
 
-# The nodes that hold no blocks get theirs by hand, from 10.244.128.0/24 and
-# fd00:10:244:80::/64 on (the ones that already hold some keep them).
-j=0
-for n in $(kubectl get nodes -o name); do
-	n=${n#node/}
-	[ -z "$(cidrs "$n")" ] || continue
-	v4=10.244.$((128 + j)).0/24 v6=fd00:10:244:$(printf %x $((128 + j)))::/64
-	kubectl patch node "$n" --type merge \
-	    -p "{\"spec\":{\"podCIDR\":\"$v4\",\"podCIDRs\":[\"$v4\",\"$v6\"]}}" >/dev/null ||
-	    echo "# could not give $n its blocks"
-	j=$((j + 1))
-done
+nodes_hold_blocks
 none_without() { [ -z "$(kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}={.spec.podCIDR}{"\n"}{end}' | grep '=$')" ]; }
 check "every node of the cluster holds blocks before the allocator starts" none_without
 

@@ -386,6 +386,7 @@ check "rbac-nodeipam.yaml applies" kubectl apply -f "$manifests/rbac-nodeipam.ya
 check "with it alone, it may watch and patch nodes, not update them" \
     eval 'cluster_wait_until 30 "the role" can watch nodes && can patch nodes &&
      cannot update nodes'
+nodes_hold_blocks	# the cluster's, before the allocator would give them the first ones
 kubectl create -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Node

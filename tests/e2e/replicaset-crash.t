@@ -2,6 +2,7 @@
 # replicaset-crash.t - kill -9 sqlkcm at 100 random moments while it scales a ReplicaSet
 # to 1000, restarting it each time on the same database: at the end exactly 1000 pods, at
 # no moment more than 1000 (seen by a watch of our own), and the database intact.
+# e2e: locks replicaset
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -41,7 +42,7 @@ check "the ReplicaSet ends with exactly 1000 pods" cluster_wait_until 240 "1000 
 sleep 3
 check "and stays at 1000" test "$(cat "$work/now")" = 1000
 check "at no moment did it have more than 1000" test "$(cat "$work/max")" -le 1000
-check "the cache equals a fresh LIST" cache_converges "$db" 60 pods replicasets
+check "the cache equals a fresh LIST" cache_converges -n "$ns" "$db" 60 pods replicasets
 sqlkcm_stop crash
 check "the last sqlkcm stops with status 0" test $? = 0
 check "PRAGMA integrity_check is ok" test "$(sqlite3 "$db" 'PRAGMA integrity_check')" = ok

@@ -3,6 +3,7 @@
 # scaling 0 -> 100 -> 10 -> 0, pods deleted by hand replaced, an orphan adopted, a pod
 # whose labels change released, two ReplicaSets with overlapping selectors that do not
 # fight, readyReplicas and availableReplicas with minReadySeconds, and `sqlkcm plan`.
+# e2e: locks replicaset
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster

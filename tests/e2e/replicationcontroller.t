@@ -6,6 +6,7 @@
 # component name. Every expected value is kube-controller-manager 1.36's:
 # E2E_RC_CM=kcm runs the same checks against it instead of sqlkcm
 # (replicationcontroller-kcm.t).
+# e2e: locks replicationcontroller
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster

@@ -7,6 +7,7 @@
 #     recorded event log;
 #   - the cache and its -wal and -shm files are 0600, even under a permissive umask.
 # (The HTTP endpoints' refusals of unauthenticated /metrics and /configz are in metrics.t.)
+# e2e: locks
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster

@@ -3,6 +3,7 @@
 # flight finish (bounded), releases its Lease, commits, checkpoints the write-ahead log
 # and exits 0; restarted on the same database it converges to exactly 300 pods without
 # ever having more (seen by a watch of our own, as replicaset-crash.t).
+# e2e: locks replicaset
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster

@@ -4,4 +4,5 @@
 # after its tolerationSeconds, one tolerated forever, a deletion cancelled by the taint's
 # removal), the same checks, run against kube-controller-manager
 # (--controllers=taint-eviction-controller,daemonset-controller: see tainteviction.t).
+# e2e: locks tainteviction daemonset nodes
 E2E_TE_CM=kcm exec bash "$(dirname "$0")/tainteviction.t"

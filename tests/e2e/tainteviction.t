@@ -8,6 +8,7 @@
 # The test's nodes are its own, managed by kwok (its pods run there) and used by no other
 # test. With E2E_TE_CM=kcm the same runs against kube-controller-manager 1.36
 # (tainteviction-kcm.t): every state asserted here is shown to be kcm's too.
+# e2e: locks tainteviction daemonset nodes
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster

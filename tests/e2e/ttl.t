@@ -6,6 +6,7 @@
 # The test's own nodes are objects without a kubelet (no kwok manages them), cordoned and
 # tainted NoExecute so that no pod of another test lands on one; they are deleted at the
 # end. With E2E_TTL_CM=kcm the same runs against kube-controller-manager 1.36 (ttl-kcm.t).
+# e2e: locks ttl nodes
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster

@@ -366,6 +366,50 @@ initial_events_end_bookmark_syncs_on_the_same_stream(void **state)
 	world_free(w);
 }
 
+/* With a batch period, a watch's events wait for it to pass and are then applied
+ * together, in one transaction; the initial events of a WatchList do not wait. The end
+ * of the watch applies what is held before anything else. */
+static void
+batch_period_holds_watch_events_and_applies_them_in_one_transaction(void **state)
+{
+	struct world *w = world_new();
+	unsigned long batches;
+
+	(void)state;
+	world_start(w, INFORMER_WATCH_LIST_AUTO);
+	informer_set_batch_period(w->set, 0.05);
+	feed_pod(w, "ADDED", "uid-a", "a", "7");
+	feed_initial_events_end(w, "9");
+	world_run(w);
+	assert_true(informer_set_synced(w->set));
+	assert_int_equal(pod_count(w), 1);
+
+	batches = informer_set_stats(w->set)->batches;
+	feed_pod(w, "MODIFIED", "uid-a", "a", "11");
+	feed_pod(w, "ADDED", "uid-b", "b", "12");
+	world_run(w);
+	assert_int_equal(pod_count(w), 1);		/* held */
+	assert_int_equal(w->events[INFORMER_UPDATED], 0);
+	assert_stored_rv(w, "9");
+	event_base_loop(w->base, EVLOOP_ONCE);		/* the period passes */
+	world_run(w);
+	assert_int_equal(pod_count(w), 2);
+	assert_int_equal(w->events[INFORMER_UPDATED], 1);
+	assert_int_equal(w->events[INFORMER_ADDED], 2);
+	assert_stored_rv(w, "12");
+	assert_int_equal(informer_set_stats(w->set)->batches - batches, 1);
+
+	/* Held, then the watch ends: applied at once, and the next watch is from it. */
+	feed_pod(w, "DELETED", "uid-b", "b", "13");
+	respond(w, 200, NULL);
+	assert_int_equal(pod_count(w), 1);		/* no wait for the period */
+	world_run(w);
+	assert_int_equal(w->events[INFORMER_DELETED], 1);
+	assert_stored_rv(w, "13");
+	assert_non_null(strstr(request(w), "resourceVersion=13"));
+	world_free(w);
+}
+
 static void
 bookmark_without_the_annotation_does_not_end_initial_events(void **state)
 {
@@ -1120,6 +1164,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cold_start_asks_for_initial_events),
 		cmocka_unit_test(initial_events_end_bookmark_syncs_on_the_same_stream),
+		cmocka_unit_test(batch_period_holds_watch_events_and_applies_them_in_one_transaction),
 		cmocka_unit_test(bookmark_without_the_annotation_does_not_end_initial_events),
 		cmocka_unit_test(relist_by_watch_list_removes_what_the_initial_events_lack),
 		cmocka_unit_test(relist_removes_in_bounded_chunks),

@@ -331,6 +331,38 @@ zone_of_a_node(void **state)
 	}
 }
 
+/* When a node needs looking at again: the first pass, every monitor period (5 s) from
+ * now, at which its grace (50 s; 60 s for a node that never posted Ready) will have passed
+ * since it was last seen alive. */
+static void
+next_check_at_the_pass_past_the_grace(void **state)
+{
+	static const struct {
+		int ready;		/* it has a Ready condition */
+		double probe, now, want;
+	} rows[] = {
+		{ 1, 0, 0, 55 },	/* at 50 it has not passed: 55 */
+		{ 1, 0, 1, 50 },	/* passes at 6, ..., 51 */
+		{ 1, 40, 80, 15 },
+		{ 1, 0, 50, 5 },
+		{ 1, 0, 52, 5 },	/* passed already: the next pass */
+		{ 1, 0, 500, 5 },
+		{ 0, 0, 0, 65 },	/* the startup grace */
+		{ 0, 10, 12, 60 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(rows); i++) {
+		cJSON *node = fixture_parse(rows[i].ready ? "{\"status\":{\"conditions\":"
+		    "[{\"type\":\"Ready\",\"status\":\"True\"}]}}" : "{\"status\":{}}");
+		double got = nodehealth_next_check(node, rows[i].probe, rows[i].now, &defaults);
+
+		if (got != rows[i].want)
+			fail_msg("row %zu: %g, want %g", i, got, rows[i].want);
+		cJSON_Delete(node);
+	}
+}
+
 /* --- the controller ---------------------------------------------------------------------- */
 
 #define AT(s) (NOW + (s))
@@ -529,9 +561,12 @@ silent_kubelet_goes_unknown(void **state)
 
 	ctl_sync(w, "n0", AT(0));
 	assert_string_equal(described(w), "event RegisteredNode");
-	assert_true(w->result.requeue_after == 5);
+	/* Ready: looked at again at the first pass, every 5 s from now, past the grace of
+	 * 50 s (passed means later than: 55, not 50). */
+	assert_true(w->result.requeue_after == 55);
 	ctl_sync(w, "n0", AT(50));
 	assert_string_equal(described(w), "");
+	assert_true(w->result.requeue_after == 5);
 	/* The others post. */
 	for (size_t i = 0; i < NELEM(others); i++) {
 		struct node o = others[i];
@@ -597,6 +632,8 @@ lease_keeps_a_node_alive(void **state)
 	see_lease(w, "kube-node-lease", "n0", "2026-01-01T00:00:40.000000Z", AT(40));
 	ctl_sync(w, "n0", AT(80));
 	assert_string_equal(described(w), "");
+	/* Seen alive at 40: the grace passes after 90, at the pass at 95. */
+	assert_true(w->result.requeue_after == 15);
 	see_lease(w, "kube-node-lease", "n0", "2026-01-01T00:00:30.000000Z", AT(85));
 	see_lease(w, "default", "n0", "2026-01-01T00:01:25.000000Z", AT(85));
 	ctl_sync(w, "n0", AT(90));
@@ -806,6 +843,73 @@ zone_metrics_as_kube(void **state)
 	metrics_registry_free(registry);
 }
 
+/* kube's update duration histograms: each node's update (its sync and the writes after
+ * it, as the daemon reports it) in the one, and at the next count of the zones, a monitor
+ * period later, the period's updates added up in the other. */
+static void
+update_duration_histograms(void **state)
+{
+	struct ctl_world *w = *state;
+	struct metrics_registry *registry = metrics_registry_new();
+	struct controller_config config = { .metrics = registry };
+	const struct node nodes[] = {
+		{ "n0", "True", NULL, AT(0), "r:z", NULL, NULL, NULL },
+		{ "n1", "True", NULL, AT(0), "r:z", NULL, NULL, NULL },
+	};
+	struct buf text;
+
+	controller_free(w->c);
+	w->c = NULL;
+	assert_int_equal(ctl_start(w, &nodelifecycle_controller_type, &config), 0);
+	assert_non_null(nodelifecycle_controller_type.processed);
+	for (size_t i = 0; i < NELEM(nodes); i++)
+		see_node(w, &nodes[i], AT(0));
+	ctl_sync(w, "n0", AT(1));
+	nodelifecycle_controller_type.processed(w->c, "n0", 0.003, 0);
+	nodelifecycle_controller_type.processed(w->c, "n1", 0.02, 0);
+	nodelifecycle_controller_type.processed(w->c, "n1", -1, 1);	/* not timed */
+	buf_init(&text);
+	metrics_render(registry, &text);
+	assert_non_null(strstr(text.data, "node_collector_update_node_health_duration_seconds_"
+	    "bucket{le=\"0.001\"} 0\n"));
+	assert_non_null(strstr(text.data, "node_collector_update_node_health_duration_seconds_"
+	    "bucket{le=\"0.004\"} 1\n"));
+	assert_non_null(strstr(text.data, "node_collector_update_node_health_duration_seconds_"
+	    "bucket{le=\"0.064\"} 2\n"));
+	assert_non_null(strstr(text.data, "node_collector_update_node_health_duration_seconds_"
+	    "count 2\n"));
+	/* The first count of the zones came before any update: nothing observed yet. */
+	assert_non_null(strstr(text.data, "node_collector_update_all_nodes_health_duration_"
+	    "seconds_count 0\n"));
+	buf_free(&text);
+	sync_result_clear(&w->result);
+
+	ctl_sync(w, "n1", AT(3));	/* within the period: no count */
+	buf_init(&text);
+	metrics_render(registry, &text);
+	assert_non_null(strstr(text.data, "node_collector_update_all_nodes_health_duration_"
+	    "seconds_count 0\n"));
+	buf_free(&text);
+	sync_result_clear(&w->result);
+
+	ctl_sync(w, "n1", AT(7));	/* a period later: the zones are counted again */
+	buf_init(&text);
+	metrics_render(registry, &text);
+	assert_non_null(strstr(text.data, "node_collector_update_all_nodes_health_duration_"
+	    "seconds_bucket{le=\"0.01\"} 0\n"));
+	assert_non_null(strstr(text.data, "node_collector_update_all_nodes_health_duration_"
+	    "seconds_bucket{le=\"0.04\"} 1\n"));
+	assert_non_null(strstr(text.data, "node_collector_update_all_nodes_health_duration_"
+	    "seconds_sum 0.023\n"));
+	assert_non_null(strstr(text.data, "node_collector_update_all_nodes_health_duration_"
+	    "seconds_count 1\n"));
+	buf_free(&text);
+	sync_result_clear(&w->result);
+	controller_free(w->c);
+	w->c = NULL;
+	metrics_registry_free(registry);
+}
+
 /* The zones view: kube's zone key, the beta labels first, excluded nodes left out. */
 static void
 zones_view_counts_as_kube(void **state)
@@ -905,6 +1009,8 @@ main(void)
 	T(small_partial_zone_adds_no_noexecute);
 	T(zones_view_counts_as_kube);
 	T(zone_metrics_as_kube);
+	T(next_check_at_the_pass_past_the_grace);
+	T(update_duration_histograms);
 	T(handlers_keep_node_health);
 #undef T
 	return _cmocka_run_group_tests("nodehealth", tests, n, NULL, NULL);

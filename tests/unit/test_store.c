@@ -1197,6 +1197,32 @@ make_meta(const char *uid, const char *ns, const char *name, const char *rv,
 /* namespaces, configmaps and nodes are kept whole in cache_objects, serviceaccounts by
  * their metadata; each keeps its own rows there, and the objects view and the owner graph
  * see them with their fixed api_resources rows (schema 006). */
+/* Every resource of resource_all kept in cache_objects has its fixed api_resources row, as
+ * its apiVersion, kind and scope say, so that the objects view (and the garbage
+ * collector's graph) sees its objects whatever discovery says. */
+static void
+every_typed_resource_in_cache_objects_is_in_the_objects_view(void **state)
+{
+	struct store *s = open_memory();
+	char *sql;
+
+	(void)state;
+	for (int i = 0; i < resource_count; i++) {
+		const struct resource *r = resource_all[i];
+
+		if (!resource_in_objects(r))
+			continue;
+		sql = xasprintf("SELECT count(*) FROM api_resources WHERE resource = ?1 AND "
+		    "api_version = '%s' AND kind = '%s' AND namespaced = %d AND served",
+		    r->api_version, r->kind, r->namespaced);
+		if (query_int(s, sql, r->name) != 1)
+			fail_msg("%s has no api_resources row as %s %s", r->name, r->api_version,
+			    r->kind);
+		free(sql);
+	}
+	store_close(s);
+}
+
 static void
 core_resources_live_in_cache_objects_whole_or_by_metadata(void **state)
 {
@@ -1387,6 +1413,7 @@ main(void)
 		cmocka_unit_test(parse_object_drops_what_the_resource_does_not_keep_and_refuses_bad_text),
 		cmocka_unit_test(metadata_resources_share_one_table_and_each_keeps_its_rows),
 		cmocka_unit_test(core_resources_live_in_cache_objects_whole_or_by_metadata),
+		cmocka_unit_test(every_typed_resource_in_cache_objects_is_in_the_objects_view),
 	};
 	return cmocka_run_group_tests_name("store", tests, setup, NULL);
 }

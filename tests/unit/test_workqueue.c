@@ -215,6 +215,29 @@ bucket_gains_nothing_from_a_clock_that_steps_back(void **state)
 	assert_near(workqueue_bucket_reserve(&bucket, 5), 0.2, "again");
 }
 
+/* How long a key has been processed: from the get that gave it to now, and -1 for a key
+ * that is not being processed (only queued, done, or never seen). */
+static void
+processing_seconds_count_from_the_get(void **state)
+{
+	(void)state;
+	struct fixture *f = fixture_new(0, NULL);
+	const char *key;
+
+	f->now = 10;
+	workqueue_add(f->q, "ns/a");
+	assert_true(workqueue_processing_seconds(f->q, "ns/a") == -1);
+	assert_true(workqueue_processing_seconds(f->q, "ns/none") == -1);
+	f->now = 12;
+	assert_int_equal(workqueue_get(f->q, &key), 1);
+	assert_string_equal(key, "ns/a");
+	f->now = 12.25;
+	assert_near(workqueue_processing_seconds(f->q, "ns/a"), 0.25, "while processed");
+	workqueue_done(f->q, "ns/a");
+	assert_true(workqueue_processing_seconds(f->q, "ns/a") == -1);
+	fixture_free(f);
+}
+
 static void
 when_is_the_longer_of_backoff_and_bucket(void **state)
 {
@@ -991,6 +1014,7 @@ main(void)
 		cmocka_unit_test(backoff_doubles_from_its_base_and_stops_at_its_cap),
 		cmocka_unit_test(bucket_gives_a_burst_of_100_then_a_token_every_tenth_of_a_second),
 		cmocka_unit_test(bucket_gains_nothing_from_a_clock_that_steps_back),
+		cmocka_unit_test(processing_seconds_count_from_the_get),
 		cmocka_unit_test(when_is_the_longer_of_backoff_and_bucket),
 		cmocka_unit_test(rate_limited_adds_count_requeues_until_forgotten),
 		cmocka_unit_test(a_key_added_twice_is_queued_once),
