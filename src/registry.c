@@ -24,6 +24,9 @@
 #include "controllers/serviceaccount.h"
 #include "controllers/tainteviction.h"
 #include "controllers/ttl.h"
+#include "controllers/endpoint.h"
+#include "controllers/endpointslice.h"
+#include "controllers/endpointslicemirroring.h"
 #include "kcmflags.h"
 #include "registry.h"
 #include "util.h"
@@ -45,6 +48,9 @@ const struct controller_type *const controller_types[] = {
 	&csrapproving_controller_type,
 	&nodeipam_controller_type,
 	&daemonset_controller_type,
+	&endpoint_controller_type,
+	&endpointslice_controller_type,
+	&endpointslicemirroring_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 

@@ -9,7 +9,9 @@
 # for ReplicationControllers, rbac-nodelifecycle.yaml for the node lifecycle controller,
 # rbac-ttl.yaml for the TTL controller, rbac-taint-eviction-controller.yaml,
 # rbac-csrcleaner.yaml, rbac-nodeipam.yaml, rbac-csrsigning.yaml and
-# rbac-csrapproving.yaml for theirs, rbac-daemonset.yaml for the DaemonSet controller.
+# rbac-csrapproving.yaml for theirs, rbac-daemonset.yaml for the DaemonSet controller;
+# rbac-endpoint.yaml, rbac-endpointslice.yaml and rbac-endpointslicemirroring.yaml for the
+# Endpoints, EndpointSlice and mirroring controllers.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -30,6 +32,8 @@ cleanup() {
 	    sqlkcm:node-controller sqlkcm:ttl-controller sqlkcm:taint-eviction-controller \
 	    sqlkcm:csr-cleaner sqlkcm:node-ipam-controller sqlkcm:csr-signer \
 	    sqlkcm:csr-approver sqlkcm:daemon-set-controller "$ns-bootstrappers" "$ns-bootstrap-csrs" \
+	    sqlkcm:endpoint-controller sqlkcm:endpointslice-controller \
+	    sqlkcm:endpointslicemirroring-controller \
 	    --wait=false >/dev/null 2>&1
 	kubectl delete pod -n "$ns" doomed-by-taint --grace-period=0 --force >/dev/null 2>&1
 	kubectl delete node "$ns-node" "$ns-ipam" --wait=false >/dev/null 2>&1
@@ -506,5 +510,68 @@ check "no request of the DaemonSet controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/dssa.log"'
 sqlkcm_stop dssa
 kubectl delete ds -n "$ns" rbac-ds --wait=false >/dev/null 2>&1
+# The Endpoints and EndpointSlice controllers' manifests: a Service of one pod gets its
+# Endpoints and its slice with those rights.
+check "rbac-endpoint.yaml and rbac-endpointslice.yaml apply" \
+    kubectl apply -f "$manifests/rbac-endpoint.yaml" -f "$manifests/rbac-endpointslice.yaml"
+check "with them, it may write Endpoints and EndpointSlices, and update no Service" \
+    eval 'cluster_wait_until 30 "the role" can create endpointslices.discovery.k8s.io -n '"$ns"' &&
+     can update endpoints -n '"$ns"' && can update services --subresource=finalizers -n '"$ns"' &&
+     cannot update services -n '"$ns"
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: eps-pod, labels: {app: rbac-eps}}
+spec:
+  containers: [{name: c, image: registry.k8s.io/pause:3.10}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: rbac-eps}
+spec:
+  selector: {app: rbac-eps}
+  ports: [{port: 80}]
+YAML
+sqlkcm_start epssa --kubeconfig "$work/kubeconfig" --db "$work/eps.db" \
+    --controllers endpoint,endpointslice -v 2
+check "the EndpointSlice controller writes the Service's slice with those rights" \
+    cluster_wait_until 60 "the slice" eval '[ "$(kubectl get endpointslices -n '"$ns"' \
+     -l kubernetes.io/service-name=rbac-eps -o jsonpath="{.items[0].endpoints[0].targetRef.name}")" = eps-pod ]'
+check "the Endpoints controller writes its Endpoints with those rights" \
+    cluster_wait_until 60 "the Endpoints" eval '[ "$(kubectl get endpoints -n '"$ns"' rbac-eps \
+     -o jsonpath="{.subsets[0].addresses[0].targetRef.name}" 2>/dev/null)" = eps-pod ]'
+check "no request of the endpoint controllers was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/epssa.log"'
+sqlkcm_stop epssa
+
+# The mirroring controller's manifest, without the other two: a selector-less Service's
+# hand-written Endpoints gets its mirrored slice.
+kubectl delete clusterrolebinding sqlkcm:endpoint-controller sqlkcm:endpointslice-controller \
+    >/dev/null 2>&1
+check "rbac-endpointslicemirroring.yaml applies" \
+    kubectl apply -f "$manifests/rbac-endpointslicemirroring.yaml"
+check "with it, it may write EndpointSlices and not Endpoints" \
+    eval 'cluster_wait_until 30 "the role" can create endpointslices.discovery.k8s.io -n '"$ns"' &&
+     can update endpoints --subresource=finalizers -n '"$ns"' && cannot update endpoints -n '"$ns"
+kubectl apply -n "$ns" -f - >/dev/null 2>&1 <<YAML
+apiVersion: v1
+kind: Service
+metadata: {name: rbac-mirror}
+spec:
+  ports: [{port: 80}]
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: rbac-mirror}
+subsets: [{addresses: [{ip: 10.9.9.9}], ports: [{port: 80}]}]
+YAML
+sqlkcm_start mirrorsa --kubeconfig "$work/kubeconfig" --db "$work/mirror.db" \
+    --controllers endpointslicemirroring -v 2
+check "the mirroring controller writes the Endpoints' slice with those rights" \
+    cluster_wait_until 60 "the slice" eval '[ "$(kubectl get endpointslices -n '"$ns"' \
+     -l kubernetes.io/service-name=rbac-mirror -o jsonpath="{.items[0].endpoints[0].addresses[0]}")" = 10.9.9.9 ]'
+check "no request of the mirroring controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/mirrorsa.log"'
+sqlkcm_stop mirrorsa
 
 tap_done

@@ -141,6 +141,9 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		{ "csrsigning", 1000 },
 		{ "daemonset", 1000 },
 		{ "deployment", 1000 },
+		{ "endpoint", 1000 },
+		{ "endpointslice", 1000 },
+		{ "endpointslicemirroring", 100 },
 		{ "garbagecollector", 1000 },
 		{ "namespace", 60 },
 		{ "nodeipam", 1000 },
@@ -160,6 +163,8 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 	} bases[] = {
 		{ "csrapproving", 0.2 },	/* kube's certificate controllers' queue */
 		{ "csrsigning", 0.2 },
+		{ "endpointslice", 1 },		/* kube's service queue */
+		{ "endpointslicemirroring", 1 },
 	};
 	struct event_base *base = event_base_new();
 
