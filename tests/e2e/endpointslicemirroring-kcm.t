@@ -4,7 +4,7 @@
 # endpointslicemirroring.t runs once under each, with the same checks, and the mirrored
 # slices of the dual-stack-shaped Endpoints (before the Service gets a selector) are
 # compared as sets of endpoints (address type, address, ready, ports), not by name.
-# e2e: locks endpointslicemirroring
+# e2e: locks endpointslicemirroring endpoint
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster

@@ -6,7 +6,7 @@
 # taking it off brings them back; a selector on the Service, and the Endpoints deleted,
 # each take them away. With E2E_ESM_CM=kcm the same runs against kube-controller-manager
 # 1.36 (endpointslicemirroring-kcm.t, which compares the end states).
-# e2e: locks endpointslicemirroring
+# e2e: locks endpointslicemirroring endpoint
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
