@@ -989,6 +989,7 @@ revision_new(const cJSON *ds, const char *name, const char *hash, const cJSON *d
 {
 	cJSON *r = cJSON_CreateObject(), *meta, *labels, *refs;
 	const cJSON *tlabels = json_path(ds, "spec.template.metadata.labels");
+	char *text;
 	const cJSON *annotations = json_path(ds, "metadata.annotations");
 
 	cJSON_AddStringToObject(r, "apiVersion", "apps/v1");
@@ -1004,7 +1005,12 @@ revision_new(const cJSON *ds, const char *name, const char *hash, const cJSON *d
 		cJSON_AddItemToObject(meta, "annotations", cJSON_Duplicate(annotations, 1));
 	refs = cJSON_AddArrayToObject(meta, "ownerReferences");
 	cJSON_AddItemToArray(refs, controllerref_new(daemonsets_resource(), ds));
-	cJSON_AddItemToObject(r, "data", cJSON_Duplicate(data, 1));
+	/* As kube's json.Marshal of a map writes it (keys sorted, Go's escapes): the
+	 * apiserver keeps the bytes, kube compares them byte for byte (daemon.Match), and a
+	 * patch of the revision, which writes them anew that way, must leave them equal. */
+	text = history_canonical_json(data);
+	cJSON_AddItemToObject(r, "data", cJSON_CreateRaw(text));
+	free(text);
 	cJSON_AddNumberToObject(r, "revision", (double)number);
 	return r;
 }

@@ -397,7 +397,7 @@ static void
 sync_creates_a_revision_and_a_pod_per_selected_node(void **state)
 {
 	struct ctl_world *w = world_new();
-	char *hash = ds_hash(), *name = xasprintf("ds-%s", hash);
+	char *hash = ds_hash(), *name = xasprintf("ds-%s", hash), *data;
 	const struct sync_result *r = &w->result;
 
 	(void)state;
@@ -409,6 +409,14 @@ sync_creates_a_revision_and_a_pod_per_selected_node(void **state)
 	assert_int_equal(json_int(r->writes[0].body, "revision", 0), 1);
 	assert_string_equal(json_string(json_path(r->writes[0].body, "metadata.labels"),
 	    HISTORY_HASH_LABEL), hash);
+	/* The data as kube's getPatch writes it, byte for byte: the template's keys sorted at
+	 * every level, "$patch" first, nothing between the tokens. */
+	data = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(r->writes[0].body,
+	    "data"));
+	assert_string_equal(data, "{\"spec\":{\"template\":{\"$patch\":\"replace\","
+	    "\"metadata\":{\"labels\":{\"app\":\"d\"}},\"spec\":{\"containers\":"
+	    "[{\"image\":\"i\",\"name\":\"c\"}],\"nodeSelector\":{\"ds\":\"yes\"}}}}}");
+	free(data);
 	assert_true(r->creating);
 	assert_int_equal(r->nmanage, 2);
 	assert_string_equal(daemonset_target_node(r->manage[0].body), "a");
