@@ -23,6 +23,7 @@
 #include "controllers/serviceaccount.h"
 #include "controllers/tainteviction.h"
 #include "controllers/ttl.h"
+#include "controllers/ttlafterfinished.h"
 #include "kcmflags.h"
 #include "registry.h"
 #include "util.h"
@@ -38,6 +39,7 @@ const struct controller_type *const controller_types[] = {
 	&podgc_controller_type,
 	&nodelifecycle_controller_type,
 	&ttl_controller_type,
+	&ttlafterfinished_controller_type,
 	&tainteviction_controller_type,
 	&csrcleaner_controller_type,
 	&csrsigning_controller_type,

@@ -9,7 +9,8 @@
 # for ReplicationControllers, rbac-nodelifecycle.yaml for the node lifecycle controller,
 # rbac-ttl.yaml for the TTL controller, rbac-taint-eviction-controller.yaml,
 # rbac-csrcleaner.yaml, rbac-nodeipam.yaml, rbac-csrsigning.yaml and
-# rbac-csrapproving.yaml for theirs.
+# rbac-csrapproving.yaml for theirs; rbac-ttl-after-finished.yaml for the TTL-after-finished
+# controller.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -35,6 +36,10 @@ cleanup() {
 	kubectl delete node "$ns-node" "$ns-ipam" --wait=false >/dev/null 2>&1
 	kubectl delete namespace "$ns-doomed" --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding sqlkcm:auth-delegator --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole sqlkcm:ttl-after-finished-controller \
+	    --wait=false >/dev/null 2>&1
+	kubectl patch job "$ns-ttl" -n "$ns" --type=merge -p '{"metadata":{"finalizers":null}}' \
+	    >/dev/null 2>&1
 	kubectl delete -n sqlkcm-system rolebinding,role sqlkcm:leader-election \
 	    --wait=false >/dev/null 2>&1
 	kubectl delete -n sqlkcm-system serviceaccount/sqlkcm lease/sqlkcm \
@@ -476,5 +481,39 @@ check "no request of the CSR approver was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/approve.log"'
 sqlkcm_stop approve
 kubectl delete csr "$ns-kubelet" --wait=false >/dev/null 2>&1
+
+# The TTL-after-finished controller's manifest: a Job managed elsewhere, finished with a
+# TTL of 0 (its status written here), is deleted. No garbage collector runs, so the Job
+# stays with the foregroundDeletion finalizer, which the cleanup takes off.
+check "rbac-ttl-after-finished.yaml applies" \
+    kubectl apply -f "$manifests/rbac-ttl-after-finished.yaml"
+check "with it, it may delete Jobs, not update them" \
+    eval 'cluster_wait_until 30 "the role" can delete jobs.batch -n '"$ns"' &&
+     cannot update jobs.batch -n '"$ns"
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: $ns-ttl}
+spec:
+  managedBy: example.com/elsewhere
+  ttlSecondsAfterFinished: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+YAML
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+kubectl patch job "$ns-ttl" -n "$ns" --subresource=status --type=merge -p '{"status":{
+    "startTime":"'"$now"'","completionTime":"'"$now"'","succeeded":1,"conditions":[
+    {"type":"SuccessCriteriaMet","status":"True","lastTransitionTime":"'"$now"'"},
+    {"type":"Complete","status":"True","lastTransitionTime":"'"$now"'"}]}}' >/dev/null
+sqlkcm_start ttlafsa --kubeconfig "$work/kubeconfig" --db "$work/ttlaf.db" \
+    --controllers ttl-after-finished -v 2
+check "the TTL-after-finished controller deletes the finished Job with those rights" \
+    cluster_wait_until 60 "the deletion" eval '[ -n "$(kubectl get job '"$ns"'-ttl -n '"$ns"' \
+     -o jsonpath="{.metadata.deletionTimestamp}")" ]'
+check "no request of the TTL-after-finished controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/ttlafsa.log"'
+sqlkcm_stop ttlafsa
 
 tap_done

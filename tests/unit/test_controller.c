@@ -151,6 +151,7 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		{ "serviceaccount", 1000 },
 		{ "taint-eviction-controller", 1000 },
 		{ "ttl", 1000 },
+		{ "ttl-after-finished", 1000 },
 	};
 	/* Where kube's queue starts at another backoff than client-go's 5 ms. */
 	static const struct {
