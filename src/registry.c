@@ -14,6 +14,7 @@
 #include "controllers/csrsigning.h"
 #include "controllers/deployment.h"
 #include "controllers/garbagecollector.h"
+#include "controllers/job.h"
 #include "controllers/namespace.h"
 #include "controllers/nodeipam.h"
 #include "controllers/nodelifecycle.h"
@@ -40,6 +41,7 @@ const struct controller_type *const controller_types[] = {
 	&nodelifecycle_controller_type,
 	&ttl_controller_type,
 	&ttlafterfinished_controller_type,
+	&job_controller_type,
 	&tainteviction_controller_type,
 	&csrcleaner_controller_type,
 	&csrsigning_controller_type,

@@ -152,6 +152,7 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		{ "taint-eviction-controller", 1000 },
 		{ "ttl", 1000 },
 		{ "ttl-after-finished", 1000 },
+		{ "job", 60 },
 	};
 	/* Where kube's queue starts at another backoff than client-go's 5 ms. */
 	static const struct {
@@ -160,6 +161,7 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 	} bases[] = {
 		{ "csrapproving", 0.2 },	/* kube's certificate controllers' queue */
 		{ "csrsigning", 0.2 },
+		{ "job", 1 },			/* kube's DefaultJobApiBackOff */
 	};
 	struct event_base *base = event_base_new();
 

@@ -1,0 +1,420 @@
+/*
+ * test_job.c - the Job controller (controllers/job.c) against kube-controller-manager's
+ * rules, as data.
+ *
+ * The rules are kube v1.36.3's pkg/controller/job; the first table is the NonIndexed rows
+ * of its TestControllerSyncJob (job_controller_test.go), with kube's names. kube's sync
+ * records finished pods, removes their finalizers and moves them into the counters in one
+ * go; sqlkcm's takes a sync per step (each from the cache). So a row is played as kube's
+ * test plays it: synced until a sync writes nothing more, each sync's status and
+ * finalizer removals applied to the cache (its creations and deletions are not, as kube's
+ * fake pod control does not make them); the creations and deletions counted are the first
+ * sync's, the pods patched those of every sync, the counters and conditions the last
+ * status written. kube's rows that turn the JobManagedBy and JobPodReplacementPolicy gates
+ * off are played as 1.36 runs by default, with them on: a failing Job whose deleted pods
+ * are still terminating ends the row with FailureTarget, not yet Failed (kube's own
+ * "count terminating pods when indexed job fails" row). Then the backoff between failures (TestGetRemainingTime's cases), the
+ * pods created, and what the handlers queue.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "action.h"
+#include "controller.h"
+#include "controllers/job.h"
+#include "fixtures.h"
+#include "json.h"
+#include "resource.h"
+#include "timeutil.h"
+#include "util.h"
+
+#define UNSET (-1)
+
+struct sync_case {
+	const char *name;
+	int parallelism, completions, backoff_limit;	/* completions UNSET: none */
+	int deleting, suspend;
+	const char *replacement;	/* podReplacementPolicy; NULL: none */
+	const char *status;		/* the Job's initial status JSON; NULL: none */
+	int pending, active, ready, succeeded, failed, terminating;
+	/* What kube expects. */
+	int creations, deletions, want_active, want_ready, want_succeeded, want_failed;
+	int want_terminating;		/* UNSET: not checked */
+	int patches;
+	const char *condition;		/* the condition True at the end; NULL: none */
+	const char *reason;
+};
+
+static const struct sync_case sync_cases[] = {
+	{ "job start", 2, 5, 6, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0,
+	    2, 0, 2, 0, 0, 0, UNSET, 0, NULL, NULL },
+	{ "WQ job start", 2, UNSET, 6, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0,
+	    2, 0, 2, 0, 0, 0, UNSET, 0, NULL, NULL },
+	{ "pending pods", 2, 5, 6, 0, 0, NULL, NULL, 2, 0, 0, 0, 0, 0,
+	    0, 0, 2, 0, 0, 0, UNSET, 0, NULL, NULL },
+	{ "correct # of pods", 3, 5, 6, 0, 0, NULL, NULL, 0, 3, 2, 0, 0, 0,
+	    0, 0, 3, 2, 0, 0, UNSET, 0, NULL, NULL },
+	{ "WQ job: correct # of pods", 2, UNSET, 6, 0, 0, NULL, NULL, 0, 2, 0, 0, 0, 0,
+	    0, 0, 2, 0, 0, 0, UNSET, 0, NULL, NULL },
+	{ "too few active pods", 2, 5, 6, 0, 0, NULL, NULL, 0, 1, 0, 1, 0, 0,
+	    1, 0, 2, 0, 1, 0, UNSET, 1, NULL, NULL },
+	{ "WQ job: recreate pods when failed", 1, UNSET, 6, 0, 0, "Failed", NULL,
+	    0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 1, 1, 1, NULL, NULL },
+	{ "WQ job: turn on PodReplacementPolicy but not set PodReplacementPolicy", 1, 1, 6,
+	    0, 0, NULL, NULL, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 2, 1, 2, NULL, NULL },
+	{ "WQ job: recreate pods when terminating or failed", 1, UNSET, 6, 0, 0,
+	    "TerminatingOrFailed", NULL, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 2, 1, 2, NULL,
+	    NULL },
+	{ "more terminating pods than parallelism", 1, 1, 6, 0, 0, "Failed", NULL,
+	    0, 2, 0, 0, 0, 4, 0, 1, 1, 0, 0, 0, 5, 1, NULL, NULL },
+	{ "too few active pods with a dynamic job", 2, UNSET, 6, 0, 0, NULL, NULL,
+	    0, 1, 0, 0, 0, 0, 1, 0, 2, 0, 0, 0, UNSET, 0, NULL, NULL },
+	{ "too many active pods", 2, 5, 6, 0, 0, NULL, NULL, 0, 3, 0, 0, 0, 0,
+	    0, 1, 2, 0, 0, 0, UNSET, 1, NULL, NULL },
+	{ "count ready pods when too many active pods", 2, 5, 6, 0, 0, NULL, NULL,
+	    0, 3, 3, 0, 0, 0, 0, 1, 2, 2, 0, 0, UNSET, 1, NULL, NULL },
+	{ "failed + succeed pods: reset backoff delay", 2, 5, 6, 0, 0, NULL, NULL,
+	    0, 1, 0, 1, 1, 0, 1, 0, 2, 0, 1, 1, UNSET, 2, NULL, NULL },
+	{ "new failed pod", 2, 5, 6, 0, 0, NULL, NULL, 0, 1, 0, 0, 1, 0,
+	    1, 0, 2, 0, 0, 1, UNSET, 1, NULL, NULL },
+	{ "no new pod; possible finalizer update of failed pod", 1, 1, 6, 0, 0, NULL,
+	    "{\"active\":1,\"failed\":1}", 0, 1, 0, 0, 0, 0,
+	    0, 0, 1, 0, 0, 1, UNSET, 0, NULL, NULL },
+	{ "job finish", 2, 5, 6, 0, 0, NULL, NULL, 0, 0, 0, 5, 0, 0,
+	    0, 0, 0, 0, 5, 0, UNSET, 5, "Complete", "CompletionsReached" },
+	{ "WQ job finishing", 2, UNSET, 6, 0, 0, NULL, NULL, 0, 1, 0, 1, 0, 0,
+	    0, 0, 1, 0, 1, 0, UNSET, 1, NULL, NULL },
+	{ "WQ job all finished", 2, UNSET, 6, 0, 0, NULL, NULL, 0, 0, 0, 2, 0, 0,
+	    0, 0, 0, 0, 2, 0, UNSET, 2, "Complete", "CompletionsReached" },
+	{ "WQ job all finished despite one failure", 2, UNSET, 6, 0, 0, NULL, NULL,
+	    0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 1, UNSET, 2, "Complete", "CompletionsReached" },
+	{ "more active pods than parallelism", 2, 5, 6, 0, 0, NULL, NULL, 0, 10, 0, 0, 0, 0,
+	    0, 8, 2, 0, 0, 0, UNSET, 8, NULL, NULL },
+	{ "more active pods than remaining completions", 3, 4, 6, 0, 0, NULL, NULL,
+	    0, 3, 0, 2, 0, 0, 0, 1, 2, 0, 2, 0, UNSET, 3, NULL, NULL },
+	{ "status change", 2, 5, 6, 0, 0, NULL, NULL, 0, 2, 0, 2, 0, 0,
+	    0, 0, 2, 0, 2, 0, UNSET, 2, NULL, NULL },
+	{ "deleting job", 2, 5, 6, 1, 0, NULL, NULL, 1, 1, 0, 1, 0, 0,
+	    0, 0, 2, 0, 1, 0, UNSET, 3, NULL, NULL },
+	{ "too many job failures", 2, 5, 0, 1, 0, NULL, NULL, 0, 0, 0, 0, 1, 0,
+	    0, 0, 0, 0, 0, 1, UNSET, 1, "Failed", "BackoffLimitExceeded" },
+	{ "count ready pods when job fails", 2, 3, 0, 0, 0, NULL, NULL, 0, 2, 2, 0, 1, 0,
+	    0, 2, 0, 0, 0, 3, 2, 3, "FailureTarget", "BackoffLimitExceeded" },
+	{ "suspending a job with satisfied expectations", 2, 4, 6, 0, 1, NULL, NULL,
+	    0, 2, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, UNSET, 2, "Suspended", "JobSuspended" },
+	{ "resuming a suspended job", 2, 4, 6, 0, 0, NULL,
+	    "{\"conditions\":[{\"type\":\"Suspended\",\"status\":\"True\","
+	    "\"reason\":\"JobSuspended\",\"message\":\"Job suspended\"}]}",
+	    0, 0, 0, 0, 0, 0, 2, 0, 2, 0, 0, 0, UNSET, 0, NULL, NULL },
+	{ "suspending a deleted job", 2, 4, 6, 1, 1, NULL, NULL, 0, 2, 0, 0, 0, 0,
+	    0, 0, 2, 0, 0, 0, UNSET, 2, NULL, NULL },
+};
+
+/* The Job foobar in default for row r. */
+static cJSON *
+job_new(const struct sync_case *r)
+{
+	struct buf b;
+	cJSON *job;
+
+	buf_init(&b);
+	buf_append_str(&b, "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{"
+	    "\"name\":\"foobar\",\"namespace\":\"default\",\"uid\":\"uid-job\","
+	    "\"resourceVersion\":\"1\"");
+	if (r->deleting)
+		buf_append_str(&b, ",\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"");
+	buf_printf(&b, "},\"spec\":{\"parallelism\":%d,\"backoffLimit\":%d", r->parallelism,
+	    r->backoff_limit);
+	if (r->completions != UNSET)
+		buf_printf(&b, ",\"completions\":%d", r->completions);
+	if (r->suspend)
+		buf_append_str(&b, ",\"suspend\":true");
+	if (r->replacement != NULL)
+		buf_printf(&b, ",\"podReplacementPolicy\":\"%s\"", r->replacement);
+	buf_append_str(&b, ",\"selector\":{\"matchLabels\":{\"batch.kubernetes.io/"
+	    "controller-uid\":\"uid-job\"}},\"template\":{\"metadata\":{\"labels\":{"
+	    "\"batch.kubernetes.io/controller-uid\":\"uid-job\",\"batch.kubernetes.io/"
+	    "job-name\":\"foobar\",\"controller-uid\":\"uid-job\",\"job-name\":\"foobar\"}},"
+	    "\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\","
+	    "\"image\":\"foo/bar\"}]}}}");
+	buf_printf(&b, ",\"status\":%s}", r->status != NULL ? r->status : "{}");
+	job = fixture_parse(b.data);
+	buf_free(&b);
+	return job;
+}
+
+/* A pod of the Job: phase, Ready, being deleted. */
+static cJSON *
+job_pod_new(int n, const char *phase, int ready, int deleting)
+{
+	struct buf b;
+	cJSON *pod;
+
+	buf_init(&b);
+	buf_printf(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+	    "\"name\":\"pod-%d\",\"namespace\":\"default\",\"uid\":\"uid-pod-%d\","
+	    "\"resourceVersion\":\"1\",\"creationTimestamp\":\"2025-12-31T23:00:00Z\","
+	    "\"finalizers\":[\"batch.kubernetes.io/job-tracking\"],", n, n);
+	if (deleting)
+		buf_append_str(&b, "\"deletionTimestamp\":\"2025-12-31T23:30:00Z\",");
+	buf_printf(&b, "\"labels\":{\"batch.kubernetes.io/controller-uid\":\"uid-job\"},"
+	    "\"ownerReferences\":[{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\","
+	    "\"name\":\"foobar\",\"uid\":\"uid-job\",\"controller\":true}]},"
+	    "\"spec\":{\"containers\":[{\"name\":\"c\"}]},\"status\":{\"phase\":\"%s\"",
+	    phase);
+	if (ready)
+		buf_append_str(&b, ",\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]");
+	buf_append_str(&b, "}}");
+	pod = fixture_parse(b.data);
+	buf_free(&b);
+	return pod;
+}
+
+static int
+world_setup(void **state)
+{
+	struct ctl_world *w = ctl_world_new(&job_controller_type, NULL);
+
+	w->row = *state;
+	*state = w;
+	return 0;
+}
+
+static int
+world_teardown(void **state)
+{
+	ctl_world_free(*state);
+	return 0;
+}
+
+/* Applies a finalizer removal to the cached pod it names. */
+static void
+apply_patch(struct ctl_world *w, const struct action *a)
+{
+	char *sql = NULL;
+	sqlite3 *db = store_db(w->store);
+	sqlite3_stmt *stmt;
+	cJSON *pod = NULL;
+
+	(void)sql;
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT body FROM cache_pods WHERE name = ?1",
+	    -1, &stmt, NULL), SQLITE_OK);
+	sqlite3_bind_text(stmt, 1, a->name, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		pod = cJSON_Parse((const char *)sqlite3_column_text(stmt, 0));
+	sqlite3_finalize(stmt);
+	assert_non_null(pod);
+	assert_non_null(json_path(a->body, "metadata.$deleteFromPrimitiveList/finalizers"));
+	cJSON_DeleteItemFromObjectCaseSensitive(json_child_object(pod, "metadata"),
+	    "finalizers");
+	json_set(json_child_object(pod, "metadata"), "resourceVersion",
+	    cJSON_CreateString("2"));
+	ctl_cache(w, resource_find("pods"), pod);
+}
+
+static void
+sync_case(void **state)
+{
+	struct ctl_world *w = *state;
+	const struct sync_case *r = w->row;
+	const struct resource *pods = resource_find("pods"), *jobs = resource_find("jobs");
+	char patched[64] = { 0 };
+	cJSON *status = NULL, *job;
+	int n = 0, creations = -1, deletions = -1, npatched = 0, rv = 1;
+
+	ctl_cache(w, jobs, job_new(r));
+	for (int i = 0; i < r->pending; i++)
+		ctl_cache(w, pods, job_pod_new(n++, "Pending", 0, 0));
+	for (int i = 0; i < r->active; i++)
+		ctl_cache(w, pods, job_pod_new(n++, "Running", i < r->ready, 0));
+	for (int i = 0; i < r->succeeded; i++)
+		ctl_cache(w, pods, job_pod_new(n++, "Succeeded", 0, 0));
+	for (int i = 0; i < r->failed; i++)
+		ctl_cache(w, pods, job_pod_new(n++, "Failed", 0, 0));
+	for (int i = 0; i < r->terminating; i++)
+		ctl_cache(w, pods, job_pod_new(n++, "Running", 0, 1));
+	assert_true(n < (int)sizeof patched);
+	for (int round = 0; round < 6; round++) {
+		const struct action *st = NULL;
+		int writes = 0;
+		char text[16];
+
+		ctl_sync(w, "default/foobar", NOW);
+		if (getenv("JOB_TEST_TRACE") != NULL) {
+			struct buf out;
+
+			buf_init(&out);
+			sync_result_print(&w->result, NULL, &out);
+			fprintf(stderr, "round %d:\n%.*s", round, (int)out.len, out.data);
+			buf_free(&out);
+		}
+		if (creations < 0) {
+			creations = w->result.creating ? w->result.nmanage : 0;
+			deletions = w->result.creating ? 0 : w->result.nmanage;
+		}
+		for (int i = 0; i < w->result.nwrites; i++) {
+			const struct action *a = &w->result.writes[i];
+
+			if (a->type == ACTION_UPDATE_STATUS) {
+				st = a;
+				continue;
+			}
+			assert_int_equal(a->type, ACTION_PATCH);
+			apply_patch(w, a);
+			writes++;
+			n = atoi(a->name + 4);
+			if (!patched[n])
+				npatched++;
+			patched[n] = 1;
+		}
+		if (st == NULL)
+			st = w->result.status;
+		if (st == NULL && writes == 0)
+			break;
+		if (st != NULL) {
+			cJSON_Delete(status);
+			status = cJSON_Duplicate(json_path(st->body, "status"), 1);
+			job = cJSON_Duplicate(st->body, 1);
+			snprintf(text, sizeof text, "%d", ++rv);
+			json_set(json_child_object(job, "metadata"), "resourceVersion",
+			    cJSON_CreateString(text));
+			ctl_cache(w, jobs, job);
+		}
+		if (round == 5)
+			fail_msg("%s: still writing after 6 syncs", r->name);
+	}
+	assert_int_equal(creations, r->creations);
+	assert_int_equal(deletions, r->deletions);
+	assert_int_equal(npatched, r->patches);
+	assert_non_null(status);
+	assert_int_equal(json_int(status, "active", 0), r->want_active);
+	assert_int_equal(json_int(status, "ready", -1), r->want_ready);
+	assert_int_equal(json_int(status, "succeeded", 0), r->want_succeeded);
+	assert_int_equal(json_int(status, "failed", 0), r->want_failed);
+	if (r->want_terminating != UNSET)
+		assert_int_equal(json_int(status, "terminating", -1), r->want_terminating);
+	assert_int_equal(cJSON_GetArraySize(json_path(status,
+	    "uncountedTerminatedPods.succeeded")), 0);
+	assert_int_equal(cJSON_GetArraySize(json_path(status,
+	    "uncountedTerminatedPods.failed")), 0);
+	{
+		const cJSON *c;
+		int found = 0;
+
+		cJSON_ArrayForEach(c, json_path(status, "conditions")) {
+			if (strcmp(json_string(c, "status"), "True") != 0)
+				continue;
+			if (r->condition != NULL && strcmp(json_string(c, "type"),
+			    r->condition) == 0) {
+				assert_string_equal(json_string(c, "reason"), r->reason);
+				found = 1;
+			} else if (strcmp(json_string(c, "type"), "Complete") == 0 ||
+			    (r->condition == NULL &&
+			    strcmp(json_string(c, "type"), "FailureTarget") == 0) ||
+			    strcmp(json_string(c, "type"), "Failed") == 0 ||
+			    strcmp(json_string(c, "type"), "Suspended") == 0) {
+				fail_msg("%s: unexpected condition %s", r->name,
+				    json_string(c, "type"));
+			}
+		}
+		assert_int_equal(found, r->condition != NULL);
+	}
+	cJSON_Delete(status);
+}
+
+/* kube's TestGetRemainingTime and backoff cases: 10 s doubling, at most 10 min. */
+static void
+backoff(void **state)
+{
+	static const struct {
+		int failures;
+		double since_last, want;
+	} cases[] = {
+		{ 0, 0, 0 },
+		{ 1, 0, 10 },
+		{ 1, 4, 6 },
+		{ 1, 11, 0 },
+		{ 2, 0, 20 },
+		{ 3, 5, 35 },
+		{ 7, 0, 600 },
+		{ 30, 0, 600 },
+		{ 30, 601, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		double got = job_backoff_remaining(cases[i].failures, NOW - cases[i].since_last,
+		    NOW);
+		if (got != cases[i].want)
+			fail_msg("%d failures, %.0f s ago: %.1f, want %.1f", cases[i].failures,
+			    cases[i].since_last, got, cases[i].want);
+	}
+}
+
+/* The pod created: the template's labels, generateName, the controller reference, the
+ * tracking finalizer. */
+static void
+pod_created(void **state)
+{
+	struct ctl_world *w = *state;
+	const cJSON *pod;
+	const cJSON *f;
+	int tracked = 0;
+
+	ctl_cache(w, resource_find("jobs"), job_new(&sync_cases[0]));
+	ctl_sync(w, "default/foobar", NOW);
+	assert_int_equal(w->result.nmanage, 2);
+	pod = w->result.manage[0].body;
+	assert_string_equal(json_string(pod, "metadata.generateName"), "foobar-");
+	assert_string_equal(json_string(cJSON_GetArrayItem(json_path(pod,
+	    "metadata.ownerReferences"), 0), "uid"), "uid-job");
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(json_path(pod, "metadata.labels"),
+	    "batch.kubernetes.io/job-name")->valuestring, "foobar");
+	cJSON_ArrayForEach(f, json_path(pod, "metadata.finalizers"))
+		tracked |= strcmp(f->valuestring, "batch.kubernetes.io/job-tracking") == 0;
+	assert_true(tracked);
+	assert_string_equal(w->result.manage[0].done_reason, "SuccessfulCreate");
+}
+
+/* A Job managed elsewhere, or finished, is left alone. */
+static void
+left_alone(void **state)
+{
+	struct ctl_world *w = *state;
+	cJSON *job = job_new(&sync_cases[0]);
+
+	json_set(json_child_object(job, "spec"), "managedBy",
+	    cJSON_CreateString("example.com/other"));
+	ctl_cache(w, resource_find("jobs"), job);
+	ctl_sync(w, "default/foobar", NOW);
+	assert_int_equal(w->result.nmanage, 0);
+	assert_null(w->result.status);
+	assert_int_equal(w->result.nwrites, 0);
+}
+
+int
+main(void)
+{
+	struct CMUnitTest tests[NELEM(sync_cases) + 3];
+	size_t n = 0;
+
+	for (size_t i = 0; i < NELEM(sync_cases); i++)
+		tests[n++] = (struct CMUnitTest){ sync_cases[i].name, sync_case, world_setup,
+		    world_teardown, (void *)&sync_cases[i] };
+	tests[n++] = (struct CMUnitTest){ "the backoff after failures", backoff, NULL, NULL,
+	    NULL };
+	tests[n++] = (struct CMUnitTest){ "the pod created", pod_created, world_setup,
+	    world_teardown, NULL };
+	tests[n++] = (struct CMUnitTest){ "a Job managed elsewhere", left_alone, world_setup,
+	    world_teardown, NULL };
+	return _cmocka_run_group_tests("job", tests, n, NULL, NULL);
+}
