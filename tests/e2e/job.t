@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# job.t - the Job controller: `kubectl create job` runs to Complete; a Job of 10
+# completions at parallelism 3 creates exactly 10 pods, never more than 3 at once, and
+# counts 10; a failing Job reaches its backoffLimit and Fails (FailureTarget, then Failed,
+# BackoffLimitExceeded); a suspended Job creates nothing until resumed; sqlkcm killed -9
+# while a Job's pods finish counts none twice and loses none; a Job managed by another
+# controller is left alone; every finished pod loses its tracking finalizer.
+#
+# kwok's pod-complete stage makes a running Job pod Succeeded at once. The pods the test
+# finishes itself are kept off every node (a nodeSelector no node has), so kwok never
+# touches them, and the test writes their phase (kubectl patch --subresource=status).
+# With E2E_JOB_CM=kcm the same runs against kube-controller-manager 1.36 (job-kcm.t).
+# e2e: locks job
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+use_shared_cluster
+
+cm=${E2E_JOB_CM:-sqlkcm}
+work=$(mktemp -d "${TMPDIR:-/tmp}/sqlkcm-job.XXXXXX")
+ns=job-$cm-$RANDOM
+cleanup() {
+	kcm_stop job
+	e2e_cleanup "$ns"
+}
+trap cleanup EXIT
+
+start_cm() {
+	if [ "$cm" = kcm ]; then
+		kcm_start job --controllers=job-controller
+	else
+		sqlkcm_start job --db "$work/cache.db" --controllers job -v 2
+		cluster_wait_until 60 "sqlkcm's caches synced" \
+		    grep -q "caches synced" "$work/job.log"
+	fi
+}
+stop_cm() {
+	if [ "$cm" = kcm ]; then kcm_stop job; else sqlkcm_stop job "${1:-TERM}"; fi
+}
+
+# job NAME COMPLETIONS PARALLELISM BACKOFF [EXTRA-SPEC-YAML]: a Job whose pods stay
+# Pending, on no node (the test finishes them).
+held_job() {
+	kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: $1}
+spec:
+  completions: $2
+  parallelism: $3
+  backoffLimit: $4
+  ${5:-}
+  template:
+    spec:
+      restartPolicy: Never
+      nodeSelector: {example.com/no-such-node: "true"}
+      containers: [{name: c, image: busybox}]
+YAML
+}
+jstatus() { kubectl get job "$1" -n "$ns" -o jsonpath="{.status.$2}"; }
+cond() {
+	kubectl get job "$1" -n "$ns" \
+	    -o jsonpath="{.status.conditions[?(@.type==\"$2\")].status}{.status.conditions[?(@.type==\"$2\")].reason}"
+}
+pods_of() { kubectl get pods -n "$ns" -l "batch.kubernetes.io/job-name=$1" --no-headers \
+    -o custom-columns=N:.metadata.name,P:.status.phase "${@:2}"; }
+# finish_pods JOB PHASE N: N of the Job's Pending pods get PHASE.
+finish_pods() {
+	local p
+	for p in $(pods_of "$1" | awk '$2 == "Pending" {print $1}' | head -n "$3"); do
+		kubectl patch pod "$p" -n "$ns" --subresource=status --type=merge \
+		    -p "{\"status\":{\"phase\":\"$2\"}}" >/dev/null
+	done
+}
+no_tracking_finalizers() {
+	! kubectl get pods -n "$ns" -o jsonpath='{range .items[*]}{.metadata.finalizers}{"\n"}{end}' |
+	    grep -q job-tracking
+}
+
+kubectl create namespace "$ns" >/dev/null
+start_cm
+
+kubectl create job -n "$ns" once --image=busybox -- true >/dev/null
+check "kubectl create job: the Job completes" \
+    cluster_wait_until 60 "Complete" eval '[ "$(cond once Complete)" = TrueCompletionsReached ]'
+check "with succeeded 1 and a completion time" \
+    eval '[ "$(jstatus once succeeded)" = 1 ] && [ -n "$(jstatus once completionTime)" ]'
+check "and SuccessCriteriaMet before it" eval '[ "$(cond once SuccessCriteriaMet)" = TrueCompletionsReached ]'
+
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: ten}
+spec:
+  completions: 10
+  parallelism: 3
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+YAML
+check "10 completions at parallelism 3: the Job completes" \
+    cluster_wait_until 90 "Complete" eval '[ "$(cond ten Complete)" = TrueCompletionsReached ]'
+check "succeeded 10, failed none" \
+    eval '[ "$(jstatus ten succeeded)" = 10 ] && [ -z "$(jstatus ten failed)" ]'
+check "exactly 10 pods made, all Succeeded" \
+    eval '[ "$(pods_of ten | grep -c Succeeded)" = 10 ] && [ "$(pods_of ten | wc -l)" = 10 ]'
+
+# Parallelism held: pods that never run.
+held_job held 5 2 6
+check "a Job of parallelism 2 whose pods do not run has 2 active" \
+    cluster_wait_until 60 "2 active" eval '[ "$(jstatus held active)" = 2 ] &&
+     [ "$(pods_of held | wc -l)" = 2 ]'
+check "its pods carry kube's labels and the tracking finalizer" eval '
+    p=$(pods_of held | awk "{print \$1; exit}");
+    kubectl get pod "$p" -n '"$ns"' -o json | python3 -c "
+import json, sys
+p = json.load(sys.stdin); m = p[\"metadata\"]; l = m[\"labels\"]
+assert l[\"batch.kubernetes.io/job-name\"] == \"held\" and l[\"job-name\"] == \"held\", l
+assert l[\"batch.kubernetes.io/controller-uid\"] == l[\"controller-uid\"], l
+assert \"batch.kubernetes.io/job-tracking\" in m[\"finalizers\"], m
+assert m[\"ownerReferences\"][0][\"kind\"] == \"Job\" and m[\"ownerReferences\"][0][\"controller\"]"'
+
+# A failing Job: backoffLimit 1, each failure replaced after kube's backoff (10 s, 20 s).
+held_job failing 3 1 1
+check "a failing Job's first pod" cluster_wait_until 60 "a pod" \
+    eval '[ "$(pods_of failing | wc -l)" = 1 ]'
+finish_pods failing Failed 1
+check "a failed pod is counted and replaced after the backoff" \
+    cluster_wait_until 60 "the replacement" eval '[ "$(jstatus failing failed)" = 1 ] &&
+     [ "$(pods_of failing | grep -c Pending)" = 1 ]'
+finish_pods failing Failed 1
+check "past backoffLimit 1 the Job fails: Failed, BackoffLimitExceeded" \
+    cluster_wait_until 60 "Failed" eval '[ "$(cond failing Failed)" = TrueBackoffLimitExceeded ]'
+check "after FailureTarget, with failed 2 and no completion time" \
+    eval '[ "$(cond failing FailureTarget)" = TrueBackoffLimitExceeded ] &&
+     [ "$(jstatus failing failed)" = 2 ] && [ -z "$(jstatus failing completionTime)" ]'
+
+# Suspend and resume.
+held_job paused 2 2 6 "suspend: true"
+check "a suspended Job is Suspended (JobSuspended) and creates no pod" \
+    cluster_wait_until 60 "Suspended" eval '[ "$(cond paused Suspended)" = TrueJobSuspended ] &&
+     [ "$(pods_of paused | wc -l)" = 0 ]'
+kubectl patch job paused -n "$ns" --type=merge -p '{"spec":{"suspend":false}}' >/dev/null
+check "resumed: Suspended False (JobResumed), its pods created, a start time" \
+    cluster_wait_until 60 "resumed" eval '[ "$(cond paused Suspended)" = FalseJobResumed ] &&
+     [ "$(pods_of paused | wc -l)" = 2 ] && [ -n "$(jstatus paused startTime)" ]'
+kubectl patch job paused -n "$ns" --type=merge -p '{"spec":{"suspend":true}}' >/dev/null
+check "suspended again: its active pods deleted" \
+    cluster_wait_until 60 "no active pods" eval '[ "$(cond paused Suspended)" = TrueJobSuspended ] &&
+     [ -z "$(jstatus paused active)" ] && [ "$(pods_of paused | wc -l)" = 0 ]'
+
+# Killed while pods finish: 6 completions, 3 at a time.
+held_job crash 6 3 6
+check "the crash Job has 3 pods" cluster_wait_until 60 "3 pods" \
+    eval '[ "$(pods_of crash | wc -l)" = 3 ]'
+finish_pods crash Succeeded 3
+sleep 0.3
+stop_cm KILL
+start_cm
+check "after a kill -9 the next pods come" cluster_wait_until 60 "3 more pods" \
+    eval '[ "$(pods_of crash | grep -c Pending)" = 3 ]'
+finish_pods crash Succeeded 2
+stop_cm KILL
+start_cm
+finish_pods crash Succeeded 1
+check "the crash Job completes" \
+    cluster_wait_until 90 "Complete" eval '[ "$(cond crash Complete)" = TrueCompletionsReached ]'
+check "with succeeded 6: no pod counted twice or lost" \
+    eval '[ "$(jstatus crash succeeded)" = 6 ] && [ "$(pods_of crash | grep -c Succeeded)" = 6 ]'
+
+# Someone else's Job.
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: elsewhere}
+spec:
+  managedBy: example.com/elsewhere
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+YAML
+sleep 3
+check "a Job managed by another controller gets no pod and no status" \
+    eval '[ "$(pods_of elsewhere | wc -l)" = 0 ] && [ -z "$(jstatus elsewhere startTime)" ]'
+
+check "no pod of a finished Job keeps the tracking finalizer" \
+    cluster_wait_until 30 "finalizers removed" eval '! kubectl get pods -n '"$ns"' -o \
+     jsonpath="{range .items[?(@.status.phase==\"Succeeded\")]}{.metadata.finalizers}{end}{range .items[?(@.status.phase==\"Failed\")]}{.metadata.finalizers}{end}" |
+     grep -q job-tracking'
+if [ "$cm" = sqlkcm ]; then
+	check "no sync failed" eval '! grep -E "level=error|^E" "$work/job.log"'
+fi
+# For job-kcm.t: the end states.
+if [ -n "${E2E_JOB_STATES:-}" ]; then
+	for j in once ten held failing paused crash elsewhere; do
+		kubectl get job "$j" -n "$ns" -o json | python3 -c '
+import json, sys
+j = json.load(sys.stdin); s = j.get("status", {})
+conds = sorted((c["type"], c["status"], c.get("reason", "")) for c in s.get("conditions", []))
+print(j["metadata"]["name"], s.get("active", 0), s.get("succeeded", 0), s.get("failed", 0),
+      s.get("ready"), s.get("terminating"), conds)'
+	done >"$E2E_JOB_STATES"
+fi
+tap_done
