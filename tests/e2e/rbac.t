@@ -10,7 +10,7 @@
 # rbac-ttl.yaml for the TTL controller, rbac-taint-eviction-controller.yaml,
 # rbac-csrcleaner.yaml, rbac-nodeipam.yaml, rbac-csrsigning.yaml and
 # rbac-csrapproving.yaml for theirs; rbac-ttl-after-finished.yaml for the TTL-after-finished
-# controller.
+# controller; rbac-job.yaml for the Job controller.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -37,7 +37,7 @@ cleanup() {
 	kubectl delete namespace "$ns-doomed" --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding sqlkcm:auth-delegator --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:ttl-after-finished-controller \
-	    --wait=false >/dev/null 2>&1
+	    sqlkcm:job-controller --wait=false >/dev/null 2>&1
 	kubectl patch job "$ns-ttl" -n "$ns" --type=merge -p '{"metadata":{"finalizers":null}}' \
 	    >/dev/null 2>&1
 	kubectl delete -n sqlkcm-system rolebinding,role sqlkcm:leader-election \
@@ -515,5 +515,35 @@ check "the TTL-after-finished controller deletes the finished Job with those rig
 check "no request of the TTL-after-finished controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/ttlafsa.log"'
 sqlkcm_stop ttlafsa
+
+# The Job controller's manifest: a Job of one completion, its pod kept off every node and
+# finished by the test, completes (pods created, a finalizer patched off, status updated).
+check "rbac-job.yaml applies" kubectl apply -f "$manifests/rbac-job.yaml"
+check "with it, it may update Jobs' status and finalizers and patch pods" \
+    eval 'cluster_wait_until 30 "the role" can update jobs.batch --subresource=status -n '"$ns"' &&
+     can update jobs.batch --subresource=finalizers -n '"$ns"' && can patch pods -n '"$ns"
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: $ns-job}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      nodeSelector: {example.com/no-such-node: "true"}
+      containers: [{name: c, image: busybox}]
+YAML
+sqlkcm_start jobsa --kubeconfig "$work/kubeconfig" --db "$work/job.db" --controllers job -v 2
+check "the Job controller creates the Job's pod with those rights" \
+    cluster_wait_until 60 "the pod" eval '[ -n "$(kubectl get pods -n '"$ns"' \
+     -l batch.kubernetes.io/job-name='"$ns"'-job -o name)" ]'
+kubectl patch "$(kubectl get pods -n "$ns" -l "batch.kubernetes.io/job-name=$ns-job" -o name)" \
+    -n "$ns" --subresource=status --type=merge -p '{"status":{"phase":"Succeeded"}}' >/dev/null
+check "and completes the Job once the pod has succeeded" \
+    cluster_wait_until 60 "Complete" eval '[ "$(kubectl get job '"$ns"'-job -n '"$ns"' \
+     -o jsonpath="{.status.conditions[?(@.type==\"Complete\")].status}")" = True ]'
+check "no request of the Job controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/jobsa.log"'
+sqlkcm_stop jobsa
 
 tap_done
