@@ -125,9 +125,18 @@ held_job failing 3 1 1
 check "a failing Job's first pod" cluster_wait_until 60 "a pod" \
     eval '[ "$(pods_of failing | wc -l)" = 1 ]'
 finish_pods failing Failed 1
-check "a failed pod is counted and replaced after the backoff" \
+check "a failed pod is counted and replaced" \
     cluster_wait_until 60 "the replacement" eval '[ "$(jstatus failing failed)" = 1 ] &&
      [ "$(pods_of failing | grep -c Pending)" = 1 ]'
+# kube measures its backoff from the failed pod's finish time, which for a pod that never
+# ran is its creation: the replacement comes no sooner than 10 s after it.
+check "not before kube's 10 s backoff after the failure" eval '
+    kubectl get pods -n '"$ns"' -l batch.kubernetes.io/job-name=failing -o json | python3 -c "
+import json, sys
+from datetime import datetime
+t = sorted(datetime.strptime(p[\"metadata\"][\"creationTimestamp\"], \"%Y-%m-%dT%H:%M:%SZ\")
+           for p in json.load(sys.stdin)[\"items\"])
+assert len(t) == 2 and (t[1] - t[0]).total_seconds() >= 10, t"'
 finish_pods failing Failed 1
 check "past backoffLimit 1 the Job fails: Failed, BackoffLimitExceeded" \
     cluster_wait_until 60 "Failed" eval '[ "$(cond failing Failed)" = TrueBackoffLimitExceeded ]'
