@@ -1,11 +1,10 @@
 /*
- * job.c - the Job controller (kube's job-controller), for Jobs of the NonIndexed
- * completion mode.
+ * job.c - the Job controller (kube's job-controller).
  *
  * A key is a Job's namespace/name. A Job managed by another controller (spec.managedBy
  * other than kubernetes.io/job-controller), a finished one (Complete or Failed) and one of
  * an unknown completion mode are left alone (the last with kube's UnknownCompletionMode
- * warning). Indexed Jobs are left alone too: sqlkcm does not run them yet.
+ * warning).
  *
  * Its pods are the ones it controls (ownerReferences), read through the view job_pods
  * (schema/024-job.sql). Each sync, as kube's syncJob:
@@ -34,6 +33,13 @@
  *     update, then the pods' patches); the move happens in the sync that sees the
  *     finalizers gone (kube makes it at once, in the same sync: the end state is the same).
  *     A sync that removes finalizers writes nothing else of the status;
+ *   - in the Indexed mode, each pod has an index below completions (the
+ *     batch.kubernetes.io/job-completion-index annotation and label, the hostname
+ *     <job>-<index>, JOB_COMPLETION_INDEX in every container, the name <job>-<index>-):
+ *     the lowest indexes neither succeeded nor active are created; active pods of no
+ *     valid index, past completions or repeating an index are deleted first; a succeeded
+ *     pod counts by its index, in status.completedIndexes (kube's interval string "0,2-4"),
+ *     written before its finalizer goes, and succeeded is the number of those indexes;
  *   - finishes the Job: once the FailureTarget or SuccessCriteriaMet condition is written,
  *     no pod is uncounted and none is terminating, the Failed (with the FailureTarget's
  *     reason and message) or Complete condition and the completion time are written, with
@@ -42,7 +48,7 @@
  * Every status write is an update of the whole Job at the cached resourceVersion, so a
  * stale cache is refused (409) and synced again. Creations and deletions are counted by
  * expectations, kept in the store across restarts (the recovery below). Not yet here, as
- * kube has them: Indexed Jobs (completedIndexes, failedIndexes, backoffLimitPerIndex),
+ * kube has them: backoffLimitPerIndex and maxFailedIndexes (failedIndexes),
  * podFailurePolicy's rules, successPolicy, adopting orphan pods, kube's metrics.
  * kube's workqueue backs a failed sync off from 1 s to 60 s, and runs
  * --concurrent-job-syncs workers (5).
@@ -66,6 +72,8 @@
 #include "util.h"
 
 #define TRACKING_FINALIZER "batch.kubernetes.io/job-tracking"
+#define INDEX_ANNOTATION "batch.kubernetes.io/job-completion-index"
+#define MAX_INDEXED_COMPLETIONS 100000	/* the API's bound for an Indexed Job */
 #define JOB_CONTROLLER_NAME "kubernetes.io/job-controller"
 #define MAX_PODS_PER_SYNC 500		/* kube's MaxPodCreateDeletePerSync */
 #define MAX_UNCOUNTED 500		/* kube's MaxUncountedPods */
@@ -110,6 +118,7 @@ struct job_pod {
 	int active, terminating, ready, tracked;
 	double finished_at;		/* kube's getFinishedTime, for finished pods */
 	long long restarts;		/* its containers' restarts, running or pending */
+	int index;			/* its completion index; -1: none valid */
 };
 
 /* --- rules ----------------------------------------------------------------------------- */
@@ -265,6 +274,84 @@ uid_in(const cJSON *array, const char *uid)
 	return 0;
 }
 
+/* kube's getCompletionIndex on the annotation's text: a whole number (Go's Atoi), -1 when
+ * none or negative. */
+int
+job_completion_index(const char *text)
+{
+	const char *p = text;
+	long long v = 0;
+	int negative = 0;
+
+	if (text == NULL)
+		return -1;
+	if (*p == '+' || *p == '-')
+		negative = *p++ == '-';
+	if (*p == '\0')
+		return -1;
+	for (; *p != '\0'; p++) {
+		if (*p < '0' || *p > '9' || v > 1000000000LL)
+			return -1;
+		v = v * 10 + (*p - '0');
+	}
+	return negative || v > 2147483647LL ? -1 : (int)v;
+}
+
+/* kube's parseIndexesFromString: marks in done[0..completions) the indexes of text
+ * ("1,3-5"); what does not parse is skipped, what lies past completions dropped. */
+void
+job_indexes_parse(const char *text, int completions, char *done)
+{
+	char *copy = xstrdup(text), *save = NULL, *part;
+
+	for (part = strtok_r(copy, ",", &save); part != NULL; part = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(part, '-');
+		int first, last;
+
+		if (dash != NULL)
+			*dash = '\0';
+		first = job_completion_index(part);
+		if (first < 0)
+			continue;
+		if (first >= completions)
+			break;
+		last = dash != NULL ? job_completion_index(dash + 1) : first;
+		if (last < 0)
+			continue;
+		if (last >= completions)
+			last = completions - 1;
+		for (int i = first; i <= last; i++)
+			done[i] = 1;
+	}
+	free(copy);
+}
+
+char *
+job_indexes_format(const char *done, int completions)
+{
+	struct buf b;
+	char *out;
+
+	buf_init(&b);
+	for (int i = 0; i < completions; i++) {
+		int last = i;
+
+		if (!done[i])
+			continue;
+		while (last + 1 < completions && done[last + 1])
+			last++;
+		buf_printf(&b, "%s%d", b.len > 0 ? "," : "", i);
+		if (last == i + 1)
+			buf_printf(&b, ",%d", last);
+		else if (last > i)
+			buf_printf(&b, "-%d", last);
+		i = last;
+	}
+	out = xstrndup(b.data != NULL ? b.data : "", b.len);
+	buf_free(&b);
+	return out;
+}
+
 /* --- reading --------------------------------------------------------------------------- */
 
 static void
@@ -312,7 +399,13 @@ pods_load(struct job_state *st, struct controller *c, const char *job_uid,
 		p->active = !deleting && !terminal;
 		p->terminating = deleting && !terminal;
 		p->ready = p->active && sqlite3_column_int(stmt, 5);
+		p->index = -1;
 		if (body != NULL) {
+			const cJSON *ix = cJSON_GetObjectItemCaseSensitive(json_path(body,
+			    "metadata.annotations"), INDEX_ANNOTATION);
+
+			if (cJSON_IsString(ix))
+				p->index = job_completion_index(ix->valuestring);
 			if (p->succeeded || p->failed)
 				p->finished_at = pod_finished_at(body);
 			if (strcmp(phase, "Running") == 0 || strcmp(phase, "Pending") == 0)
@@ -360,6 +453,19 @@ pod_action(struct job_state *st, struct action *a, enum action_type type,
 
 static void remove_finalizer(struct job_state *st, struct sync_result *out,
     const char *namespace, const struct job_pod *p, const char *why);
+
+/* Deletes pod p (active); uncount: its tracking finalizer is removed first. */
+static void
+delete_pod(struct job_state *st, struct sync_result *out, const char *namespace,
+    struct job_pod *p, const char *why, int uncount)
+{
+	if (uncount && p->tracked)
+		remove_finalizer(st, out, namespace, p, "deleted as not needed");
+	pod_action(st, action_append(&out->manage, &out->nmanage), ACTION_DELETE, namespace,
+	    p, xstrdup(why));
+	p->active = p->ready = 0;
+	p->terminating = 1;
+}
 
 /* Deletes up to 500 of the active pods, the first n of them; uncount: their tracking
  * finalizers are removed first (kube's deleteJobPods), so that they are never counted. */
@@ -473,6 +579,9 @@ struct job_sync {
 	struct job_pod *pods;
 	int npods;
 	double now;
+	/* An Indexed Job: its completions, and which of its indexes have succeeded. */
+	int indexed, completions;
+	char *done;
 };
 
 /* Requeues at most after seconds. */
@@ -500,7 +609,151 @@ past_backoff_limit_on_failure(const struct job_sync *s, long long backoff_limit)
 	return restarts >= backoff_limit;
 }
 
-/* Creates or deletes pods towards parallelism (kube's manageJob, NonIndexed); returns
+/* kube's activePodsForRemoval for an Indexed Job: the active pods of no valid index, past
+ * completions or repeating an index (one of each index stays, a ready one if any), then
+ * more from the highest index down until at least rm_at_least go. Returns how many. */
+static int
+indexed_remove(struct job_sync *s, int rm_at_least, long long want)
+{
+	char *seen = xcalloc((size_t)s->completions + 1, 1), *why;
+	int n = 0;
+
+	(void)want;
+	/* Ready pods claim their index first. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < s->npods && n < MAX_PODS_PER_SYNC; i++) {
+			struct job_pod *p = &s->pods[i];
+
+			if (!p->active || p->ready != (pass == 0))
+				continue;
+			if (p->index >= 0 && p->index < s->completions && !seen[p->index]) {
+				seen[p->index] = 1;
+				continue;
+			}
+			delete_pod(s->st, s->out, s->namespace, p,
+			    p->index < 0 ? "no valid completion index" :
+			    p->index >= s->completions ? "its index is past completions" :
+			    "another pod has its index", 1);
+			n++;
+		}
+	}
+	free(seen);
+	why = xasprintf("more active pods than wanted");
+	for (int i = s->npods - 1; i >= 0 && n < rm_at_least && n < MAX_PODS_PER_SYNC; i--) {
+		if (!s->pods[i].active)
+			continue;
+		delete_pod(s->st, s->out, s->namespace, &s->pods[i], why, 1);
+		n++;
+	}
+	free(why);
+	return n;
+}
+
+/* Adds JOB_COMPLETION_INDEX, from the index label, to each container of list. */
+static void
+add_index_env(cJSON *list)
+{
+	cJSON *c;
+
+	cJSON_ArrayForEach(c, list) {
+		cJSON *env = cJSON_GetObjectItemCaseSensitive(c, "env"), *e, *v;
+		int has = 0;
+
+		cJSON_ArrayForEach(e, env)
+			has |= strcmp(json_string(e, "name"), "JOB_COMPLETION_INDEX") == 0;
+		if (has)
+			continue;
+		if (!cJSON_IsArray(env)) {
+			cJSON_DeleteItemFromObjectCaseSensitive(c, "env");
+			env = cJSON_AddArrayToObject(c, "env");
+		}
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "name", "JOB_COMPLETION_INDEX");
+		v = cJSON_AddObjectToObject(cJSON_AddObjectToObject(e, "valueFrom"), "fieldRef");
+		cJSON_AddStringToObject(v, "fieldPath",
+		    "metadata.labels['" INDEX_ANNOTATION "']");
+		cJSON_AddItemToArray(env, e);
+	}
+}
+
+/* The pod of index ix of an Indexed Job (kube's: the annotation and label, the hostname,
+ * JOB_COMPLETION_INDEX in every container, the name <job>-<index>-). */
+static cJSON *
+indexed_pod(struct job_sync *s, int ix)
+{
+	cJSON *pod = replicaset_pod_from_template_of(s->st->jobs, s->job);
+	cJSON *meta = json_child_object(pod, "metadata"), *spec = json_child_object(pod, "spec");
+	char number[16], *name;
+
+	snprintf(number, sizeof number, "%d", ix);
+	json_set(json_child_object(meta, "annotations"), INDEX_ANNOTATION,
+	    cJSON_CreateString(number));
+	json_set(json_child_object(meta, "labels"), INDEX_ANNOTATION,
+	    cJSON_CreateString(number));
+	name = xasprintf("%s-%d-", s->name, ix);
+	if (strlen(name) > 58) {	/* kube's MaxGeneratedNameLength */
+		char *cut = xasprintf("%.*s-%d-", (int)(58 - strlen(number) - 2), s->name, ix);
+		free(name);
+		name = cut;
+	}
+	json_set(meta, "generateName", cJSON_CreateString(name));
+	free(name);
+	if (*json_string(spec, "hostname") == '\0') {
+		name = xasprintf("%s-%d", s->name, ix);
+		json_set(spec, "hostname", cJSON_CreateString(name));
+		free(name);
+	}
+	add_index_env(cJSON_GetObjectItemCaseSensitive(spec, "initContainers"));
+	add_index_env(cJSON_GetObjectItemCaseSensitive(spec, "containers"));
+	return pod;
+}
+
+/* kube's firstPendingIndexes: creates pods for the lowest n indexes neither succeeded nor
+ * active (nor terminating, when only failed pods are replaced). Returns how many. */
+static int
+indexed_create(struct job_sync *s, int n, int active, long long want)
+{
+	char *busy = xmalloc((size_t)s->completions + 1);
+	int only_failed = strcmp(json_string(s->job, "spec.podReplacementPolicy"),
+	    "Failed") == 0 || json_path(s->job, "spec.podFailurePolicy") != NULL;
+	int made = 0;
+
+	memcpy(busy, s->done, (size_t)s->completions);
+	for (int i = 0; i < s->npods; i++) {
+		const struct job_pod *p = &s->pods[i];
+
+		if (p->index >= 0 && p->index < s->completions &&
+		    (p->active || (only_failed && p->terminating)))
+			busy[p->index] = 1;
+	}
+	s->out->creating = 1;
+	for (int ix = 0; ix < s->completions && made < n; ix++) {
+		struct action *a;
+
+		if (busy[ix])
+			continue;
+		a = action_append(&s->out->manage, &s->out->nmanage);
+		pod_action(s->st, a, ACTION_CREATE, s->namespace, NULL,
+		    xasprintf("index %d; %d of %lld active", ix, active + made + 1, want));
+		a->body = indexed_pod(s, ix);
+		{
+			cJSON *meta = json_child_object(a->body, "metadata");
+			cJSON *finalizers = cJSON_GetObjectItemCaseSensitive(meta, "finalizers");
+
+			if (!cJSON_IsArray(finalizers)) {
+				cJSON_DeleteItemFromObjectCaseSensitive(meta, "finalizers");
+				finalizers = cJSON_AddArrayToObject(meta, "finalizers");
+			}
+			cJSON_AddItemToArray(finalizers,
+			    cJSON_CreateString(TRACKING_FINALIZER));
+		}
+		made++;
+	}
+	free(busy);
+	return made;
+}
+
+/* Creates or deletes pods towards parallelism (kube's manageJob); returns
  * the active pods after it. */
 static int
 manage(struct job_sync *s, int active, long long succeeded, int suspended)
@@ -524,6 +777,9 @@ manage(struct job_sync *s, int active, long long succeeded, int suspended)
 		if (want < 0)
 			want = 0;
 	}
+	if (s->indexed && (deleted = indexed_remove(s, (int)(active > want ?
+	    active - want : 0), want)) > 0)
+		return active - deleted;
 	if (active > want) {
 		char *why = xasprintf("%d active, %lld wanted", active, want);
 		deleted = delete_active(s->st, s->out, s->namespace, s->pods, s->npods,
@@ -556,6 +812,8 @@ manage(struct job_sync *s, int active, long long succeeded, int suspended)
 	diff = (int)(want - active);
 	if (diff > MAX_PODS_PER_SYNC)
 		diff = MAX_PODS_PER_SYNC;
+	if (s->indexed)
+		return active + indexed_create(s, diff, active, want);
 	pod = replicaset_pod_from_template_of(s->st->jobs, s->job);
 	{
 		cJSON *meta = json_child_object(pod, "metadata");
@@ -677,11 +935,24 @@ job_sync_one(struct job_sync *s, char **error)
 		    uid_in(json_path(uncounted, "failed"), p->uid);
 
 		if (p->tracked && (p->succeeded || p->failed || in)) {
+			if (s->indexed) {
+				/* Its index counts; a failure of no valid index does not. */
+				if (p->succeeded && p->index >= 0 && p->index < s->completions)
+					s->done[p->index] = 1;
+				if (!p->succeeded && p->failed &&
+				    (p->index < 0 || p->index >= s->completions))
+					continue;
+			}
 			succeeded += p->succeeded;
 			failed += !p->succeeded && p->failed;
 		}
 	}
 
+	if (s->indexed) {
+		succeeded = 0;
+		for (int i = 0; i < s->completions; i++)
+			succeeded += s->done[i];
+	}
 	start_text = json_string(s->status, "startTime");
 	if (*start_text != '\0')
 		start = parse_time(start_text);
@@ -792,6 +1063,10 @@ job_sync_one(struct job_sync *s, char **error)
 			break;
 		cJSON_AddItemToArray(remove_list, cJSON_CreateNumber(i));
 		nremove++;
+		if (s->indexed && p->succeeded)
+			continue;	/* counted by its index (completedIndexes) */
+		if (s->indexed && (p->index < 0 || p->index >= s->completions))
+			continue;	/* of no index the Job counts */
 		if (p->succeeded && !uid_in(json_path(uncounted, "failed"), p->uid)) {
 			if (uid_in(json_path(uncounted, "succeeded"), p->uid))
 				continue;
@@ -805,6 +1080,17 @@ job_sync_one(struct job_sync *s, char **error)
 		}
 		cJSON_AddItemToArray(list, cJSON_CreateString(p->uid));
 		changed = 1;
+	}
+
+	if (s->indexed) {
+		char *text = job_indexes_format(s->done, s->completions);
+
+		if (strcmp(text, json_string(s->status, "completedIndexes")) != 0) {
+			json_set(s->status, "completedIndexes", cJSON_CreateString(text));
+			changed = 1;
+		}
+		set_count(s->status, "succeeded", succeeded);
+		free(text);
 	}
 
 	/* The finishing condition's first step: FailureTarget or SuccessCriteriaMet. */
@@ -930,8 +1216,17 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 		goto out;
 	}
 	if (strcmp(mode, "Indexed") == 0) {
-		log_v(2, "job %s: Indexed Jobs are not run by sqlkcm yet", key);
-		goto out;
+		long long completions = json_int(s.job, "spec.completions", 0);
+
+		if (completions <= 0 || completions > MAX_INDEXED_COMPLETIONS) {
+			log_v(2, "job %s: an Indexed Job of %lld completions", key, completions);
+			goto out;
+		}
+		s.indexed = 1;
+		s.completions = (int)completions;
+		s.done = xcalloc((size_t)completions + 1, 1);
+		job_indexes_parse(json_string(s.job, "status.completedIndexes"), s.completions,
+		    s.done);
 	}
 	if ((rc = consistency_ready(c->writes, key, out->owner_uid, &ready, &behind,
 	    error)) != 0)
@@ -956,6 +1251,7 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 	rc = job_sync_one(&s, error);
 out:
 	pods_clear(s.pods, s.npods);
+	free(s.done);
 	cJSON_Delete(s.status);
 	cJSON_Delete(s.job);
 	free(rv);

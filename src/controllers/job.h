@@ -17,4 +17,14 @@ extern const struct controller_type job_controller_type;
 double job_backoff_remaining(int failures_after_last_success, double last_failure,
     double now);
 
+/* kube's getCompletionIndex on the completion-index annotation's text: the index, or -1
+ * when it is no whole number or negative. */
+int job_completion_index(const char *text);
+
+/* kube's interval strings of indexes (status.completedIndexes, "1,3-5"): parse marks
+ * done[i] for each index i < completions of text (what does not parse skipped); format
+ * writes those of done (malloc'd; "" when none), two in a row as "1,2". */
+void job_indexes_parse(const char *text, int completions, char *done);
+char *job_indexes_format(const char *done, int completions);
+
 #endif

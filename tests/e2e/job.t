@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # job.t - the Job controller: `kubectl create job` runs to Complete; a Job of 10
-# completions at parallelism 3 creates exactly 10 pods, never more than 3 at once, and
-# counts 10; a failing Job reaches its backoffLimit and Fails (FailureTarget, then Failed,
-# BackoffLimitExceeded); a suspended Job creates nothing until resumed; sqlkcm killed -9
-# while a Job's pods finish counts none twice and loses none; a Job managed by another
-# controller is left alone; every finished pod loses its tracking finalizer.
+# completions at parallelism 3 creates exactly 10 pods and counts 10; an Indexed Job
+# makes one pod per index, with its annotation, label, hostname and JOB_COMPLETION_INDEX,
+# and completes with completedIndexes 0-2; a Job of parallelism 2 whose pods do not run
+# holds 2; a failing Job reaches its backoffLimit and Fails (FailureTarget, then Failed,
+# BackoffLimitExceeded), its failed pod replaced no sooner than kube's backoff; a
+# suspended Job creates nothing until resumed, and loses its pods when suspended again;
+# sqlkcm killed -9 while a Job's pods finish counts none twice and loses none; a Job
+# managed by another controller is left alone; every finished pod loses its tracking
+# finalizer.
 #
 # kwok's pod-complete stage makes a running Job pod Succeeded at once. The pods the test
 # finishes itself are kept off every node (a nodeSelector no node has), so kwok never
@@ -111,6 +115,35 @@ check "succeeded 10, failed none" \
 check "exactly 10 pods made, all Succeeded" \
     eval '[ "$(pods_of ten | grep -c Succeeded)" = 10 ] && [ "$(pods_of ten | wc -l)" = 10 ]'
 
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: indexed}
+spec:
+  completions: 3
+  parallelism: 2
+  completionMode: Indexed
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+YAML
+check "an Indexed Job of 3 completes with completedIndexes 0-2 and succeeded 3" \
+    cluster_wait_until 90 "Complete" eval '[ "$(cond indexed Complete)" = TrueCompletionsReached ] &&
+     [ "$(jstatus indexed completedIndexes)" = 0-2 ] && [ "$(jstatus indexed succeeded)" = 3 ]'
+check "one pod per index, each with its index, hostname and JOB_COMPLETION_INDEX" eval '
+    kubectl get pods -n '"$ns"' -l batch.kubernetes.io/job-name=indexed -o json | python3 -c "
+import json, sys
+pods = json.load(sys.stdin)[\"items\"]
+ix = sorted(int(p[\"metadata\"][\"annotations\"][\"batch.kubernetes.io/job-completion-index\"]) for p in pods)
+assert ix == [0, 1, 2], ix
+for p in pods:
+    i = p[\"metadata\"][\"annotations\"][\"batch.kubernetes.io/job-completion-index\"]
+    assert p[\"metadata\"][\"labels\"][\"batch.kubernetes.io/job-completion-index\"] == i
+    assert p[\"spec\"][\"hostname\"] == \"indexed-\" + i, p[\"spec\"]
+    assert p[\"metadata\"][\"name\"].startswith(\"indexed-\" + i + \"-\")
+    assert any(e[\"name\"] == \"JOB_COMPLETION_INDEX\" for e in p[\"spec\"][\"containers\"][0][\"env\"])"'
+
 # Parallelism held: pods that never run.
 held_job held 5 2 6
 check "a Job of parallelism 2 whose pods do not run has 2 active" \
@@ -208,13 +241,13 @@ if [ "$cm" = sqlkcm ]; then
 fi
 # For job-kcm.t: the end states.
 if [ -n "${E2E_JOB_STATES:-}" ]; then
-	for j in once ten held failing paused crash elsewhere; do
+	for j in once ten indexed held failing paused crash elsewhere; do
 		kubectl get job "$j" -n "$ns" -o json | python3 -c '
 import json, sys
 j = json.load(sys.stdin); s = j.get("status", {})
 conds = sorted((c["type"], c["status"], c.get("reason", "")) for c in s.get("conditions", []))
 print(j["metadata"]["name"], s.get("active", 0), s.get("succeeded", 0), s.get("failed", 0),
-      s.get("ready"), s.get("terminating"), conds)'
+      s.get("ready"), s.get("terminating"), s.get("completedIndexes"), conds)'
 	done >"$E2E_JOB_STATES"
 fi
 tap_done

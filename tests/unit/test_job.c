@@ -401,10 +401,143 @@ left_alone(void **state)
 	assert_int_equal(w->result.nwrites, 0);
 }
 
+/* kube's interval strings of completed indexes, both ways. */
+static void
+index_intervals(void **state)
+{
+	static const struct {
+		const char *text;
+		int completions;
+		const char *done;	/* '1' per index done */
+		const char *formatted;
+	} cases[] = {
+		{ "", 5, "00000", "" },
+		{ "0", 5, "10000", "0" },
+		{ "0,1", 5, "11000", "0,1" },
+		{ "0-2", 5, "11100", "0-2" },
+		{ "0,2-4,7", 10, "1011100100", "0,2-4,7" },
+		{ "1-5", 3, "011", "1,2" },
+		{ "a,2", 3, "001", "2" },
+		{ "5", 3, "000", "" },
+		{ "0,1,2,3", 5, "11110", "0-3" },
+		{ "-1,1", 3, "010", "1" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		char done[16] = { 0 }, got[16] = { 0 }, *text;
+
+		job_indexes_parse(cases[i].text, cases[i].completions, done);
+		for (int k = 0; k < cases[i].completions; k++)
+			got[k] = done[k] ? '1' : '0';
+		if (strcmp(got, cases[i].done) != 0)
+			fail_msg("parse \"%s\": %s, want %s", cases[i].text, got, cases[i].done);
+		text = job_indexes_format(done, cases[i].completions);
+		if (strcmp(text, cases[i].formatted) != 0)
+			fail_msg("format of \"%s\": \"%s\", want \"%s\"", cases[i].text, text,
+			    cases[i].formatted);
+		free(text);
+	}
+	assert_int_equal(job_completion_index("3"), 3);
+	assert_int_equal(job_completion_index("+3"), 3);
+	assert_int_equal(job_completion_index("-3"), -1);
+	assert_int_equal(job_completion_index("x"), -1);
+	assert_int_equal(job_completion_index(""), -1);
+	assert_int_equal(job_completion_index("99999999999"), -1);
+}
+
+/* kube's "indexed job start": the first pods are those of indexes 0 and 1, each with its
+ * annotation and label, hostname, JOB_COMPLETION_INDEX and name. */
+static void
+indexed_start(void **state)
+{
+	struct ctl_world *w = *state;
+	cJSON *job = job_new(&sync_cases[0]);
+
+	json_set(json_child_object(job, "spec"), "completionMode",
+	    cJSON_CreateString("Indexed"));
+	ctl_cache(w, resource_find("jobs"), job);
+	ctl_sync(w, "default/foobar", NOW);
+	assert_int_equal(w->result.nmanage, 2);
+	for (int i = 0; i < 2; i++) {
+		const cJSON *pod = w->result.manage[i].body;
+		const cJSON *env = cJSON_GetArrayItem(json_path(pod, "spec.containers"), 0);
+		char want[16];
+
+		snprintf(want, sizeof want, "%d", i);
+		assert_string_equal(cJSON_GetObjectItemCaseSensitive(json_path(pod,
+		    "metadata.annotations"), "batch.kubernetes.io/job-completion-index")->valuestring,
+		    want);
+		assert_string_equal(cJSON_GetObjectItemCaseSensitive(json_path(pod,
+		    "metadata.labels"), "batch.kubernetes.io/job-completion-index")->valuestring,
+		    want);
+		snprintf(want, sizeof want, "foobar-%d", i);
+		assert_string_equal(json_string(pod, "spec.hostname"), want);
+		snprintf(want, sizeof want, "foobar-%d-", i);
+		assert_string_equal(json_string(pod, "metadata.generateName"), want);
+		env = cJSON_GetArrayItem(json_path(env, "env"), 0);
+		assert_string_equal(json_string(env, "name"), "JOB_COMPLETION_INDEX");
+		assert_string_equal(json_string(env, "valueFrom.fieldRef.fieldPath"),
+		    "metadata.labels['batch.kubernetes.io/job-completion-index']");
+	}
+}
+
+/* An Indexed Job of 3 with index 0 succeeded and index 1 running: index 0 recorded in
+ * completedIndexes (before its finalizer goes), succeeded 1, index 2 created; a second pod
+ * of index 1 is deleted. */
+static void
+indexed_progress(void **state)
+{
+	struct ctl_world *w = *state;
+	static const struct sync_case shape = { "indexed", 3, 3, 6, 0, 0, NULL, NULL,
+	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UNSET, 0, NULL, NULL };
+	cJSON *job = job_new(&shape), *pod;
+	const char *phases[] = { "Succeeded", "Running", "Running" };
+	const int indexes[] = { 0, 1, 1 };
+	int created = -1, deleted = 0, patched = 0;
+
+	json_set(json_child_object(job, "spec"), "completionMode",
+	    cJSON_CreateString("Indexed"));
+	ctl_cache(w, resource_find("jobs"), job);
+	for (int i = 0; i < 3; i++) {
+		char ix[8];
+
+		pod = job_pod_new(i, phases[i], i == 1, 0);
+		snprintf(ix, sizeof ix, "%d", indexes[i]);
+		json_set(json_child_object(json_child_object(pod, "metadata"), "annotations"),
+		    "batch.kubernetes.io/job-completion-index", cJSON_CreateString(ix));
+		ctl_cache(w, resource_find("pods"), pod);
+	}
+	ctl_sync(w, "default/foobar", NOW);
+	/* First the status with index 0 recorded, then its finalizer, and the duplicate of
+	 * index 1 (not ready) deleted. */
+	assert_true(w->result.nwrites >= 2);
+	assert_int_equal(w->result.writes[w->result.nwrites - 2].type, ACTION_UPDATE_STATUS);
+	{
+		const cJSON *st = json_path(w->result.writes[w->result.nwrites - 2].body,
+		    "status");
+		assert_string_equal(json_string(st, "completedIndexes"), "0");
+		assert_int_equal(json_int(st, "succeeded", 0), 1);
+		assert_null(json_path(st, "uncountedTerminatedPods.succeeded"));
+	}
+	assert_string_equal(w->result.writes[w->result.nwrites - 1].name, "pod-0");
+	for (int i = 0; i < w->result.nmanage; i++) {
+		if (w->result.manage[i].type == ACTION_DELETE) {
+			deleted++;
+			assert_string_equal(w->result.manage[i].name, "pod-2");
+		}
+	}
+	assert_int_equal(deleted, 1);
+	for (int i = 0; i < w->result.nwrites; i++)
+		patched += w->result.writes[i].type == ACTION_PATCH;
+	assert_int_equal(patched, 2);	/* pod-0 counted, pod-2 deleted uncounted */
+	(void)created;
+}
+
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(sync_cases) + 3];
+	struct CMUnitTest tests[NELEM(sync_cases) + 6];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(sync_cases); i++)
@@ -416,5 +549,11 @@ main(void)
 	    world_teardown, NULL };
 	tests[n++] = (struct CMUnitTest){ "a Job managed elsewhere", left_alone, world_setup,
 	    world_teardown, NULL };
+	tests[n++] = (struct CMUnitTest){ "completed indexes as interval strings",
+	    index_intervals, NULL, NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "indexed job start", indexed_start, world_setup,
+	    world_teardown, NULL };
+	tests[n++] = (struct CMUnitTest){ "an Indexed Job's progress", indexed_progress,
+	    world_setup, world_teardown, NULL };
 	return _cmocka_run_group_tests("job", tests, n, NULL, NULL);
 }
