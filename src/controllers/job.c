@@ -15,7 +15,10 @@
  *     Job only replaces failed pods (podReplacementPolicy Failed, or a podFailurePolicy);
  *   - decides whether the Job is finishing: a FailureTarget condition when more pods failed
  *     than backoffLimit (or, with restartPolicy OnFailure, its pods restarted that often:
- *     BackoffLimitExceeded) or it ran longer than activeDeadlineSeconds (DeadlineExceeded);
+ *     BackoffLimitExceeded) or it ran longer than activeDeadlineSeconds (DeadlineExceeded),
+ *     or a failed pod matches a FailJob rule of its podFailurePolicy (PodFailurePolicy, with
+ *     kube's message); a failed pod an Ignore rule matches is not counted (FailIndex
+ *     counts, as Count does, since backoffLimitPerIndex is not run);
  *     SuccessCriteriaMet when enough pods succeeded (completions, or any one when
  *     completions is unset) and none is active. A finishing Job's active pods are
  *     deleted first; its FailureTarget is written once they are;
@@ -48,8 +51,8 @@
  * Every status write is an update of the whole Job at the cached resourceVersion, so a
  * stale cache is refused (409) and synced again. Creations and deletions are counted by
  * expectations, kept in the store across restarts (the recovery below). Not yet here, as
- * kube has them: backoffLimitPerIndex and maxFailedIndexes (failedIndexes),
- * podFailurePolicy's rules, successPolicy, adopting orphan pods, kube's metrics.
+ * kube has them: backoffLimitPerIndex and maxFailedIndexes (failedIndexes, FailIndex),
+ * successPolicy, adopting orphan pods, kube's metrics.
  * kube's workqueue backs a failed sync off from 1 s to 60 s, and runs
  * --concurrent-job-syncs workers (5).
  */
@@ -119,6 +122,10 @@ struct job_pod {
 	double finished_at;		/* kube's getFinishedTime, for finished pods */
 	long long restarts;		/* its containers' restarts, running or pending */
 	int index;			/* its completion index; -1: none valid */
+	/* A failed pod against the Job's podFailurePolicy: not counted (Ignore), or the
+	 * message of the FailJob rule it matches (malloc'd; NULL: none). */
+	int ignored;
+	char *fail_job;
 };
 
 /* --- rules ----------------------------------------------------------------------------- */
@@ -352,6 +359,89 @@ job_indexes_format(const char *done, int completions)
 	return out;
 }
 
+/* The first container of status list (containerStatuses, initContainerStatuses) of pod
+ * that terminated with a non-zero exit code that requirement (an onExitCodes) matches. */
+static const cJSON *
+exit_code_match(const cJSON *pod, const char *list, const cJSON *requirement)
+{
+	const char *container = json_string(requirement, "containerName");
+	const char *op = json_string(requirement, "operator");
+	const cJSON *c, *v;
+
+	cJSON_ArrayForEach(c, json_path(pod, list)) {
+		const cJSON *code = json_path(c, "state.terminated.exitCode");
+		int in = 0;
+
+		if (json_path(c, "state.terminated") == NULL ||
+		    (*container != '\0' && strcmp(container, json_string(c, "name")) != 0))
+			continue;
+		if (!cJSON_IsNumber(code) || code->valuedouble == 0)
+			continue;
+		cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(requirement, "values"))
+			in |= cJSON_IsNumber(v) && v->valuedouble == code->valuedouble;
+		if ((strcmp(op, "In") == 0 && in) || (strcmp(op, "NotIn") == 0 && !in))
+			return c;
+	}
+	return NULL;
+}
+
+enum job_failure_action
+job_match_pod_failure_policy(const cJSON *policy, const cJSON *pod, char **message)
+{
+	const cJSON *rule;
+	int index = 0;
+
+	*message = NULL;
+	cJSON_ArrayForEach(rule, json_path(policy, "rules")) {
+		const char *action = json_string(rule, "action");
+		const cJSON *exit_codes = cJSON_GetObjectItemCaseSensitive(rule, "onExitCodes");
+		const cJSON *conditions = cJSON_GetObjectItemCaseSensitive(rule,
+		    "onPodConditions");
+		const cJSON *container = NULL, *condition = NULL, *c, *pattern;
+
+		if (exit_codes != NULL && !cJSON_IsNull(exit_codes)) {
+			container = exit_code_match(pod, "status.containerStatuses", exit_codes);
+			if (container == NULL)
+				container = exit_code_match(pod, "status.initContainerStatuses",
+				    exit_codes);
+		} else if (conditions != NULL && !cJSON_IsNull(conditions)) {
+			cJSON_ArrayForEach(c, json_path(pod, "status.conditions")) {
+				cJSON_ArrayForEach(pattern, conditions) {
+					if (condition == NULL && strcmp(json_string(c, "type"),
+					    json_string(pattern, "type")) == 0 &&
+					    strcmp(json_string(c, "status"),
+					    json_string(pattern, "status")) == 0)
+						condition = c;
+				}
+			}
+		}
+		if (container != NULL || condition != NULL) {
+			if (strcmp(action, "Ignore") == 0)
+				return JOB_FAILURE_IGNORE;
+			if (strcmp(action, "Count") == 0)
+				return JOB_FAILURE_COUNT;
+			if (strcmp(action, "FailIndex") == 0)
+				return JOB_FAILURE_FAIL_INDEX;
+			if (strcmp(action, "FailJob") == 0) {
+				*message = container != NULL ?
+				    xasprintf("Container %s for pod %s/%s failed with exit code "
+				    "%lld matching FailJob rule at index %d",
+				    json_string(container, "name"),
+				    json_string(pod, "metadata.namespace"),
+				    json_string(pod, "metadata.name"),
+				    json_int(container, "state.terminated.exitCode", 0), index) :
+				    xasprintf("Pod %s/%s has condition %s matching FailJob rule at "
+				    "index %d", json_string(pod, "metadata.namespace"),
+				    json_string(pod, "metadata.name"), json_string(condition, "type"),
+				    index);
+				return JOB_FAILURE_FAIL_JOB;
+			}
+		}
+		index++;
+	}
+	return JOB_FAILURE_NONE;
+}
+
 /* --- reading --------------------------------------------------------------------------- */
 
 static void
@@ -360,13 +450,15 @@ pods_clear(struct job_pod *pods, int n)
 	for (int i = 0; i < n; i++) {
 		free(pods[i].name);
 		free(pods[i].uid);
+		free(pods[i].fail_job);
 	}
 	free(pods);
 }
 
 static int
 pods_load(struct job_state *st, struct controller *c, const char *job_uid,
-    int only_replace_failed, struct job_pod **out, int *n, char **error)
+    int only_replace_failed, const cJSON *policy, struct job_pod **out, int *n,
+    char **error)
 {
 	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_PODS]);
 	struct job_pod *v = NULL;
@@ -406,6 +498,9 @@ pods_load(struct job_state *st, struct controller *c, const char *job_uid,
 
 			if (cJSON_IsString(ix))
 				p->index = job_completion_index(ix->valuestring);
+			if (policy != NULL && p->failed)
+				p->ignored = job_match_pod_failure_policy(policy, body,
+				    &p->fail_job) == JOB_FAILURE_IGNORE;
 			if (p->succeeded || p->failed)
 				p->finished_at = pod_finished_at(body);
 			if (strcmp(phase, "Running") == 0 || strcmp(phase, "Pending") == 0)
@@ -895,6 +990,17 @@ flush_uncounted(struct job_sync *s, cJSON *uncounted, const char *list, const ch
 	return moved > 0;
 }
 
+/* kube's getFailJobMessage: the message of the first failed pod a FailJob rule matches. */
+static const char *
+first_fail_job(const struct job_sync *s)
+{
+	for (int i = 0; i < s->npods; i++) {
+		if (s->pods[i].failed && s->pods[i].fail_job != NULL)
+			return s->pods[i].fail_job;
+	}
+	return NULL;
+}
+
 static int
 job_sync_one(struct job_sync *s, char **error)
 {
@@ -910,6 +1016,7 @@ job_sync_one(struct job_sync *s, char **error)
 	long long succeeded, failed;
 	int active = 0, ready = 0, terminating = 0, satisfied, changed = 0, nremove = 0;
 	int suspend_changed = 0;
+	const char *fail_job;
 	double start = -1;
 	const char *start_text;
 
@@ -944,7 +1051,7 @@ job_sync_one(struct job_sync *s, char **error)
 					continue;
 			}
 			succeeded += p->succeeded;
-			failed += !p->succeeded && p->failed;
+			failed += !p->succeeded && p->failed && !p->ignored;
 		}
 	}
 
@@ -974,6 +1081,9 @@ job_sync_one(struct job_sync *s, char **error)
 		const cJSON *c = condition_find(s->job, "FailureTarget");
 		finishing = condition_new("Failed", "True", json_string(c, "reason"),
 		    json_string(c, "message"), s->now);
+	} else if ((fail_job = first_fail_job(s)) != NULL) {
+		finishing = condition_new("FailureTarget", "True", "PodFailurePolicy", fail_job,
+		    s->now);
 	} else if (failed > backoff_limit ||
 	    past_backoff_limit_on_failure(s, backoff_limit)) {
 		finishing = condition_new("FailureTarget", "True", "BackoffLimitExceeded",
@@ -1072,7 +1182,7 @@ job_sync_one(struct job_sync *s, char **error)
 				continue;
 			list = uncounted_list(uncounted, "succeeded");
 		} else if (p->failed || (finishing != NULL && !is_success(finishing))) {
-			if (uid_in(json_path(uncounted, "failed"), p->uid))
+			if (uid_in(json_path(uncounted, "failed"), p->uid) || p->ignored)
 				continue;
 			list = uncounted_list(uncounted, "failed");
 		} else {
@@ -1238,8 +1348,8 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 	}
 	only_replace_failed = strcmp(json_string(s.job, "spec.podReplacementPolicy"),
 	    "Failed") == 0 || json_path(s.job, "spec.podFailurePolicy") != NULL;
-	if ((rc = pods_load(st, c, out->owner_uid, only_replace_failed, &s.pods, &s.npods,
-	    error)) != 0)
+	if ((rc = pods_load(st, c, out->owner_uid, only_replace_failed,
+	    json_path(s.job, "spec.podFailurePolicy"), &s.pods, &s.npods, error)) != 0)
 		goto out;
 	s.st = st;
 	s.c = c;

@@ -7,6 +7,8 @@
 #ifndef SQLKCM_CONTROLLERS_JOB_H
 #define SQLKCM_CONTROLLERS_JOB_H
 
+#include <cjson/cJSON.h>
+
 #include "controller.h"
 
 extern const struct controller_type job_controller_type;
@@ -26,5 +28,18 @@ int job_completion_index(const char *text);
  * writes those of done (malloc'd; "" when none), two in a row as "1,2". */
 void job_indexes_parse(const char *text, int completions, char *done);
 char *job_indexes_format(const char *done, int completions);
+
+/* What a failed pod's first matching rule of a podFailurePolicy says (kube's
+ * matchPodFailurePolicy): nothing matched (counted), Ignore (not counted), Count,
+ * FailIndex, or FailJob with *message (malloc'd) kube's words for it. */
+enum job_failure_action {
+	JOB_FAILURE_NONE,
+	JOB_FAILURE_IGNORE,
+	JOB_FAILURE_COUNT,
+	JOB_FAILURE_FAIL_INDEX,
+	JOB_FAILURE_FAIL_JOB,
+};
+enum job_failure_action job_match_pod_failure_policy(const cJSON *policy, const cJSON *pod,
+    char **message);
 
 #endif

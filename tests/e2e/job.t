@@ -5,6 +5,7 @@
 # and completes with completedIndexes 0-2; a Job of parallelism 2 whose pods do not run
 # holds 2; a failing Job reaches its backoffLimit and Fails (FailureTarget, then Failed,
 # BackoffLimitExceeded), its failed pod replaced no sooner than kube's backoff; a
+# podFailurePolicy ignores exit code 42 and fails the Job on exit code 5; a
 # suspended Job creates nothing until resumed, and loses its pods when suspended again;
 # sqlkcm killed -9 while a Job's pods finish counts none twice and loses none; a Job
 # managed by another controller is left alone; every finished pod loses its tracking
@@ -183,6 +184,33 @@ check "after FailureTarget, with failed 2 and no completion time" \
     eval '[ "$(cond failing FailureTarget)" = TrueBackoffLimitExceeded ] &&
      [ "$(jstatus failing failed)" = 2 ] && [ -z "$(jstatus failing completionTime)" ]'
 
+# A podFailurePolicy: exit code 42 ignored, 5 fails the Job.
+held_job policy 2 1 6 "podFailurePolicy: {rules: [{action: Ignore, onExitCodes: {operator: In, values: [42]}}, {action: FailJob, onExitCodes: {containerName: c, operator: In, values: [5]}}]}"
+# exit_pod JOB CODE: the Job's Pending pod fails with exit code CODE.
+exit_pod() {
+	local p now
+	p=$(pods_of "$1" | awk '$2 == "Pending" {print $1; exit}')
+	now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	kubectl patch pod "$p" -n "$ns" --subresource=status --type=merge -p '{"status":{
+	    "phase":"Failed","containerStatuses":[{"name":"c","image":"busybox","imageID":"",
+	    "ready":false,"restartCount":0,"state":{"terminated":{"exitCode":'"$2"',
+	    "startedAt":"'"$now"'","finishedAt":"'"$now"'"}}}]}}' >/dev/null
+	echo "$p"
+}
+check "the policy Job's first pod" cluster_wait_until 60 "a pod" \
+    eval '[ "$(pods_of policy | grep -c Pending)" = 1 ]'
+exit_pod policy 42 >/dev/null
+check "a failure of exit code 42 (Ignore) is not counted, and the pod replaced" \
+    cluster_wait_until 60 "the replacement" eval '[ "$(pods_of policy | grep -c Pending)" = 1 ] &&
+     [ -z "$(jstatus policy failed)" ]'
+failed_pod=$(exit_pod policy 5)
+check "a failure of exit code 5 (FailJob) fails the Job: Failed, PodFailurePolicy" \
+    cluster_wait_until 60 "Failed" eval '[ "$(cond policy Failed)" = TruePodFailurePolicy ]'
+check "with kube's message, and that failure counted" eval '[ "$(kubectl get job policy -n '"$ns"' \
+     -o jsonpath="{.status.conditions[?(@.type==\"Failed\")].message}")" = \
+     "Container c for pod '"$ns/$failed_pod"' failed with exit code 5 matching FailJob rule at index 1" ] &&
+     [ "$(jstatus policy failed)" = 1 ]'
+
 # Suspend and resume.
 held_job paused 2 2 6 "suspend: true"
 check "a suspended Job is Suspended (JobSuspended) and creates no pod" \
@@ -241,7 +269,7 @@ if [ "$cm" = sqlkcm ]; then
 fi
 # For job-kcm.t: the end states.
 if [ -n "${E2E_JOB_STATES:-}" ]; then
-	for j in once ten indexed held failing paused crash elsewhere; do
+	for j in once ten indexed held failing policy paused crash elsewhere; do
 		kubectl get job "$j" -n "$ns" -o json | python3 -c '
 import json, sys
 j = json.load(sys.stdin); s = j.get("status", {})

@@ -534,10 +534,117 @@ indexed_progress(void **state)
 	(void)created;
 }
 
+/* kube's TestMatchPodFailurePolicy, as data: a rule list, a failed pod's statuses, the
+ * action and FailJob's message. */
+static void
+pod_failure_policy(void **state)
+{
+	static const struct {
+		const char *name;
+		const char *rules;
+		const char *status;	/* the pod's status members */
+		enum job_failure_action want;
+		const char *message;	/* NULL: none */
+	} cases[] = {
+		{ "unknown action for rule matching by exit codes - skip rule with unknown action",
+		    "[{\"action\":\"UnknownAction\",\"onExitCodes\":{\"operator\":\"In\","
+		    "\"values\":[1,2]}},{\"action\":\"FailJob\",\"onExitCodes\":{"
+		    "\"operator\":\"In\",\"values\":[2,3]}}]",
+		    "\"containerStatuses\":[{\"name\":\"main-container\",\"state\":{"
+		    "\"terminated\":{\"exitCode\":2}}}]", JOB_FAILURE_FAIL_JOB,
+		    "Container main-container for pod default/mypod failed with exit code 2 "
+		    "matching FailJob rule at index 1" },
+		{ "ignore rule matched for exit codes",
+		    "[{\"action\":\"Ignore\",\"onExitCodes\":{\"operator\":\"In\","
+		    "\"values\":[1,2,3]}}]",
+		    "\"containerStatuses\":[{\"name\":\"main-container\",\"state\":{"
+		    "\"terminated\":{\"exitCode\":2}}}]", JOB_FAILURE_IGNORE, NULL },
+		{ "FailJob rule matched for exit codes",
+		    "[{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"In\","
+		    "\"values\":[1,2,3]}}]",
+		    "\"containerStatuses\":[{\"name\":\"main-container\",\"state\":{"
+		    "\"terminated\":{\"exitCode\":2}}}]", JOB_FAILURE_FAIL_JOB,
+		    "Container main-container for pod default/mypod failed with exit code 2 "
+		    "matching FailJob rule at index 0" },
+		{ "successful containers are skipped by the rules",
+		    "[{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"NotIn\","
+		    "\"values\":[111]}}]",
+		    "\"initContainerStatuses\":[{\"name\":\"init-container\",\"state\":{"
+		    "\"terminated\":{\"exitCode\":0}}}],\"containerStatuses\":[{\"name\":"
+		    "\"main-container\",\"state\":{\"terminated\":{\"exitCode\":111}}},"
+		    "{\"name\":\"suppport-container\",\"state\":{\"terminated\":{"
+		    "\"exitCode\":0}}}]", JOB_FAILURE_NONE, NULL },
+		{ "FailJob rule matched for exit codes in init container",
+		    "[{\"action\":\"FailJob\",\"onExitCodes\":{\"containerName\":"
+		    "\"init-container\",\"operator\":\"In\",\"values\":[1,2,3]}}]",
+		    "\"initContainerStatuses\":[{\"name\":\"init-container\",\"state\":{"
+		    "\"terminated\":{\"exitCode\":2}}}]", JOB_FAILURE_FAIL_JOB,
+		    "Container init-container for pod default/mypod failed with exit code 2 "
+		    "matching FailJob rule at index 0" },
+		{ "no match for exit codes, rule for another container",
+		    "[{\"action\":\"FailJob\",\"onExitCodes\":{\"containerName\":"
+		    "\"other\",\"operator\":\"In\",\"values\":[2]}}]",
+		    "\"containerStatuses\":[{\"name\":\"main-container\",\"state\":{"
+		    "\"terminated\":{\"exitCode\":2}}}]", JOB_FAILURE_NONE, NULL },
+		{ "NotIn operator: 1 not in (2,3) matches",
+		    "[{\"action\":\"Count\",\"onExitCodes\":{\"operator\":\"NotIn\","
+		    "\"values\":[2,3]}}]",
+		    "\"containerStatuses\":[{\"name\":\"main-container\",\"state\":{"
+		    "\"terminated\":{\"exitCode\":1}}}]", JOB_FAILURE_COUNT, NULL },
+		{ "ignore rule matched for pod conditions",
+		    "[{\"action\":\"Ignore\",\"onPodConditions\":[{\"type\":"
+		    "\"DisruptionTarget\",\"status\":\"True\"}]}]",
+		    "\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]",
+		    JOB_FAILURE_IGNORE, NULL },
+		{ "no match for pod conditions of another status",
+		    "[{\"action\":\"Ignore\",\"onPodConditions\":[{\"type\":"
+		    "\"DisruptionTarget\",\"status\":\"True\"}]}]",
+		    "\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"False\"}]",
+		    JOB_FAILURE_NONE, NULL },
+		{ "FailJob rule matched for pod conditions",
+		    "[{\"action\":\"FailJob\",\"onPodConditions\":[{\"type\":"
+		    "\"DisruptionTarget\",\"status\":\"True\"}]}]",
+		    "\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]",
+		    JOB_FAILURE_FAIL_JOB, "Pod default/mypod has condition DisruptionTarget "
+		    "matching FailJob rule at index 0" },
+		{ "first rule matched wins",
+		    "[{\"action\":\"Count\",\"onPodConditions\":[{\"type\":"
+		    "\"DisruptionTarget\",\"status\":\"True\"}]},{\"action\":\"Ignore\","
+		    "\"onPodConditions\":[{\"type\":\"DisruptionTarget\",\"status\":"
+		    "\"True\"}]}]",
+		    "\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]",
+		    JOB_FAILURE_COUNT, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		char *text = xasprintf("{\"rules\":%s}", cases[i].rules), *message = NULL;
+		cJSON *policy = fixture_parse(text), *pod;
+		enum job_failure_action got;
+
+		free(text);
+		text = xasprintf("{\"metadata\":{\"name\":\"mypod\",\"namespace\":\"default\"},"
+		    "\"status\":{\"phase\":\"Failed\",%s}}", cases[i].status);
+		pod = fixture_parse(text);
+		free(text);
+		got = job_match_pod_failure_policy(policy, pod, &message);
+		if (got != cases[i].want)
+			fail_msg("%s: action %d, want %d", cases[i].name, got, cases[i].want);
+		if (cases[i].message == NULL ? message != NULL :
+		    message == NULL || strcmp(message, cases[i].message) != 0)
+			fail_msg("%s: message \"%s\", want \"%s\"", cases[i].name,
+			    message != NULL ? message : "(none)",
+			    cases[i].message != NULL ? cases[i].message : "(none)");
+		free(message);
+		cJSON_Delete(policy);
+		cJSON_Delete(pod);
+	}
+}
+
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(sync_cases) + 6];
+	struct CMUnitTest tests[NELEM(sync_cases) + 7];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(sync_cases); i++)
@@ -555,5 +662,7 @@ main(void)
 	    world_teardown, NULL };
 	tests[n++] = (struct CMUnitTest){ "an Indexed Job's progress", indexed_progress,
 	    world_setup, world_teardown, NULL };
+	tests[n++] = (struct CMUnitTest){ "podFailurePolicy's rules", pod_failure_policy, NULL,
+	    NULL, NULL };
 	return _cmocka_run_group_tests("job", tests, n, NULL, NULL);
 }
