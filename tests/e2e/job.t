@@ -5,6 +5,7 @@
 # and completes with completedIndexes 0-2; a Job of parallelism 2 whose pods do not run
 # holds 2; a failing Job reaches its backoffLimit and Fails (FailureTarget, then Failed,
 # BackoffLimitExceeded), its failed pod replaced no sooner than kube's backoff; a
+# Job past its activeDeadlineSeconds fails (DeadlineExceeded) and loses its pods; a
 # podFailurePolicy ignores exit code 42 and fails the Job on exit code 5; a
 # suspended Job creates nothing until resumed, and loses its pods when suspended again;
 # sqlkcm killed -9 while a Job's pods finish counts none twice and loses none; a Job
@@ -184,6 +185,14 @@ check "after FailureTarget, with failed 2 and no completion time" \
     eval '[ "$(cond failing FailureTarget)" = TrueBackoffLimitExceeded ] &&
      [ "$(jstatus failing failed)" = 2 ] && [ -z "$(jstatus failing completionTime)" ]'
 
+# activeDeadlineSeconds: a Job whose pods do not run fails after 5 s.
+held_job deadline 2 2 6 "activeDeadlineSeconds: 5"
+check "a Job past its activeDeadlineSeconds fails: Failed, DeadlineExceeded" \
+    cluster_wait_until 60 "Failed" eval '[ "$(cond deadline Failed)" = TrueDeadlineExceeded ]'
+check "its active pods deleted, none left active" \
+    cluster_wait_until 30 "no pods" eval '[ "$(pods_of deadline | wc -l)" = 0 ] &&
+     [ -z "$(jstatus deadline active)" ]'
+
 # A podFailurePolicy: exit code 42 ignored, 5 fails the Job.
 held_job policy 2 1 6 "podFailurePolicy: {rules: [{action: Ignore, onExitCodes: {operator: In, values: [42]}}, {action: FailJob, onExitCodes: {containerName: c, operator: In, values: [5]}}]}"
 # exit_pod JOB CODE: the Job's Pending pod fails with exit code CODE.
@@ -269,7 +278,7 @@ if [ "$cm" = sqlkcm ]; then
 fi
 # For job-kcm.t: the end states.
 if [ -n "${E2E_JOB_STATES:-}" ]; then
-	for j in once ten indexed held failing policy paused crash elsewhere; do
+	for j in once ten indexed held failing deadline policy paused crash elsewhere; do
 		kubectl get job "$j" -n "$ns" -o json | python3 -c '
 import json, sys
 j = json.load(sys.stdin); s = j.get("status", {})
