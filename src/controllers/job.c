@@ -43,6 +43,9 @@
  *     valid index, past completions or repeating an index are deleted first; a succeeded
  *     pod counts by its index, in status.completedIndexes (kube's interval string "0,2-4"),
  *     written before its finalizer goes, and succeeded is the number of those indexes;
+ *     an Indexed Job's successPolicy met (a rule's succeededIndexes all succeeded, or
+ *     succeededCount of them) sets SuccessCriteriaMet (SuccessPolicy, "Matched rules at
+ *     index N"), its active pods deleted, then Complete;
  *   - finishes the Job: once the FailureTarget or SuccessCriteriaMet condition is written,
  *     no pod is uncounted and none is terminating, the Failed (with the FailureTarget's
  *     reason and message) or Complete condition and the completion time are written, with
@@ -52,7 +55,7 @@
  * stale cache is refused (409) and synced again. Creations and deletions are counted by
  * expectations, kept in the store across restarts (the recovery below). Not yet here, as
  * kube has them: backoffLimitPerIndex and maxFailedIndexes (failedIndexes, FailIndex),
- * successPolicy, adopting orphan pods, kube's metrics.
+ * adopting orphan pods, kube's metrics.
  * kube's workqueue backs a failed sync off from 1 s to 60 s, and runs
  * --concurrent-job-syncs workers (5).
  */
@@ -440,6 +443,47 @@ job_match_pod_failure_policy(const cJSON *policy, const cJSON *pod, char **messa
 		index++;
 	}
 	return JOB_FAILURE_NONE;
+}
+
+int
+job_match_success_policy(const cJSON *policy, int completions, const char *done,
+    char **message)
+{
+	const cJSON *rule;
+	int total = 0, index = 0;
+
+	*message = NULL;
+	for (int i = 0; i < completions; i++)
+		total += done[i] != 0;
+	if (policy == NULL || total == 0)
+		return 0;
+	cJSON_ArrayForEach(rule, json_path(policy, "rules")) {
+		const cJSON *indexes = cJSON_GetObjectItemCaseSensitive(rule, "succeededIndexes");
+		const cJSON *count = cJSON_GetObjectItemCaseSensitive(rule, "succeededCount");
+		int met = 0;
+
+		if (cJSON_IsString(indexes)) {
+			char *wanted = xcalloc((size_t)completions + 1, 1);
+			int nwanted = 0, contains = 0;
+
+			job_indexes_parse(indexes->valuestring, completions, wanted);
+			for (int i = 0; i < completions; i++) {
+				nwanted += wanted[i];
+				contains += wanted[i] && done[i];
+			}
+			free(wanted);
+			met = nwanted > 0 && (contains == nwanted ||
+			    (cJSON_IsNumber(count) && contains >= count->valuedouble));
+		} else if (cJSON_IsNumber(count)) {
+			met = total >= count->valuedouble;
+		}
+		if (met) {
+			*message = xasprintf("Matched rules at index %d", index);
+			return 1;
+		}
+		index++;
+	}
+	return 0;
 }
 
 /* --- reading --------------------------------------------------------------------------- */
@@ -1094,6 +1138,16 @@ job_sync_one(struct job_sync *s, char **error)
 		    "Job was active longer than specified deadline", s->now);
 	} else if (cJSON_IsNumber(deadline) && start >= 0 && !suspended) {
 		requeue_within(out, start + deadline->valuedouble - s->now);
+	}
+	if (finishing == NULL && s->indexed) {
+		char *message;
+
+		if (job_match_success_policy(json_path(s->job, "spec.successPolicy"),
+		    s->completions, s->done, &message)) {
+			finishing = condition_new("SuccessCriteriaMet", "True", "SuccessPolicy",
+			    message, s->now);
+			free(message);
+		}
 	}
 
 	if (finishing != NULL) {

@@ -42,4 +42,10 @@ enum job_failure_action {
 enum job_failure_action job_match_pod_failure_policy(const cJSON *policy, const cJSON *pod,
     char **message);
 
+/* kube's matchSuccessPolicy for an Indexed Job of completions whose done[i] indexes have
+ * succeeded: 1 with *message (malloc'd, "Matched rules at index N") when a rule of policy
+ * (a successPolicy; NULL: none) is met, else 0. */
+int job_match_success_policy(const cJSON *policy, int completions, const char *done,
+    char **message);
+
 #endif

@@ -5,7 +5,8 @@
 # and completes with completedIndexes 0-2; a Job of parallelism 2 whose pods do not run
 # holds 2; a failing Job reaches its backoffLimit and Fails (FailureTarget, then Failed,
 # BackoffLimitExceeded), its failed pod replaced no sooner than kube's backoff; a
-# Job past its activeDeadlineSeconds fails (DeadlineExceeded) and loses its pods; a
+# Job past its activeDeadlineSeconds fails (DeadlineExceeded) and loses its pods; an
+# Indexed Job's successPolicy met by index 0 completes it (SuccessPolicy); a
 # podFailurePolicy ignores exit code 42 and fails the Job on exit code 5; a
 # suspended Job creates nothing until resumed, and loses its pods when suspended again;
 # sqlkcm killed -9 while a Job's pods finish counts none twice and loses none; a Job
@@ -49,7 +50,7 @@ stop_cm() {
 	if [ "$cm" = kcm ]; then kcm_stop job; else sqlkcm_stop job "${1:-TERM}"; fi
 }
 
-# job NAME COMPLETIONS PARALLELISM BACKOFF [EXTRA-SPEC-YAML]: a Job whose pods stay
+# held_job NAME COMPLETIONS PARALLELISM BACKOFF [SPEC-LINE [SPEC-LINE]]: a Job whose pods stay
 # Pending, on no node (the test finishes them).
 held_job() {
 	kubectl apply -n "$ns" -f - >/dev/null <<YAML
@@ -61,6 +62,7 @@ spec:
   parallelism: $3
   backoffLimit: $4
   ${5:-}
+  ${6:-}
   template:
     spec:
       restartPolicy: Never
@@ -193,6 +195,22 @@ check "its active pods deleted, none left active" \
     cluster_wait_until 30 "no pods" eval '[ "$(pods_of deadline | wc -l)" = 0 ] &&
      [ -z "$(jstatus deadline active)" ]'
 
+# An Indexed Job's successPolicy: index 0 alone is enough.
+held_job policysuccess 3 3 6 "completionMode: Indexed" \
+    "successPolicy: {rules: [{succeededIndexes: '0'}]}"
+check "an Indexed Job with a successPolicy has its 3 pods" cluster_wait_until 60 "3 pods" \
+    eval '[ "$(pods_of policysuccess | grep -c Pending)" = 3 ]'
+kubectl patch -n "$ns" --subresource=status --type=merge \
+    -p '{"status":{"phase":"Succeeded"}}' "$(kubectl get pods -n "$ns" -o name \
+    -l batch.kubernetes.io/job-name=policysuccess,batch.kubernetes.io/job-completion-index=0)" \
+    >/dev/null
+check "index 0 succeeding meets it: SuccessCriteriaMet (SuccessPolicy), then Complete" \
+    cluster_wait_until 60 "Complete" eval '[ "$(cond policysuccess Complete)" = TrueSuccessPolicy ] &&
+     [ "$(cond policysuccess SuccessCriteriaMet)" = TrueSuccessPolicy ]'
+check "its other pods deleted, completedIndexes 0" \
+    cluster_wait_until 30 "no pods left" eval '[ "$(pods_of policysuccess | grep -c Pending)" = 0 ] &&
+     [ "$(jstatus policysuccess completedIndexes)" = 0 ]'
+
 # A podFailurePolicy: exit code 42 ignored, 5 fails the Job.
 held_job policy 2 1 6 "podFailurePolicy: {rules: [{action: Ignore, onExitCodes: {operator: In, values: [42]}}, {action: FailJob, onExitCodes: {containerName: c, operator: In, values: [5]}}]}"
 # exit_pod JOB CODE: the Job's Pending pod fails with exit code CODE.
@@ -278,7 +296,8 @@ if [ "$cm" = sqlkcm ]; then
 fi
 # For job-kcm.t: the end states.
 if [ -n "${E2E_JOB_STATES:-}" ]; then
-	for j in once ten indexed held failing deadline policy paused crash elsewhere; do
+	for j in once ten indexed held failing deadline policysuccess policy paused crash \
+	    elsewhere; do
 		kubectl get job "$j" -n "$ns" -o json | python3 -c '
 import json, sys
 j = json.load(sys.stdin); s = j.get("status", {})

@@ -641,10 +641,115 @@ pod_failure_policy(void **state)
 	}
 }
 
+/* kube's TestMatchSuccessPolicy, as data (completions 10): succeeded indexes as an interval
+ * string, the rules, the message when met. */
+static void
+success_policy(void **state)
+{
+	static const struct {
+		const char *succeeded;
+		const char *rules;	/* NULL: no successPolicy */
+		const char *message;	/* NULL: not met */
+	} cases[] = {
+		{ "0", NULL, NULL },
+		{ "0", "[{\"succeededIndexes\":\"invalid-form\"}]", NULL },
+		{ "0-2,4-7", "[{\"succeededIndexes\":\"0-2\"}]", "Matched rules at index 0" },
+		{ "0-2", "[{\"succeededIndexes\":\"3\"}]", NULL },
+		{ "0-2", "[{\"succeededCount\":2}]", "Matched rules at index 0" },
+		{ "0-2", "[{\"succeededCount\":4}]", NULL },
+		{ "0-2,4-7", "[{\"succeededIndexes\":\"9\"},{\"succeededIndexes\":\"4,6\"}]",
+		    "Matched rules at index 1" },
+		{ "0-2,4-7", "[{\"succeededIndexes\":\"0,1\"},{\"succeededIndexes\":\"5\"}]",
+		    "Matched rules at index 0" },
+		{ "0-2,4-7", "[{\"succeededIndexes\":\"3-6\",\"succeededCount\":2}]",
+		    "Matched rules at index 0" },
+		{ "0-2,6,7", "[{\"succeededIndexes\":\"3-6\",\"succeededCount\":2}]", NULL },
+		{ "", "[{\"succeededCount\":4}]", NULL },
+		{ "1-9", "[{\"succeededIndexes\":\"2-4,6-8\"}]", "Matched rules at index 0" },
+		{ "2-4,6-9", "[{\"succeededIndexes\":\"2-4,6-9\"}]", "Matched rules at index 0" },
+		{ "2-5,7-15", "[{\"succeededIndexes\":\"2-4,8-12\"}]",
+		    "Matched rules at index 0" },
+		{ "1-3", "[{\"succeededIndexes\":\"\"}]", NULL },
+		{ "", "[{\"succeededIndexes\":\"\"}]", NULL },
+		{ "1-3,5-7", "[{\"succeededIndexes\":\"10-12,14-16\"}]", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		char done[10] = { 0 }, *message = NULL, *text;
+		cJSON *policy = NULL;
+		int met;
+
+		job_indexes_parse(cases[i].succeeded, 10, done);
+		if (cases[i].rules != NULL) {
+			text = xasprintf("{\"rules\":%s}", cases[i].rules);
+			policy = fixture_parse(text);
+			free(text);
+		}
+		met = job_match_success_policy(policy, 10, done, &message);
+		if (met != (cases[i].message != NULL) || (met &&
+		    strcmp(message, cases[i].message) != 0))
+			fail_msg("\"%s\" against %s: %s", cases[i].succeeded,
+			    cases[i].rules != NULL ? cases[i].rules : "none",
+			    met ? message : "not met");
+		free(message);
+		cJSON_Delete(policy);
+	}
+}
+
+/* activeDeadlineSeconds: before it, the Job is synced again when it passes; past it,
+ * FailureTarget (DeadlineExceeded) and, with no pod terminating, Failed at once. */
+static void
+active_deadline(void **state)
+{
+	struct ctl_world *w = *state;
+	char start[TIME_RFC3339_SIZE], *status;
+	cJSON *job;
+	struct sync_case shape = sync_cases[0];
+
+	time_format_rfc3339((time_t)(NOW - 4), start);
+	status = xasprintf("{\"startTime\":\"%s\"}", start);
+	shape.status = status;
+	job = job_new(&shape);
+	json_set(json_child_object(job, "spec"), "activeDeadlineSeconds",
+	    cJSON_CreateNumber(10));
+	ctl_cache(w, resource_find("jobs"), cJSON_Duplicate(job, 1));
+	ctl_sync(w, "default/foobar", NOW);
+	assert_true(w->result.requeue_after == 6);
+	assert_int_equal(w->result.nmanage, 2);		/* still running: its pods made */
+	ctl_sync(w, "default/foobar", NOW + 10);
+	assert_int_equal(w->result.nmanage, 0);
+	assert_non_null(w->result.status);
+	{
+		const cJSON *c = cJSON_GetArrayItem(json_path(w->result.status->body,
+		    "status.conditions"), 0);
+		assert_string_equal(json_string(c, "type"), "FailureTarget");
+		assert_string_equal(json_string(c, "reason"), "DeadlineExceeded");
+		assert_string_equal(json_string(c, "message"),
+		    "Job was active longer than specified deadline");
+	}
+	{
+		/* No pod left terminating: Failed in the same sync, as kube's. */
+		const cJSON *c = cJSON_GetArrayItem(json_path(w->result.status->body,
+		    "status.conditions"), 1);
+		assert_string_equal(json_string(c, "type"), "Failed");
+		assert_string_equal(json_string(c, "reason"), "DeadlineExceeded");
+	}
+	assert_int_equal(w->result.nevents, 1);
+	assert_string_equal(w->result.events[0].reason, "DeadlineExceeded");
+	json_set(job, "status", cJSON_Duplicate(json_path(w->result.status->body, "status"), 1));
+	json_set(json_child_object(job, "metadata"), "resourceVersion", cJSON_CreateString("2"));
+	ctl_cache(w, resource_find("jobs"), job);
+	ctl_sync(w, "default/foobar", NOW + 11);
+	assert_null(w->result.status);		/* finished: left alone */
+	assert_int_equal(w->result.nmanage, 0);
+	free(status);
+}
+
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(sync_cases) + 7];
+	struct CMUnitTest tests[NELEM(sync_cases) + 9];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(sync_cases); i++)
@@ -664,5 +769,9 @@ main(void)
 	    world_setup, world_teardown, NULL };
 	tests[n++] = (struct CMUnitTest){ "podFailurePolicy's rules", pod_failure_policy, NULL,
 	    NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "successPolicy's rules", success_policy, NULL, NULL,
+	    NULL };
+	tests[n++] = (struct CMUnitTest){ "activeDeadlineSeconds", active_deadline, world_setup,
+	    world_teardown, NULL };
 	return _cmocka_run_group_tests("job", tests, n, NULL, NULL);
 }
