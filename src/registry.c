@@ -15,6 +15,7 @@
 #include "controllers/daemonset.h"
 #include "controllers/deployment.h"
 #include "controllers/garbagecollector.h"
+#include "controllers/job.h"
 #include "controllers/namespace.h"
 #include "controllers/nodeipam.h"
 #include "controllers/nodelifecycle.h"
@@ -27,6 +28,7 @@
 #include "controllers/endpoint.h"
 #include "controllers/endpointslice.h"
 #include "controllers/endpointslicemirroring.h"
+#include "controllers/ttlafterfinished.h"
 #include "kcmflags.h"
 #include "registry.h"
 #include "util.h"
@@ -42,6 +44,8 @@ const struct controller_type *const controller_types[] = {
 	&podgc_controller_type,
 	&nodelifecycle_controller_type,
 	&ttl_controller_type,
+	&ttlafterfinished_controller_type,
+	&job_controller_type,
 	&tainteviction_controller_type,
 	&csrcleaner_controller_type,
 	&csrsigning_controller_type,

@@ -11,7 +11,8 @@
 # rbac-csrcleaner.yaml, rbac-nodeipam.yaml, rbac-csrsigning.yaml and
 # rbac-csrapproving.yaml for theirs, rbac-daemonset.yaml for the DaemonSet controller;
 # rbac-endpoint.yaml, rbac-endpointslice.yaml and rbac-endpointslicemirroring.yaml for the
-# Endpoints, EndpointSlice and mirroring controllers.
+# Endpoints, EndpointSlice and mirroring controllers; rbac-ttl-after-finished.yaml for the
+# TTL-after-finished controller; rbac-job.yaml for the Job controller.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -39,6 +40,10 @@ cleanup() {
 	kubectl delete node "$ns-node" "$ns-ipam" --wait=false >/dev/null 2>&1
 	kubectl delete namespace "$ns-doomed" --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding sqlkcm:auth-delegator --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole sqlkcm:ttl-after-finished-controller \
+	    sqlkcm:job-controller --wait=false >/dev/null 2>&1
+	kubectl patch job "$ns-ttl" -n "$ns" --type=merge -p '{"metadata":{"finalizers":null}}' \
+	    >/dev/null 2>&1
 	kubectl delete -n sqlkcm-system rolebinding,role sqlkcm:leader-election \
 	    --wait=false >/dev/null 2>&1
 	kubectl delete -n sqlkcm-system serviceaccount/sqlkcm lease/sqlkcm \
@@ -573,5 +578,68 @@ check "the mirroring controller writes the Endpoints' slice with those rights" \
 check "no request of the mirroring controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/mirrorsa.log"'
 sqlkcm_stop mirrorsa
+# The TTL-after-finished controller's manifest: a Job managed elsewhere, finished with a
+# TTL of 0 (its status written here), is deleted. No garbage collector runs, so the Job
+# stays with the foregroundDeletion finalizer, which the cleanup takes off.
+check "rbac-ttl-after-finished.yaml applies" \
+    kubectl apply -f "$manifests/rbac-ttl-after-finished.yaml"
+check "with it, it may delete Jobs, not update them" \
+    eval 'cluster_wait_until 30 "the role" can delete jobs.batch -n '"$ns"' &&
+     cannot update jobs.batch -n '"$ns"
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: $ns-ttl}
+spec:
+  managedBy: example.com/elsewhere
+  ttlSecondsAfterFinished: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: busybox}]
+YAML
+now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+kubectl patch job "$ns-ttl" -n "$ns" --subresource=status --type=merge -p '{"status":{
+    "startTime":"'"$now"'","completionTime":"'"$now"'","succeeded":1,"conditions":[
+    {"type":"SuccessCriteriaMet","status":"True","lastTransitionTime":"'"$now"'"},
+    {"type":"Complete","status":"True","lastTransitionTime":"'"$now"'"}]}}' >/dev/null
+sqlkcm_start ttlafsa --kubeconfig "$work/kubeconfig" --db "$work/ttlaf.db" \
+    --controllers ttl-after-finished -v 2
+check "the TTL-after-finished controller deletes the finished Job with those rights" \
+    cluster_wait_until 60 "the deletion" eval '[ -n "$(kubectl get job '"$ns"'-ttl -n '"$ns"' \
+     -o jsonpath="{.metadata.deletionTimestamp}")" ]'
+check "no request of the TTL-after-finished controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/ttlafsa.log"'
+sqlkcm_stop ttlafsa
+
+# The Job controller's manifest: a Job of one completion, its pod kept off every node and
+# finished by the test, completes (pods created, a finalizer patched off, status updated).
+check "rbac-job.yaml applies" kubectl apply -f "$manifests/rbac-job.yaml"
+check "with it, it may update Jobs' status and finalizers and patch pods" \
+    eval 'cluster_wait_until 30 "the role" can update jobs.batch --subresource=status -n '"$ns"' &&
+     can update jobs.batch --subresource=finalizers -n '"$ns"' && can patch pods -n '"$ns"
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: $ns-job}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      nodeSelector: {example.com/no-such-node: "true"}
+      containers: [{name: c, image: busybox}]
+YAML
+sqlkcm_start jobsa --kubeconfig "$work/kubeconfig" --db "$work/job.db" --controllers job -v 2
+check "the Job controller creates the Job's pod with those rights" \
+    cluster_wait_until 60 "the pod" eval '[ -n "$(kubectl get pods -n '"$ns"' \
+     -l batch.kubernetes.io/job-name='"$ns"'-job -o name)" ]'
+kubectl patch "$(kubectl get pods -n "$ns" -l "batch.kubernetes.io/job-name=$ns-job" -o name)" \
+    -n "$ns" --subresource=status --type=merge -p '{"status":{"phase":"Succeeded"}}' >/dev/null
+check "and completes the Job once the pod has succeeded" \
+    cluster_wait_until 60 "Complete" eval '[ "$(kubectl get job '"$ns"'-job -n '"$ns"' \
+     -o jsonpath="{.status.conditions[?(@.type==\"Complete\")].status}")" = True ]'
+check "no request of the Job controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/jobsa.log"'
+sqlkcm_stop jobsa
 
 tap_done

@@ -155,6 +155,8 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		{ "serviceaccount", 1000 },
 		{ "taint-eviction-controller", 1000 },
 		{ "ttl", 1000 },
+		{ "ttl-after-finished", 1000 },
+		{ "job", 60 },
 	};
 	/* Where kube's queue starts at another backoff than client-go's 5 ms. */
 	static const struct {
@@ -165,6 +167,7 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		{ "csrsigning", 0.2 },
 		{ "endpointslice", 1 },		/* kube's service queue */
 		{ "endpointslicemirroring", 1 },
+		{ "job", 1 },			/* kube's DefaultJobApiBackOff */
 	};
 	struct event_base *base = event_base_new();
 

@@ -1,0 +1,777 @@
+/*
+ * test_job.c - the Job controller (controllers/job.c) against kube-controller-manager's
+ * rules, as data.
+ *
+ * The rules are kube v1.36.3's pkg/controller/job; the first table is the NonIndexed rows
+ * of its TestControllerSyncJob (job_controller_test.go), with kube's names. kube's sync
+ * records finished pods, removes their finalizers and moves them into the counters in one
+ * go; sqlkcm's takes a sync per step (each from the cache). So a row is played as kube's
+ * test plays it: synced until a sync writes nothing more, each sync's status and
+ * finalizer removals applied to the cache (its creations and deletions are not, as kube's
+ * fake pod control does not make them); the creations and deletions counted are the first
+ * sync's, the pods patched those of every sync, the counters and conditions the last
+ * status written. kube's rows that turn the JobManagedBy and JobPodReplacementPolicy gates
+ * off are played as 1.36 runs by default, with them on: a failing Job whose deleted pods
+ * are still terminating ends the row with FailureTarget, not yet Failed (kube's own
+ * "count terminating pods when indexed job fails" row). Then the backoff between failures (TestGetRemainingTime's cases), the
+ * pods created, and what the handlers queue.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "action.h"
+#include "controller.h"
+#include "controllers/job.h"
+#include "fixtures.h"
+#include "json.h"
+#include "resource.h"
+#include "timeutil.h"
+#include "util.h"
+
+#define UNSET (-1)
+
+struct sync_case {
+	const char *name;
+	int parallelism, completions, backoff_limit;	/* completions UNSET: none */
+	int deleting, suspend;
+	const char *replacement;	/* podReplacementPolicy; NULL: none */
+	const char *status;		/* the Job's initial status JSON; NULL: none */
+	int pending, active, ready, succeeded, failed, terminating;
+	/* What kube expects. */
+	int creations, deletions, want_active, want_ready, want_succeeded, want_failed;
+	int want_terminating;		/* UNSET: not checked */
+	int patches;
+	const char *condition;		/* the condition True at the end; NULL: none */
+	const char *reason;
+};
+
+static const struct sync_case sync_cases[] = {
+	{ "job start", 2, 5, 6, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0,
+	    2, 0, 2, 0, 0, 0, UNSET, 0, NULL, NULL },
+	{ "WQ job start", 2, UNSET, 6, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0,
+	    2, 0, 2, 0, 0, 0, UNSET, 0, NULL, NULL },
+	{ "pending pods", 2, 5, 6, 0, 0, NULL, NULL, 2, 0, 0, 0, 0, 0,
+	    0, 0, 2, 0, 0, 0, UNSET, 0, NULL, NULL },
+	{ "correct # of pods", 3, 5, 6, 0, 0, NULL, NULL, 0, 3, 2, 0, 0, 0,
+	    0, 0, 3, 2, 0, 0, UNSET, 0, NULL, NULL },
+	{ "WQ job: correct # of pods", 2, UNSET, 6, 0, 0, NULL, NULL, 0, 2, 0, 0, 0, 0,
+	    0, 0, 2, 0, 0, 0, UNSET, 0, NULL, NULL },
+	{ "too few active pods", 2, 5, 6, 0, 0, NULL, NULL, 0, 1, 0, 1, 0, 0,
+	    1, 0, 2, 0, 1, 0, UNSET, 1, NULL, NULL },
+	{ "WQ job: recreate pods when failed", 1, UNSET, 6, 0, 0, "Failed", NULL,
+	    0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 1, 1, 1, NULL, NULL },
+	{ "WQ job: turn on PodReplacementPolicy but not set PodReplacementPolicy", 1, 1, 6,
+	    0, 0, NULL, NULL, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 2, 1, 2, NULL, NULL },
+	{ "WQ job: recreate pods when terminating or failed", 1, UNSET, 6, 0, 0,
+	    "TerminatingOrFailed", NULL, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 0, 2, 1, 2, NULL,
+	    NULL },
+	{ "more terminating pods than parallelism", 1, 1, 6, 0, 0, "Failed", NULL,
+	    0, 2, 0, 0, 0, 4, 0, 1, 1, 0, 0, 0, 5, 1, NULL, NULL },
+	{ "too few active pods with a dynamic job", 2, UNSET, 6, 0, 0, NULL, NULL,
+	    0, 1, 0, 0, 0, 0, 1, 0, 2, 0, 0, 0, UNSET, 0, NULL, NULL },
+	{ "too many active pods", 2, 5, 6, 0, 0, NULL, NULL, 0, 3, 0, 0, 0, 0,
+	    0, 1, 2, 0, 0, 0, UNSET, 1, NULL, NULL },
+	{ "count ready pods when too many active pods", 2, 5, 6, 0, 0, NULL, NULL,
+	    0, 3, 3, 0, 0, 0, 0, 1, 2, 2, 0, 0, UNSET, 1, NULL, NULL },
+	{ "failed + succeed pods: reset backoff delay", 2, 5, 6, 0, 0, NULL, NULL,
+	    0, 1, 0, 1, 1, 0, 1, 0, 2, 0, 1, 1, UNSET, 2, NULL, NULL },
+	{ "new failed pod", 2, 5, 6, 0, 0, NULL, NULL, 0, 1, 0, 0, 1, 0,
+	    1, 0, 2, 0, 0, 1, UNSET, 1, NULL, NULL },
+	{ "no new pod; possible finalizer update of failed pod", 1, 1, 6, 0, 0, NULL,
+	    "{\"active\":1,\"failed\":1}", 0, 1, 0, 0, 0, 0,
+	    0, 0, 1, 0, 0, 1, UNSET, 0, NULL, NULL },
+	{ "job finish", 2, 5, 6, 0, 0, NULL, NULL, 0, 0, 0, 5, 0, 0,
+	    0, 0, 0, 0, 5, 0, UNSET, 5, "Complete", "CompletionsReached" },
+	{ "WQ job finishing", 2, UNSET, 6, 0, 0, NULL, NULL, 0, 1, 0, 1, 0, 0,
+	    0, 0, 1, 0, 1, 0, UNSET, 1, NULL, NULL },
+	{ "WQ job all finished", 2, UNSET, 6, 0, 0, NULL, NULL, 0, 0, 0, 2, 0, 0,
+	    0, 0, 0, 0, 2, 0, UNSET, 2, "Complete", "CompletionsReached" },
+	{ "WQ job all finished despite one failure", 2, UNSET, 6, 0, 0, NULL, NULL,
+	    0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 1, 1, UNSET, 2, "Complete", "CompletionsReached" },
+	{ "more active pods than parallelism", 2, 5, 6, 0, 0, NULL, NULL, 0, 10, 0, 0, 0, 0,
+	    0, 8, 2, 0, 0, 0, UNSET, 8, NULL, NULL },
+	{ "more active pods than remaining completions", 3, 4, 6, 0, 0, NULL, NULL,
+	    0, 3, 0, 2, 0, 0, 0, 1, 2, 0, 2, 0, UNSET, 3, NULL, NULL },
+	{ "status change", 2, 5, 6, 0, 0, NULL, NULL, 0, 2, 0, 2, 0, 0,
+	    0, 0, 2, 0, 2, 0, UNSET, 2, NULL, NULL },
+	{ "deleting job", 2, 5, 6, 1, 0, NULL, NULL, 1, 1, 0, 1, 0, 0,
+	    0, 0, 2, 0, 1, 0, UNSET, 3, NULL, NULL },
+	{ "too many job failures", 2, 5, 0, 1, 0, NULL, NULL, 0, 0, 0, 0, 1, 0,
+	    0, 0, 0, 0, 0, 1, UNSET, 1, "Failed", "BackoffLimitExceeded" },
+	{ "count ready pods when job fails", 2, 3, 0, 0, 0, NULL, NULL, 0, 2, 2, 0, 1, 0,
+	    0, 2, 0, 0, 0, 3, 2, 3, "FailureTarget", "BackoffLimitExceeded" },
+	{ "suspending a job with satisfied expectations", 2, 4, 6, 0, 1, NULL, NULL,
+	    0, 2, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, UNSET, 2, "Suspended", "JobSuspended" },
+	{ "resuming a suspended job", 2, 4, 6, 0, 0, NULL,
+	    "{\"conditions\":[{\"type\":\"Suspended\",\"status\":\"True\","
+	    "\"reason\":\"JobSuspended\",\"message\":\"Job suspended\"}]}",
+	    0, 0, 0, 0, 0, 0, 2, 0, 2, 0, 0, 0, UNSET, 0, NULL, NULL },
+	{ "suspending a deleted job", 2, 4, 6, 1, 1, NULL, NULL, 0, 2, 0, 0, 0, 0,
+	    0, 0, 2, 0, 0, 0, UNSET, 2, NULL, NULL },
+};
+
+/* The Job foobar in default for row r. */
+static cJSON *
+job_new(const struct sync_case *r)
+{
+	struct buf b;
+	cJSON *job;
+
+	buf_init(&b);
+	buf_append_str(&b, "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{"
+	    "\"name\":\"foobar\",\"namespace\":\"default\",\"uid\":\"uid-job\","
+	    "\"resourceVersion\":\"1\"");
+	if (r->deleting)
+		buf_append_str(&b, ",\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"");
+	buf_printf(&b, "},\"spec\":{\"parallelism\":%d,\"backoffLimit\":%d", r->parallelism,
+	    r->backoff_limit);
+	if (r->completions != UNSET)
+		buf_printf(&b, ",\"completions\":%d", r->completions);
+	if (r->suspend)
+		buf_append_str(&b, ",\"suspend\":true");
+	if (r->replacement != NULL)
+		buf_printf(&b, ",\"podReplacementPolicy\":\"%s\"", r->replacement);
+	buf_append_str(&b, ",\"selector\":{\"matchLabels\":{\"batch.kubernetes.io/"
+	    "controller-uid\":\"uid-job\"}},\"template\":{\"metadata\":{\"labels\":{"
+	    "\"batch.kubernetes.io/controller-uid\":\"uid-job\",\"batch.kubernetes.io/"
+	    "job-name\":\"foobar\",\"controller-uid\":\"uid-job\",\"job-name\":\"foobar\"}},"
+	    "\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\","
+	    "\"image\":\"foo/bar\"}]}}}");
+	buf_printf(&b, ",\"status\":%s}", r->status != NULL ? r->status : "{}");
+	job = fixture_parse(b.data);
+	buf_free(&b);
+	return job;
+}
+
+/* A pod of the Job: phase, Ready, being deleted. */
+static cJSON *
+job_pod_new(int n, const char *phase, int ready, int deleting)
+{
+	struct buf b;
+	cJSON *pod;
+
+	buf_init(&b);
+	buf_printf(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{"
+	    "\"name\":\"pod-%d\",\"namespace\":\"default\",\"uid\":\"uid-pod-%d\","
+	    "\"resourceVersion\":\"1\",\"creationTimestamp\":\"2025-12-31T23:00:00Z\","
+	    "\"finalizers\":[\"batch.kubernetes.io/job-tracking\"],", n, n);
+	if (deleting)
+		buf_append_str(&b, "\"deletionTimestamp\":\"2025-12-31T23:30:00Z\",");
+	buf_printf(&b, "\"labels\":{\"batch.kubernetes.io/controller-uid\":\"uid-job\"},"
+	    "\"ownerReferences\":[{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\","
+	    "\"name\":\"foobar\",\"uid\":\"uid-job\",\"controller\":true}]},"
+	    "\"spec\":{\"containers\":[{\"name\":\"c\"}]},\"status\":{\"phase\":\"%s\"",
+	    phase);
+	if (ready)
+		buf_append_str(&b, ",\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]");
+	buf_append_str(&b, "}}");
+	pod = fixture_parse(b.data);
+	buf_free(&b);
+	return pod;
+}
+
+static int
+world_setup(void **state)
+{
+	struct ctl_world *w = ctl_world_new(&job_controller_type, NULL);
+
+	w->row = *state;
+	*state = w;
+	return 0;
+}
+
+static int
+world_teardown(void **state)
+{
+	ctl_world_free(*state);
+	return 0;
+}
+
+/* Applies a finalizer removal to the cached pod it names. */
+static void
+apply_patch(struct ctl_world *w, const struct action *a)
+{
+	char *sql = NULL;
+	sqlite3 *db = store_db(w->store);
+	sqlite3_stmt *stmt;
+	cJSON *pod = NULL;
+
+	(void)sql;
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT body FROM cache_pods WHERE name = ?1",
+	    -1, &stmt, NULL), SQLITE_OK);
+	sqlite3_bind_text(stmt, 1, a->name, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) == SQLITE_ROW)
+		pod = cJSON_Parse((const char *)sqlite3_column_text(stmt, 0));
+	sqlite3_finalize(stmt);
+	assert_non_null(pod);
+	assert_non_null(json_path(a->body, "metadata.$deleteFromPrimitiveList/finalizers"));
+	cJSON_DeleteItemFromObjectCaseSensitive(json_child_object(pod, "metadata"),
+	    "finalizers");
+	json_set(json_child_object(pod, "metadata"), "resourceVersion",
+	    cJSON_CreateString("2"));
+	ctl_cache(w, resource_find("pods"), pod);
+}
+
+static void
+sync_case(void **state)
+{
+	struct ctl_world *w = *state;
+	const struct sync_case *r = w->row;
+	const struct resource *pods = resource_find("pods"), *jobs = resource_find("jobs");
+	char patched[64] = { 0 };
+	cJSON *status = NULL, *job;
+	int n = 0, creations = -1, deletions = -1, npatched = 0, rv = 1;
+
+	ctl_cache(w, jobs, job_new(r));
+	for (int i = 0; i < r->pending; i++)
+		ctl_cache(w, pods, job_pod_new(n++, "Pending", 0, 0));
+	for (int i = 0; i < r->active; i++)
+		ctl_cache(w, pods, job_pod_new(n++, "Running", i < r->ready, 0));
+	for (int i = 0; i < r->succeeded; i++)
+		ctl_cache(w, pods, job_pod_new(n++, "Succeeded", 0, 0));
+	for (int i = 0; i < r->failed; i++)
+		ctl_cache(w, pods, job_pod_new(n++, "Failed", 0, 0));
+	for (int i = 0; i < r->terminating; i++)
+		ctl_cache(w, pods, job_pod_new(n++, "Running", 0, 1));
+	assert_true(n < (int)sizeof patched);
+	for (int round = 0; round < 6; round++) {
+		const struct action *st = NULL;
+		int writes = 0;
+		char text[16];
+
+		ctl_sync(w, "default/foobar", NOW);
+		if (getenv("JOB_TEST_TRACE") != NULL) {
+			struct buf out;
+
+			buf_init(&out);
+			sync_result_print(&w->result, NULL, &out);
+			fprintf(stderr, "round %d:\n%.*s", round, (int)out.len, out.data);
+			buf_free(&out);
+		}
+		if (creations < 0) {
+			creations = w->result.creating ? w->result.nmanage : 0;
+			deletions = w->result.creating ? 0 : w->result.nmanage;
+		}
+		for (int i = 0; i < w->result.nwrites; i++) {
+			const struct action *a = &w->result.writes[i];
+
+			if (a->type == ACTION_UPDATE_STATUS) {
+				st = a;
+				continue;
+			}
+			assert_int_equal(a->type, ACTION_PATCH);
+			apply_patch(w, a);
+			writes++;
+			n = atoi(a->name + 4);
+			if (!patched[n])
+				npatched++;
+			patched[n] = 1;
+		}
+		if (st == NULL)
+			st = w->result.status;
+		if (st == NULL && writes == 0)
+			break;
+		if (st != NULL) {
+			cJSON_Delete(status);
+			status = cJSON_Duplicate(json_path(st->body, "status"), 1);
+			job = cJSON_Duplicate(st->body, 1);
+			snprintf(text, sizeof text, "%d", ++rv);
+			json_set(json_child_object(job, "metadata"), "resourceVersion",
+			    cJSON_CreateString(text));
+			ctl_cache(w, jobs, job);
+		}
+		if (round == 5)
+			fail_msg("%s: still writing after 6 syncs", r->name);
+	}
+	assert_int_equal(creations, r->creations);
+	assert_int_equal(deletions, r->deletions);
+	assert_int_equal(npatched, r->patches);
+	assert_non_null(status);
+	assert_int_equal(json_int(status, "active", 0), r->want_active);
+	assert_int_equal(json_int(status, "ready", -1), r->want_ready);
+	assert_int_equal(json_int(status, "succeeded", 0), r->want_succeeded);
+	assert_int_equal(json_int(status, "failed", 0), r->want_failed);
+	if (r->want_terminating != UNSET)
+		assert_int_equal(json_int(status, "terminating", -1), r->want_terminating);
+	assert_int_equal(cJSON_GetArraySize(json_path(status,
+	    "uncountedTerminatedPods.succeeded")), 0);
+	assert_int_equal(cJSON_GetArraySize(json_path(status,
+	    "uncountedTerminatedPods.failed")), 0);
+	{
+		const cJSON *c;
+		int found = 0;
+
+		cJSON_ArrayForEach(c, json_path(status, "conditions")) {
+			if (strcmp(json_string(c, "status"), "True") != 0)
+				continue;
+			if (r->condition != NULL && strcmp(json_string(c, "type"),
+			    r->condition) == 0) {
+				assert_string_equal(json_string(c, "reason"), r->reason);
+				found = 1;
+			} else if (strcmp(json_string(c, "type"), "Complete") == 0 ||
+			    (r->condition == NULL &&
+			    strcmp(json_string(c, "type"), "FailureTarget") == 0) ||
+			    strcmp(json_string(c, "type"), "Failed") == 0 ||
+			    strcmp(json_string(c, "type"), "Suspended") == 0) {
+				fail_msg("%s: unexpected condition %s", r->name,
+				    json_string(c, "type"));
+			}
+		}
+		assert_int_equal(found, r->condition != NULL);
+	}
+	cJSON_Delete(status);
+}
+
+/* kube's TestGetRemainingTime and backoff cases: 10 s doubling, at most 10 min. */
+static void
+backoff(void **state)
+{
+	static const struct {
+		int failures;
+		double since_last, want;
+	} cases[] = {
+		{ 0, 0, 0 },
+		{ 1, 0, 10 },
+		{ 1, 4, 6 },
+		{ 1, 11, 0 },
+		{ 2, 0, 20 },
+		{ 3, 5, 35 },
+		{ 7, 0, 600 },
+		{ 30, 0, 600 },
+		{ 30, 601, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		double got = job_backoff_remaining(cases[i].failures, NOW - cases[i].since_last,
+		    NOW);
+		if (got != cases[i].want)
+			fail_msg("%d failures, %.0f s ago: %.1f, want %.1f", cases[i].failures,
+			    cases[i].since_last, got, cases[i].want);
+	}
+}
+
+/* The pod created: the template's labels, generateName, the controller reference, the
+ * tracking finalizer. */
+static void
+pod_created(void **state)
+{
+	struct ctl_world *w = *state;
+	const cJSON *pod;
+	const cJSON *f;
+	int tracked = 0;
+
+	ctl_cache(w, resource_find("jobs"), job_new(&sync_cases[0]));
+	ctl_sync(w, "default/foobar", NOW);
+	assert_int_equal(w->result.nmanage, 2);
+	pod = w->result.manage[0].body;
+	assert_string_equal(json_string(pod, "metadata.generateName"), "foobar-");
+	assert_string_equal(json_string(cJSON_GetArrayItem(json_path(pod,
+	    "metadata.ownerReferences"), 0), "uid"), "uid-job");
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(json_path(pod, "metadata.labels"),
+	    "batch.kubernetes.io/job-name")->valuestring, "foobar");
+	cJSON_ArrayForEach(f, json_path(pod, "metadata.finalizers"))
+		tracked |= strcmp(f->valuestring, "batch.kubernetes.io/job-tracking") == 0;
+	assert_true(tracked);
+	assert_string_equal(w->result.manage[0].done_reason, "SuccessfulCreate");
+}
+
+/* A Job managed elsewhere, or finished, is left alone. */
+static void
+left_alone(void **state)
+{
+	struct ctl_world *w = *state;
+	cJSON *job = job_new(&sync_cases[0]);
+
+	json_set(json_child_object(job, "spec"), "managedBy",
+	    cJSON_CreateString("example.com/other"));
+	ctl_cache(w, resource_find("jobs"), job);
+	ctl_sync(w, "default/foobar", NOW);
+	assert_int_equal(w->result.nmanage, 0);
+	assert_null(w->result.status);
+	assert_int_equal(w->result.nwrites, 0);
+}
+
+/* kube's interval strings of completed indexes, both ways. */
+static void
+index_intervals(void **state)
+{
+	static const struct {
+		const char *text;
+		int completions;
+		const char *done;	/* '1' per index done */
+		const char *formatted;
+	} cases[] = {
+		{ "", 5, "00000", "" },
+		{ "0", 5, "10000", "0" },
+		{ "0,1", 5, "11000", "0,1" },
+		{ "0-2", 5, "11100", "0-2" },
+		{ "0,2-4,7", 10, "1011100100", "0,2-4,7" },
+		{ "1-5", 3, "011", "1,2" },
+		{ "a,2", 3, "001", "2" },
+		{ "5", 3, "000", "" },
+		{ "0,1,2,3", 5, "11110", "0-3" },
+		{ "-1,1", 3, "010", "1" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		char done[16] = { 0 }, got[16] = { 0 }, *text;
+
+		job_indexes_parse(cases[i].text, cases[i].completions, done);
+		for (int k = 0; k < cases[i].completions; k++)
+			got[k] = done[k] ? '1' : '0';
+		if (strcmp(got, cases[i].done) != 0)
+			fail_msg("parse \"%s\": %s, want %s", cases[i].text, got, cases[i].done);
+		text = job_indexes_format(done, cases[i].completions);
+		if (strcmp(text, cases[i].formatted) != 0)
+			fail_msg("format of \"%s\": \"%s\", want \"%s\"", cases[i].text, text,
+			    cases[i].formatted);
+		free(text);
+	}
+	assert_int_equal(job_completion_index("3"), 3);
+	assert_int_equal(job_completion_index("+3"), 3);
+	assert_int_equal(job_completion_index("-3"), -1);
+	assert_int_equal(job_completion_index("x"), -1);
+	assert_int_equal(job_completion_index(""), -1);
+	assert_int_equal(job_completion_index("99999999999"), -1);
+}
+
+/* kube's "indexed job start": the first pods are those of indexes 0 and 1, each with its
+ * annotation and label, hostname, JOB_COMPLETION_INDEX and name. */
+static void
+indexed_start(void **state)
+{
+	struct ctl_world *w = *state;
+	cJSON *job = job_new(&sync_cases[0]);
+
+	json_set(json_child_object(job, "spec"), "completionMode",
+	    cJSON_CreateString("Indexed"));
+	ctl_cache(w, resource_find("jobs"), job);
+	ctl_sync(w, "default/foobar", NOW);
+	assert_int_equal(w->result.nmanage, 2);
+	for (int i = 0; i < 2; i++) {
+		const cJSON *pod = w->result.manage[i].body;
+		const cJSON *env = cJSON_GetArrayItem(json_path(pod, "spec.containers"), 0);
+		char want[16];
+
+		snprintf(want, sizeof want, "%d", i);
+		assert_string_equal(cJSON_GetObjectItemCaseSensitive(json_path(pod,
+		    "metadata.annotations"), "batch.kubernetes.io/job-completion-index")->valuestring,
+		    want);
+		assert_string_equal(cJSON_GetObjectItemCaseSensitive(json_path(pod,
+		    "metadata.labels"), "batch.kubernetes.io/job-completion-index")->valuestring,
+		    want);
+		snprintf(want, sizeof want, "foobar-%d", i);
+		assert_string_equal(json_string(pod, "spec.hostname"), want);
+		snprintf(want, sizeof want, "foobar-%d-", i);
+		assert_string_equal(json_string(pod, "metadata.generateName"), want);
+		env = cJSON_GetArrayItem(json_path(env, "env"), 0);
+		assert_string_equal(json_string(env, "name"), "JOB_COMPLETION_INDEX");
+		assert_string_equal(json_string(env, "valueFrom.fieldRef.fieldPath"),
+		    "metadata.labels['batch.kubernetes.io/job-completion-index']");
+	}
+}
+
+/* An Indexed Job of 3 with index 0 succeeded and index 1 running: index 0 recorded in
+ * completedIndexes (before its finalizer goes), succeeded 1, index 2 created; a second pod
+ * of index 1 is deleted. */
+static void
+indexed_progress(void **state)
+{
+	struct ctl_world *w = *state;
+	static const struct sync_case shape = { "indexed", 3, 3, 6, 0, 0, NULL, NULL,
+	    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UNSET, 0, NULL, NULL };
+	cJSON *job = job_new(&shape), *pod;
+	const char *phases[] = { "Succeeded", "Running", "Running" };
+	const int indexes[] = { 0, 1, 1 };
+	int created = -1, deleted = 0, patched = 0;
+
+	json_set(json_child_object(job, "spec"), "completionMode",
+	    cJSON_CreateString("Indexed"));
+	ctl_cache(w, resource_find("jobs"), job);
+	for (int i = 0; i < 3; i++) {
+		char ix[8];
+
+		pod = job_pod_new(i, phases[i], i == 1, 0);
+		snprintf(ix, sizeof ix, "%d", indexes[i]);
+		json_set(json_child_object(json_child_object(pod, "metadata"), "annotations"),
+		    "batch.kubernetes.io/job-completion-index", cJSON_CreateString(ix));
+		ctl_cache(w, resource_find("pods"), pod);
+	}
+	ctl_sync(w, "default/foobar", NOW);
+	/* First the status with index 0 recorded, then its finalizer, and the duplicate of
+	 * index 1 (not ready) deleted. */
+	assert_true(w->result.nwrites >= 2);
+	assert_int_equal(w->result.writes[w->result.nwrites - 2].type, ACTION_UPDATE_STATUS);
+	{
+		const cJSON *st = json_path(w->result.writes[w->result.nwrites - 2].body,
+		    "status");
+		assert_string_equal(json_string(st, "completedIndexes"), "0");
+		assert_int_equal(json_int(st, "succeeded", 0), 1);
+		assert_null(json_path(st, "uncountedTerminatedPods.succeeded"));
+	}
+	assert_string_equal(w->result.writes[w->result.nwrites - 1].name, "pod-0");
+	for (int i = 0; i < w->result.nmanage; i++) {
+		if (w->result.manage[i].type == ACTION_DELETE) {
+			deleted++;
+			assert_string_equal(w->result.manage[i].name, "pod-2");
+		}
+	}
+	assert_int_equal(deleted, 1);
+	for (int i = 0; i < w->result.nwrites; i++)
+		patched += w->result.writes[i].type == ACTION_PATCH;
+	assert_int_equal(patched, 2);	/* pod-0 counted, pod-2 deleted uncounted */
+	(void)created;
+}
+
+/* kube's TestMatchPodFailurePolicy, as data: a rule list, a failed pod's statuses, the
+ * action and FailJob's message. */
+static void
+pod_failure_policy(void **state)
+{
+	static const struct {
+		const char *name;
+		const char *rules;
+		const char *status;	/* the pod's status members */
+		enum job_failure_action want;
+		const char *message;	/* NULL: none */
+	} cases[] = {
+		{ "unknown action for rule matching by exit codes - skip rule with unknown action",
+		    "[{\"action\":\"UnknownAction\",\"onExitCodes\":{\"operator\":\"In\","
+		    "\"values\":[1,2]}},{\"action\":\"FailJob\",\"onExitCodes\":{"
+		    "\"operator\":\"In\",\"values\":[2,3]}}]",
+		    "\"containerStatuses\":[{\"name\":\"main-container\",\"state\":{"
+		    "\"terminated\":{\"exitCode\":2}}}]", JOB_FAILURE_FAIL_JOB,
+		    "Container main-container for pod default/mypod failed with exit code 2 "
+		    "matching FailJob rule at index 1" },
+		{ "ignore rule matched for exit codes",
+		    "[{\"action\":\"Ignore\",\"onExitCodes\":{\"operator\":\"In\","
+		    "\"values\":[1,2,3]}}]",
+		    "\"containerStatuses\":[{\"name\":\"main-container\",\"state\":{"
+		    "\"terminated\":{\"exitCode\":2}}}]", JOB_FAILURE_IGNORE, NULL },
+		{ "FailJob rule matched for exit codes",
+		    "[{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"In\","
+		    "\"values\":[1,2,3]}}]",
+		    "\"containerStatuses\":[{\"name\":\"main-container\",\"state\":{"
+		    "\"terminated\":{\"exitCode\":2}}}]", JOB_FAILURE_FAIL_JOB,
+		    "Container main-container for pod default/mypod failed with exit code 2 "
+		    "matching FailJob rule at index 0" },
+		{ "successful containers are skipped by the rules",
+		    "[{\"action\":\"FailJob\",\"onExitCodes\":{\"operator\":\"NotIn\","
+		    "\"values\":[111]}}]",
+		    "\"initContainerStatuses\":[{\"name\":\"init-container\",\"state\":{"
+		    "\"terminated\":{\"exitCode\":0}}}],\"containerStatuses\":[{\"name\":"
+		    "\"main-container\",\"state\":{\"terminated\":{\"exitCode\":111}}},"
+		    "{\"name\":\"suppport-container\",\"state\":{\"terminated\":{"
+		    "\"exitCode\":0}}}]", JOB_FAILURE_NONE, NULL },
+		{ "FailJob rule matched for exit codes in init container",
+		    "[{\"action\":\"FailJob\",\"onExitCodes\":{\"containerName\":"
+		    "\"init-container\",\"operator\":\"In\",\"values\":[1,2,3]}}]",
+		    "\"initContainerStatuses\":[{\"name\":\"init-container\",\"state\":{"
+		    "\"terminated\":{\"exitCode\":2}}}]", JOB_FAILURE_FAIL_JOB,
+		    "Container init-container for pod default/mypod failed with exit code 2 "
+		    "matching FailJob rule at index 0" },
+		{ "no match for exit codes, rule for another container",
+		    "[{\"action\":\"FailJob\",\"onExitCodes\":{\"containerName\":"
+		    "\"other\",\"operator\":\"In\",\"values\":[2]}}]",
+		    "\"containerStatuses\":[{\"name\":\"main-container\",\"state\":{"
+		    "\"terminated\":{\"exitCode\":2}}}]", JOB_FAILURE_NONE, NULL },
+		{ "NotIn operator: 1 not in (2,3) matches",
+		    "[{\"action\":\"Count\",\"onExitCodes\":{\"operator\":\"NotIn\","
+		    "\"values\":[2,3]}}]",
+		    "\"containerStatuses\":[{\"name\":\"main-container\",\"state\":{"
+		    "\"terminated\":{\"exitCode\":1}}}]", JOB_FAILURE_COUNT, NULL },
+		{ "ignore rule matched for pod conditions",
+		    "[{\"action\":\"Ignore\",\"onPodConditions\":[{\"type\":"
+		    "\"DisruptionTarget\",\"status\":\"True\"}]}]",
+		    "\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]",
+		    JOB_FAILURE_IGNORE, NULL },
+		{ "no match for pod conditions of another status",
+		    "[{\"action\":\"Ignore\",\"onPodConditions\":[{\"type\":"
+		    "\"DisruptionTarget\",\"status\":\"True\"}]}]",
+		    "\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"False\"}]",
+		    JOB_FAILURE_NONE, NULL },
+		{ "FailJob rule matched for pod conditions",
+		    "[{\"action\":\"FailJob\",\"onPodConditions\":[{\"type\":"
+		    "\"DisruptionTarget\",\"status\":\"True\"}]}]",
+		    "\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]",
+		    JOB_FAILURE_FAIL_JOB, "Pod default/mypod has condition DisruptionTarget "
+		    "matching FailJob rule at index 0" },
+		{ "first rule matched wins",
+		    "[{\"action\":\"Count\",\"onPodConditions\":[{\"type\":"
+		    "\"DisruptionTarget\",\"status\":\"True\"}]},{\"action\":\"Ignore\","
+		    "\"onPodConditions\":[{\"type\":\"DisruptionTarget\",\"status\":"
+		    "\"True\"}]}]",
+		    "\"conditions\":[{\"type\":\"DisruptionTarget\",\"status\":\"True\"}]",
+		    JOB_FAILURE_COUNT, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		char *text = xasprintf("{\"rules\":%s}", cases[i].rules), *message = NULL;
+		cJSON *policy = fixture_parse(text), *pod;
+		enum job_failure_action got;
+
+		free(text);
+		text = xasprintf("{\"metadata\":{\"name\":\"mypod\",\"namespace\":\"default\"},"
+		    "\"status\":{\"phase\":\"Failed\",%s}}", cases[i].status);
+		pod = fixture_parse(text);
+		free(text);
+		got = job_match_pod_failure_policy(policy, pod, &message);
+		if (got != cases[i].want)
+			fail_msg("%s: action %d, want %d", cases[i].name, got, cases[i].want);
+		if (cases[i].message == NULL ? message != NULL :
+		    message == NULL || strcmp(message, cases[i].message) != 0)
+			fail_msg("%s: message \"%s\", want \"%s\"", cases[i].name,
+			    message != NULL ? message : "(none)",
+			    cases[i].message != NULL ? cases[i].message : "(none)");
+		free(message);
+		cJSON_Delete(policy);
+		cJSON_Delete(pod);
+	}
+}
+
+/* kube's TestMatchSuccessPolicy, as data (completions 10): succeeded indexes as an interval
+ * string, the rules, the message when met. */
+static void
+success_policy(void **state)
+{
+	static const struct {
+		const char *succeeded;
+		const char *rules;	/* NULL: no successPolicy */
+		const char *message;	/* NULL: not met */
+	} cases[] = {
+		{ "0", NULL, NULL },
+		{ "0", "[{\"succeededIndexes\":\"invalid-form\"}]", NULL },
+		{ "0-2,4-7", "[{\"succeededIndexes\":\"0-2\"}]", "Matched rules at index 0" },
+		{ "0-2", "[{\"succeededIndexes\":\"3\"}]", NULL },
+		{ "0-2", "[{\"succeededCount\":2}]", "Matched rules at index 0" },
+		{ "0-2", "[{\"succeededCount\":4}]", NULL },
+		{ "0-2,4-7", "[{\"succeededIndexes\":\"9\"},{\"succeededIndexes\":\"4,6\"}]",
+		    "Matched rules at index 1" },
+		{ "0-2,4-7", "[{\"succeededIndexes\":\"0,1\"},{\"succeededIndexes\":\"5\"}]",
+		    "Matched rules at index 0" },
+		{ "0-2,4-7", "[{\"succeededIndexes\":\"3-6\",\"succeededCount\":2}]",
+		    "Matched rules at index 0" },
+		{ "0-2,6,7", "[{\"succeededIndexes\":\"3-6\",\"succeededCount\":2}]", NULL },
+		{ "", "[{\"succeededCount\":4}]", NULL },
+		{ "1-9", "[{\"succeededIndexes\":\"2-4,6-8\"}]", "Matched rules at index 0" },
+		{ "2-4,6-9", "[{\"succeededIndexes\":\"2-4,6-9\"}]", "Matched rules at index 0" },
+		{ "2-5,7-15", "[{\"succeededIndexes\":\"2-4,8-12\"}]",
+		    "Matched rules at index 0" },
+		{ "1-3", "[{\"succeededIndexes\":\"\"}]", NULL },
+		{ "", "[{\"succeededIndexes\":\"\"}]", NULL },
+		{ "1-3,5-7", "[{\"succeededIndexes\":\"10-12,14-16\"}]", NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		char done[10] = { 0 }, *message = NULL, *text;
+		cJSON *policy = NULL;
+		int met;
+
+		job_indexes_parse(cases[i].succeeded, 10, done);
+		if (cases[i].rules != NULL) {
+			text = xasprintf("{\"rules\":%s}", cases[i].rules);
+			policy = fixture_parse(text);
+			free(text);
+		}
+		met = job_match_success_policy(policy, 10, done, &message);
+		if (met != (cases[i].message != NULL) || (met &&
+		    strcmp(message, cases[i].message) != 0))
+			fail_msg("\"%s\" against %s: %s", cases[i].succeeded,
+			    cases[i].rules != NULL ? cases[i].rules : "none",
+			    met ? message : "not met");
+		free(message);
+		cJSON_Delete(policy);
+	}
+}
+
+/* activeDeadlineSeconds: before it, the Job is synced again when it passes; past it,
+ * FailureTarget (DeadlineExceeded) and, with no pod terminating, Failed at once. */
+static void
+active_deadline(void **state)
+{
+	struct ctl_world *w = *state;
+	char start[TIME_RFC3339_SIZE], *status;
+	cJSON *job;
+	struct sync_case shape = sync_cases[0];
+
+	time_format_rfc3339((time_t)(NOW - 4), start);
+	status = xasprintf("{\"startTime\":\"%s\"}", start);
+	shape.status = status;
+	job = job_new(&shape);
+	json_set(json_child_object(job, "spec"), "activeDeadlineSeconds",
+	    cJSON_CreateNumber(10));
+	ctl_cache(w, resource_find("jobs"), cJSON_Duplicate(job, 1));
+	ctl_sync(w, "default/foobar", NOW);
+	assert_true(w->result.requeue_after == 6);
+	assert_int_equal(w->result.nmanage, 2);		/* still running: its pods made */
+	ctl_sync(w, "default/foobar", NOW + 10);
+	assert_int_equal(w->result.nmanage, 0);
+	assert_non_null(w->result.status);
+	{
+		const cJSON *c = cJSON_GetArrayItem(json_path(w->result.status->body,
+		    "status.conditions"), 0);
+		assert_string_equal(json_string(c, "type"), "FailureTarget");
+		assert_string_equal(json_string(c, "reason"), "DeadlineExceeded");
+		assert_string_equal(json_string(c, "message"),
+		    "Job was active longer than specified deadline");
+	}
+	{
+		/* No pod left terminating: Failed in the same sync, as kube's. */
+		const cJSON *c = cJSON_GetArrayItem(json_path(w->result.status->body,
+		    "status.conditions"), 1);
+		assert_string_equal(json_string(c, "type"), "Failed");
+		assert_string_equal(json_string(c, "reason"), "DeadlineExceeded");
+	}
+	assert_int_equal(w->result.nevents, 1);
+	assert_string_equal(w->result.events[0].reason, "DeadlineExceeded");
+	json_set(job, "status", cJSON_Duplicate(json_path(w->result.status->body, "status"), 1));
+	json_set(json_child_object(job, "metadata"), "resourceVersion", cJSON_CreateString("2"));
+	ctl_cache(w, resource_find("jobs"), job);
+	ctl_sync(w, "default/foobar", NOW + 11);
+	assert_null(w->result.status);		/* finished: left alone */
+	assert_int_equal(w->result.nmanage, 0);
+	free(status);
+}
+
+int
+main(void)
+{
+	struct CMUnitTest tests[NELEM(sync_cases) + 9];
+	size_t n = 0;
+
+	for (size_t i = 0; i < NELEM(sync_cases); i++)
+		tests[n++] = (struct CMUnitTest){ sync_cases[i].name, sync_case, world_setup,
+		    world_teardown, (void *)&sync_cases[i] };
+	tests[n++] = (struct CMUnitTest){ "the backoff after failures", backoff, NULL, NULL,
+	    NULL };
+	tests[n++] = (struct CMUnitTest){ "the pod created", pod_created, world_setup,
+	    world_teardown, NULL };
+	tests[n++] = (struct CMUnitTest){ "a Job managed elsewhere", left_alone, world_setup,
+	    world_teardown, NULL };
+	tests[n++] = (struct CMUnitTest){ "completed indexes as interval strings",
+	    index_intervals, NULL, NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "indexed job start", indexed_start, world_setup,
+	    world_teardown, NULL };
+	tests[n++] = (struct CMUnitTest){ "an Indexed Job's progress", indexed_progress,
+	    world_setup, world_teardown, NULL };
+	tests[n++] = (struct CMUnitTest){ "podFailurePolicy's rules", pod_failure_policy, NULL,
+	    NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "successPolicy's rules", success_policy, NULL, NULL,
+	    NULL };
+	tests[n++] = (struct CMUnitTest){ "activeDeadlineSeconds", active_deadline, world_setup,
+	    world_teardown, NULL };
+	return _cmocka_run_group_tests("job", tests, n, NULL, NULL);
+}
