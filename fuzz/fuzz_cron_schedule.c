@@ -4,7 +4,8 @@
  *
  * Invariants: a schedule that parses names only values within its fields' bounds (bit 63
  * aside, the star mark); Next from a fixed time is later than it, or 0, and a time it
- * gives is one the schedule names again (Next from one second before gives it back). Any
+ * gives is one the schedule names again (Next from one second before gives it back; not
+ * for @every, whose times count from any start). Any
  * broken one aborts.
  */
 #include "config.h"
@@ -50,7 +51,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	t = cron_next(&s, s.zone, 1700000000.5);
 	if (t != 0 && t <= 1700000000)
 		fail("Next is not later");
-	if (t != 0) {
+	if (t != 0 && s.every == 0) {
 		again = cron_next(&s, s.zone, (double)(t - 1));
 		if (again != t)
 			fail("Next from a second before does not give the time back");

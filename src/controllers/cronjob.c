@@ -30,7 +30,7 @@
  * - kube reads the CronJob live before reporting an UnexpectedJob, and reads an active
  *   Job live before dropping it as missing; sqlkcm trusts the cache for both.
  * - A schedule with no TZ= prefix and no timeZone runs in UTC (kube: the process's local
- *   zone, UTC in its images). "@every" schedules are not supported (UnparseableSchedule).
+ *   zone, UTC in its images).
  * - time zones are applied with TZ and localtime_r/mktime under one lock, which this
  *   file alone holds; nothing else in sqlkcm reads local time.
  */
@@ -223,7 +223,13 @@ parse_descriptor(const char *d, struct cron_schedule *s, char **error)
 	} else if (strcmp(d, "@hourly") == 0) {
 		s->hour = all_of(&b_hours);
 	} else if (strncmp(d, "@every ", 7) == 0) {
-		return error_set(error, "@every schedules are not supported: %s", d);
+		double seconds;
+
+		if (time_parse_duration(d + 7, &seconds) != 0)
+			return error_set(error, "failed to parse duration %s: time: invalid "
+			    "duration \"%s\"", d, d + 7);
+		/* robfig's Every: at least a second, in whole seconds */
+		s->every = seconds < 1 ? 1 : seconds > 1e12 ? (int64_t)1e12 : (int64_t)seconds;
 	} else {
 		return error_set(error, "unrecognized descriptor: %s", d);
 	}
@@ -451,6 +457,8 @@ cron_next(const struct cron_schedule *s, const char *zone, double t)
 
 	if (!isfinite(t) || t > 1e15 || t < -1e15)
 		return 0;
+	if (s->every > 0)
+		return (int64_t)floor(t) + s->every;
 	zone_enter(zone, &saved);
 	r = next_locked(s, (time_t)floor(t));
 	zone_leave(saved);
@@ -506,14 +514,15 @@ cronjob_most_recent(const cJSON *cj, const struct cron_schedule *s, const char *
 		*earliest = now - deadline->valuedouble;
 	t1 = cron_next(s, zone, *earliest);
 	t2 = cron_next(s, zone, (double)t1);
-	if (t1 == 0 || now < (double)t1)
+	/* 0 is robfig's zero time (no such time within five years), before any now */
+	if (t1 != 0 && now < (double)t1)
 		return 0;
-	if (t2 == 0 || now < (double)t2) {
+	if (t2 != 0 && now < (double)t2) {
 		*recent = t1;
 		return 0;
 	}
 	between = t2 - t1;
-	if (between < 1)
+	if (t1 == 0 || t2 == 0 || between < 1)
 		return -1;
 	elapsed = (int64_t)(now - (double)t1);
 	n = elapsed / between + 1;
@@ -894,6 +903,7 @@ cronjob_sync(struct controller *c, const char *key, double now, struct sync_resu
 	const char *name;
 	cJSON *status, *active;
 	double last_success;
+	int have_success;
 	int64_t last_scheduled = 0;
 	char *ours = NULL;
 
@@ -972,7 +982,8 @@ cronjob_sync(struct controller *c, const char *key, double now, struct sync_resu
 		last_scheduled = (int64_t)time_of(status, "lastScheduleTime", 0);
 		ours = job_name(name, last_scheduled);
 	}
-	last_success = time_of(status, "lastSuccessfulTime", -1);
+	have_success = cJSON_IsString(json_path(status, "lastSuccessfulTime"));
+	last_success = time_of(status, "lastSuccessfulTime", 0);
 	for (int i = 0; i < njobs; i++) {
 		struct job *j = &jobs[i];
 		int at = active_index(active, j->uid);
@@ -994,9 +1005,11 @@ cronjob_sync(struct controller *c, const char *key, double now, struct sync_resu
 				update = 1;
 			}
 			if (strcmp(j->finished, "Complete") == 0) {
-				double done = time_of(j->body, "status.completionTime", -1);
+				double done = time_of(j->body, "status.completionTime", 0);
 
-				if (done >= 0 && done > last_success) {
+				if (cJSON_IsString(json_path(j->body, "status.completionTime")) &&
+				    (!have_success || done > last_success)) {
+					have_success = 1;
 					last_success = done;
 					set_time(status, "lastSuccessfulTime", (int64_t)done);
 					update = 1;
