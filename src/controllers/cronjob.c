@@ -566,13 +566,11 @@ static const char *const cronjob_sql[STMT_COUNT] = {
 	[STMT_CRONJOB] =
 	    "SELECT uid, deletion_timestamp IS NOT NULL, body FROM cache_objects"
 	    " WHERE resource = 'cronjobs' AND namespace = ?1 AND name = ?2",
-	/* The Jobs in namespace ?2 whose controller is uid ?1: uid, name, resourceVersion,
-	 * body, by name. */
+	/* The Jobs in namespace ?2 whose controller is the CronJob of uid ?1, and whether
+	 * each is past its history limit (schema/024-cronjob.sql), by name. */
 	[STMT_JOBS] =
-	    "SELECT j.uid, j.name, j.resource_version, j.body FROM object_owners o"
-	    " CROSS JOIN cache_objects j ON j.id = o.object_id"
-	    " WHERE o.owner_uid = ?1 AND o.controller = 1 AND j.resource = 'jobs'"
-	    " AND j.namespace = ?2 ORDER BY j.name",
+	    "SELECT job_uid, job, resource_version, body, beyond_limit, history_rank"
+	    " FROM cronjob_jobs WHERE cronjob_uid = ?1 AND namespace = ?2 ORDER BY job",
 	[STMT_KEYS] =
 	    "SELECT namespace, name FROM cache_objects WHERE resource = 'cronjobs'"
 	    " ORDER BY namespace, name",
@@ -588,6 +586,8 @@ struct job {
 	cJSON *body;
 	const char *finished;		/* "Complete", "Failed" or NULL */
 	int deleted;			/* deleted by this sync (history) */
+	int beyond;			/* past its history limit (cronjob_jobs) */
+	long long rank;			/* its history_rank, 1 the newest */
 };
 
 static const char *
@@ -603,23 +603,6 @@ finished_type(const cJSON *job)
 			return strcmp(type, "Complete") == 0 ? "Complete" : "Failed";
 	}
 	return NULL;
-}
-
-/* kube's byJobStartTime: with a startTime first, oldest first, then by name. */
-static int
-by_start_time(const void *a, const void *b)
-{
-	const struct job *x = *(struct job *const *)a, *y = *(struct job *const *)b;
-	double tx = time_of(x->body, "status.startTime", -1);
-	double ty = time_of(y->body, "status.startTime", -1);
-
-	if (tx < 0 && ty >= 0)
-		return 1;
-	if (tx >= 0 && ty < 0)
-		return -1;
-	if (tx == ty)
-		return strcmp(x->name, y->name);
-	return tx < ty ? -1 : 1;
 }
 
 static int
@@ -656,35 +639,33 @@ add_delete(struct cronjob_state *st, struct sync_result *out, const char *ns,
 	a->failed_prefix = "Deleted job: ";
 }
 
-/* kube's removeOldestJobs over the finished Jobs of one kind. */
+/* kube's removeOldestJobs over the finished Jobs of one kind: those cronjob_jobs puts
+ * beyond the limit, oldest (highest history_rank) first. */
 static int
 remove_oldest(struct cronjob_state *st, struct sync_result *out, const char *ns,
-    struct job *jobs, int n, const char *kind, const cJSON *limit)
+    struct job *jobs, int n, const char *kind)
 {
-	struct job **list;
-	int m = 0, removed = 0;
-	long long keep;
+	int removed = 0;
 
-	if (!cJSON_IsNumber(limit))
-		return 0;
-	keep = (long long)limit->valuedouble;
-	list = xcalloc((size_t)n + 1, sizeof *list);
-	for (int i = 0; i < n; i++) {
-		if (jobs[i].finished != NULL && strcmp(jobs[i].finished, kind) == 0)
-			list[m++] = &jobs[i];
-	}
-	if (m > keep) {
-		qsort(list, (size_t)m, sizeof *list, by_start_time);
-		for (int i = 0; i < m - keep; i++) {
-			add_delete(st, out, ns, list[i]->name, list[i]->uid,
-			    strcmp(kind, "Complete") == 0 ? "beyond successfulJobsHistoryLimit"
-			    : "beyond failedJobsHistoryLimit");
-			list[i]->deleted = 1;
-			removed++;
+	for (;;) {
+		struct job *oldest = NULL;
+
+		for (int i = 0; i < n; i++) {
+			struct job *j = &jobs[i];
+
+			if (j->beyond && !j->deleted && j->finished != NULL &&
+			    strcmp(j->finished, kind) == 0 &&
+			    (oldest == NULL || j->rank > oldest->rank))
+				oldest = j;
 		}
+		if (oldest == NULL)
+			return removed;
+		add_delete(st, out, ns, oldest->name, oldest->uid,
+		    strcmp(kind, "Complete") == 0 ? "beyond successfulJobsHistoryLimit" :
+		    "beyond failedJobsHistoryLimit");
+		oldest->deleted = 1;
+		removed++;
 	}
-	free(list);
-	return removed;
 }
 
 static char *
@@ -952,6 +933,8 @@ cronjob_sync(struct controller *c, const char *key, double now, struct sync_resu
 		if (j->body == NULL)
 			j->body = cJSON_CreateObject();
 		j->finished = finished_type(j->body);
+		j->beyond = sqlite3_column_int(stmt, 4);
+		j->rank = sqlite3_column_int64(stmt, 5);
 	}
 	sqlite3_reset(stmt);
 	if (rc != SQLITE_DONE) {
@@ -973,10 +956,8 @@ cronjob_sync(struct controller *c, const char *key, double now, struct sync_resu
 
 	/* kube's cleanupFinishedJobs, before the sync (and not for a CronJob going away) */
 	if (!deleting)
-		update |= remove_oldest(st, out, ns, jobs, njobs, "Complete",
-		    json_path(out->owner, "spec.successfulJobsHistoryLimit")) +
-		    remove_oldest(st, out, ns, jobs, njobs, "Failed",
-		    json_path(out->owner, "spec.failedJobsHistoryLimit")) > 0;
+		update |= remove_oldest(st, out, ns, jobs, njobs, "Complete") +
+		    remove_oldest(st, out, ns, jobs, njobs, "Failed") > 0;
 
 	if (strcmp(json_string(status, "lastScheduleTime"), "") != 0) {
 		last_scheduled = (int64_t)time_of(status, "lastScheduleTime", 0);

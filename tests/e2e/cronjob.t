@@ -9,7 +9,8 @@
 # minute creates nothing (JobAlreadyActive); under Replace the first Job is deleted
 # (SuccessfulDelete) and the second is the only one active; a suspended CronJob creates
 # nothing. The whole takes two to three minutes: it waits for minute boundaries.
-# With E2E_CRONJOB_CM=kcm the same runs against kube-controller-manager 1.36.
+# With E2E_CRONJOB_CM=kcm the same runs against kube-controller-manager 1.36; with
+# E2E_CRONJOB_STATES=FILE the CronJobs' end states go to FILE (cronjob-kcm.t).
 # e2e: locks cronjob job
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -68,8 +69,9 @@ else
 	    grep -q "caches synced" "$work/cronjob.log"
 fi
 
-# Not within two seconds of a minute boundary, so that every CronJob sees the same ones.
-while [ "$(date -u +%S)" -ge 57 ] || [ "$(date -u +%S)" -le 1 ]; do sleep 1; done
+# Just after a minute boundary: every CronJob sees the same next two, and the checks end
+# well before the third (the end states below are taken before it).
+while [ "$(date -u +%S)" -lt 2 ] || [ "$(date -u +%S)" -gt 10 ]; do sleep 1; done
 cronjob every Allow false 0
 cronjob forbid Forbid false 1
 cronjob replace Replace false 1
@@ -112,6 +114,19 @@ check "Forbid: no second Job while the first runs (JobAlreadyActive)" \
      [ "$(jobs_of forbid)" = forbid-$minutes ]'
 check "a suspended CronJob created no Job" eval '[ -z "$(jobs_of suspended)" ] &&
      [ -z "$(cjstatus suspended lastScheduleTime)" ]'
+# The end states, minutes made relative to the first Job's (cronjob-kcm.t compares them).
+if [ -n "${E2E_CRONJOB_STATES:-}" ]; then
+	norm() { sed -e "s/-$((minutes + 1))\b/-M+1/g" -e "s/-$minutes\b/-M/g"; }
+	for c in every forbid replace suspended; do
+		last=$(cjstatus "$c" lastScheduleTime)
+		[ -n "$last" ] && last=M+$(( $(date -u -d "$last" +%s) / 60 - minutes ))
+		echo "$c jobs=$(jobs_of "$c" | norm | tr '\n' ' ')" \
+		    "active=$(cjstatus "$c" 'active[*].name' | norm)" "lastScheduleTime=$last" \
+		    "lastSuccessfulTime=$([ -n "$(cjstatus "$c" lastSuccessfulTime)" ] && echo set)" \
+		    "events=$(kubectl get events -n "$ns" --field-selector "involvedObject.name=$c" \
+		        -o jsonpath='{range .items[*]}{.reason}{"\n"}{end}' | sort -u | tr '\n' ' ')"
+	done >"$E2E_CRONJOB_STATES"
+fi
 if [ "$cm" != kcm ]; then
 	check "no failed request in sqlkcm's log" eval '! grep -E "level=(ERROR|error)|failed" "$work/cronjob.log"'
 fi
