@@ -31,8 +31,8 @@
  *   Job live before dropping it as missing; sqlkcm trusts the cache for both.
  * - A schedule with no TZ= prefix and no timeZone runs in UTC (kube: the process's local
  *   zone, UTC in its images).
- * - time zones are applied with TZ and localtime_r/mktime under one lock, which this
- *   file alone holds; nothing else in sqlkcm reads local time.
+ * - a time zone other than UTC is applied with TZ and localtime_r/mktime, TZ restored
+ *   after each computation, under a lock; nothing else in sqlkcm reads local time.
  */
 #include "config.h"
 
@@ -320,6 +320,9 @@ cron_zone_check(const char *zone, char **error)
 	return 0;
 }
 
+/* Whether the zone entered is UTC: then gmtime_r and timegm, and TZ is left alone. */
+static int zone_utc;
+
 /* Makes zone the local one until zone_leave; *saved keeps what TZ was. */
 static void
 zone_enter(const char *zone, char **saved)
@@ -327,10 +330,13 @@ zone_enter(const char *zone, char **saved)
 	const char *old;
 
 	pthread_mutex_lock(&zone_lock);
+	*saved = NULL;
+	zone_utc = zone == NULL || *zone == '\0' || strcmp(zone, "UTC") == 0 ||
+	    strcmp(zone, "Local") == 0;
+	if (zone_utc)
+		return;
 	old = getenv("TZ");
 	*saved = old != NULL ? xstrdup(old) : NULL;
-	if (zone == NULL || *zone == '\0' || strcmp(zone, "Local") == 0)
-		zone = "UTC";
 	setenv("TZ", zone, 1);
 	tzset();
 }
@@ -338,16 +344,28 @@ zone_enter(const char *zone, char **saved)
 static void
 zone_leave(char *saved)
 {
-	if (saved != NULL)
-		setenv("TZ", saved, 1);
-	else
-		unsetenv("TZ");
-	tzset();
+	if (!zone_utc) {
+		if (saved != NULL)
+			setenv("TZ", saved, 1);
+		else
+			unsetenv("TZ");
+		tzset();
+	}
 	free(saved);
 	pthread_mutex_unlock(&zone_lock);
 }
 
-/* Go's time.Date in the current zone: fields normalised, DST chosen by mktime. */
+/* t's fields in the zone entered. */
+static void
+zone_tm(time_t t, struct tm *tm)
+{
+	if (zone_utc)
+		gmtime_r(&t, tm);
+	else
+		localtime_r(&t, tm);
+}
+
+/* Go's time.Date in the zone entered: fields normalised, DST chosen by mktime. */
 static time_t
 date_of(int year, int mon, int mday, int hour, int min, int sec)
 {
@@ -360,7 +378,7 @@ date_of(int year, int mon, int mday, int hour, int min, int sec)
 	tm.tm_min = min;
 	tm.tm_sec = sec;
 	tm.tm_isdst = -1;
-	return mktime(&tm);
+	return zone_utc ? timegm(&tm) : mktime(&tm);
 }
 
 static int
@@ -381,21 +399,21 @@ next_locked(const struct cron_schedule *s, time_t t)
 	int added = 0, year_limit;
 
 	t += 1;
-	localtime_r(&t, &tm);
+	zone_tm(t, &tm);
 	year_limit = tm.tm_year + 5;
 wrap:
-	localtime_r(&t, &tm);
+	zone_tm(t, &tm);
 	if (tm.tm_year > year_limit)
 		return 0;
 	while (((s->month >> (tm.tm_mon + 1)) & 1) == 0) {
 		if (!added) {
 			added = 1;
 			t = date_of(tm.tm_year, tm.tm_mon, 1, 0, 0, 0);
-			localtime_r(&t, &tm);
+			zone_tm(t, &tm);
 		}
 		t = date_of(tm.tm_year, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
 		    tm.tm_sec);
-		localtime_r(&t, &tm);
+		zone_tm(t, &tm);
 		if (tm.tm_mon == 0)
 			goto wrap;
 	}
@@ -403,18 +421,18 @@ wrap:
 		if (!added) {
 			added = 1;
 			t = date_of(tm.tm_year, tm.tm_mon, tm.tm_mday, 0, 0, 0);
-			localtime_r(&t, &tm);
+			zone_tm(t, &tm);
 		}
 		t = date_of(tm.tm_year, tm.tm_mon, tm.tm_mday + 1, tm.tm_hour, tm.tm_min,
 		    tm.tm_sec);
-		localtime_r(&t, &tm);
+		zone_tm(t, &tm);
 		/* a day that starts in a DST change: back to midnight, as robfig does */
 		if (tm.tm_hour != 0) {
 			if (tm.tm_hour > 12)
 				t += (time_t)(24 - tm.tm_hour) * 3600;
 			else
 				t -= (time_t)tm.tm_hour * 3600;
-			localtime_r(&t, &tm);
+			zone_tm(t, &tm);
 		}
 		if (tm.tm_mday == 1)
 			goto wrap;
@@ -425,7 +443,7 @@ wrap:
 			t = date_of(tm.tm_year, tm.tm_mon, tm.tm_mday, tm.tm_hour, 0, 0);
 		}
 		t += 3600;
-		localtime_r(&t, &tm);
+		zone_tm(t, &tm);
 		if (tm.tm_hour == 0)
 			goto wrap;
 	}
@@ -435,14 +453,14 @@ wrap:
 			t -= tm.tm_sec;
 		}
 		t += 60;
-		localtime_r(&t, &tm);
+		zone_tm(t, &tm);
 		if (tm.tm_min == 0)
 			goto wrap;
 	}
 	while (((s->second >> tm.tm_sec) & 1) == 0) {
 		added = 1;
 		t += 1;
-		localtime_r(&t, &tm);
+		zone_tm(t, &tm);
 		if (tm.tm_sec == 0)
 			goto wrap;
 	}
@@ -474,7 +492,7 @@ cron_format_in_zone(int64_t t, const char *zone, char out[40])
 	long off;
 
 	zone_enter(zone, &saved);
-	localtime_r(&tt, &tm);
+	zone_tm(tt, &tm);
 	zone_leave(saved);
 	off = tm.tm_gmtoff;
 	if (off == 0) {
@@ -748,7 +766,7 @@ event(struct sync_result *out, const char *type, const char *reason, char *messa
  * back. Returns with *status changed and *update set as kube's updateStatus. */
 static void
 schedule(struct cronjob_state *st, struct sync_result *out, const char *ns, const char *name,
-    const cJSON *cj, cJSON *status, struct job *jobs, int njobs, double now, int *update)
+    const cJSON *cj, cJSON *status, double now, int *update)
 {
 	const cJSON *tzv = json_path(cj, "spec.timeZone");
 	const char *tz = cJSON_IsString(tzv) ? tzv->valuestring : NULL;
@@ -767,8 +785,6 @@ schedule(struct cronjob_state *st, struct sync_result *out, const char *ns, cons
 	struct tm tm;
 	time_t tt;
 
-	(void)jobs;
-	(void)njobs;
 	if (tz != NULL && cron_zone_check(tz, &err) != 0) {
 		event(out, "Warning", "UnknownTimeZone", xasprintf("invalid timeZone: %s: %s",
 		    tz, err));
@@ -1016,7 +1032,7 @@ cronjob_sync(struct controller *c, const char *key, double now, struct sync_resu
 	}
 
 	if (!deleting)
-		schedule(st, out, ns, name, out->owner, status, jobs, njobs, now, &update);
+		schedule(st, out, ns, name, out->owner, status, now, &update);
 
 	if (update) {
 		struct action *a = xcalloc(1, sizeof *a);
