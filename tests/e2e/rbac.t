@@ -23,6 +23,9 @@ ns=rbac-$RANDOM
 sa=system:serviceaccount:sqlkcm-system:sqlkcm
 manifests=$top/contrib/kubernetes
 cleanup() {
+	# The CronJob first: the namespace stays Terminating (no namespace controller runs),
+	# and another test's CronJob controller would go on trying to create its Jobs.
+	kubectl delete cronjobs -n "$ns" --all --wait=false >/dev/null 2>&1
 	e2e_cleanup "$ns"
 	# Everything of rbac.yaml but the namespace: no namespace controller runs in the test
 	# cluster, so a deleted namespace would stay Terminating and refuse the next run.
