@@ -29,6 +29,7 @@
 #include "controllers/endpointslice.h"
 #include "controllers/endpointslicemirroring.h"
 #include "controllers/ttlafterfinished.h"
+#include "controllers/cronjob.h"
 #include "kcmflags.h"
 #include "registry.h"
 #include "util.h"
@@ -55,6 +56,7 @@ const struct controller_type *const controller_types[] = {
 	&endpoint_controller_type,
 	&endpointslice_controller_type,
 	&endpointslicemirroring_controller_type,
+	&cronjob_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 

@@ -12,7 +12,8 @@
 # rbac-csrapproving.yaml for theirs, rbac-daemonset.yaml for the DaemonSet controller;
 # rbac-endpoint.yaml, rbac-endpointslice.yaml and rbac-endpointslicemirroring.yaml for the
 # Endpoints, EndpointSlice and mirroring controllers; rbac-ttl-after-finished.yaml for the
-# TTL-after-finished controller; rbac-job.yaml for the Job controller.
+# TTL-after-finished controller; rbac-job.yaml for the Job controller; rbac-cronjob.yaml
+# for the CronJob controller.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -22,6 +23,9 @@ ns=rbac-$RANDOM
 sa=system:serviceaccount:sqlkcm-system:sqlkcm
 manifests=$top/contrib/kubernetes
 cleanup() {
+	# The CronJob first: the namespace stays Terminating (no namespace controller runs),
+	# and another test's CronJob controller would go on trying to create its Jobs.
+	kubectl delete cronjobs -n "$ns" --all --wait=false >/dev/null 2>&1
 	e2e_cleanup "$ns"
 	# Everything of rbac.yaml but the namespace: no namespace controller runs in the test
 	# cluster, so a deleted namespace would stay Terminating and refuse the next run.
@@ -42,6 +46,8 @@ cleanup() {
 	kubectl delete clusterrolebinding sqlkcm:auth-delegator --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:ttl-after-finished-controller \
 	    sqlkcm:job-controller --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole sqlkcm:cronjob-controller \
+	    --wait=false >/dev/null 2>&1
 	kubectl patch job "$ns-ttl" -n "$ns" --type=merge -p '{"metadata":{"finalizers":null}}' \
 	    >/dev/null 2>&1
 	kubectl delete -n sqlkcm-system rolebinding,role sqlkcm:leader-election \
@@ -641,5 +647,36 @@ check "and completes the Job once the pod has succeeded" \
 check "no request of the Job controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/jobsa.log"'
 sqlkcm_stop jobsa
+
+# The CronJob controller's manifest: a CronJob due every minute gets its Job (created,
+# owned by it, cronjobs/finalizers) and its status (lastScheduleTime) written.
+check "rbac-cronjob.yaml applies" kubectl apply -f "$manifests/rbac-cronjob.yaml"
+check "with it, it may create Jobs and update CronJobs' status and finalizers" \
+    eval 'cluster_wait_until 30 "the role" can create jobs.batch -n '"$ns"' &&
+     can update cronjobs.batch --subresource=status -n '"$ns"' &&
+     can update cronjobs.batch --subresource=finalizers -n '"$ns"
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: $ns-cron}
+spec:
+  schedule: "*/1 * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          nodeSelector: {example.com/no-such-node: "true"}
+          containers: [{name: c, image: busybox}]
+YAML
+sqlkcm_start cronsa --kubeconfig "$work/kubeconfig" --db "$work/cron.db" \
+    --controllers cronjob -v 2
+check "the CronJob controller creates the scheduled Job and writes the status with those rights" \
+    cluster_wait_until 75 "the Job" eval '[ -n "$(kubectl get cronjob '"$ns"'-cron -n '"$ns"' \
+     -o jsonpath="{.status.lastScheduleTime}")" ] &&
+     [ -n "$(kubectl get jobs -n '"$ns"' -o name)" ]'
+check "no request of the CronJob controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/cronsa.log"'
+sqlkcm_stop cronsa
 
 tap_done
