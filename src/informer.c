@@ -1175,11 +1175,11 @@ informer_set_drain(evutil_socket_t fd, short what, void *arg)
 		informer_drain(inf);
 }
 
-/* Bytes of the watch stream arrived. With a batch period, a watch's bytes are held and
- * applied when it ends, so that the events of every informer in that time share one
- * transaction: a thousand kubelets' Lease renewals a minute would otherwise cost a commit
- * (WAL writes, locks) each. A WatchList's initial events are applied at once (the sync is
- * waiting for them), and so is what would hold more than INFORMER_HELD_MAX. */
+/* Bytes of the watch stream arrived. With a batch period, they are held until the period
+ * ends and then applied with every other informer's, in one transaction: a thousand
+ * kubelets renewing their Leases every 10 s would otherwise cost a commit (WAL writes,
+ * file locks) each. A WatchList's initial events are applied at once (the sync waits for
+ * them), and so is what would hold more than INFORMER_HELD_MAX. */
 static void
 informer_watch_data(const char *data, size_t len, void *arg)
 {
