@@ -2,11 +2,12 @@
 # endpointslice-kcm.t - kube-controller-manager 1.36's endpointslice-controller and
 # endpoints-controller end in the states sqlkcm's endpointslice and endpoint do: the
 # scenario of endpointslice.t (pods scaled up and down, one made not ready,
-# publishNotReadyAddresses, a headless Service, 250 pods in three slices) runs once under
-# each, with the same checks, and the end states of its four Services are compared:
-# each slice's endpoints as a set (pod, ready, serving, terminating, port), the slices'
-# sizes, and each Endpoints' ready and not-ready addresses and ports. Slices are compared
-# by content, not by their generated names.
+# publishNotReadyAddresses, a headless Service, 250 pods) runs once under each, with the
+# same checks, and the end states of its four Services are compared: each slice's
+# endpoints as a set (pod, ready, serving, terminating, port), the slices' sizes (but the
+# 250 pods', whose spread depends on how many each sync saw), and each Endpoints' ready
+# and not-ready addresses and ports. Slices are compared by content, not by their
+# generated names.
 # e2e: locks endpointslice endpoint
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
