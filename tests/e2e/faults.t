@@ -8,7 +8,8 @@
 #      relist's deletions reach the controller, which makes the 50 again;
 #   3. the cache file replaced by garbage while sqlkcm is stopped: refused with a message
 #      naming the file, the file left as it was; rebuilt by relisting with --rebuild-cache.
-# e2e: locks replicaset
+# It restarts kube-apiserver, which every test beside it would feel: it runs alone (no
+# locks line).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
