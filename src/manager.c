@@ -361,7 +361,7 @@ sync_check(evutil_socket_t fd, short what, void *arg)
 		evtimer_add(m->sync_check, &tv);
 }
 
-/* --- expectations inherited from an earlier run ------------------------------------------ */
+/* --- expectations inherited from an earlier run ---------------------------------------- */
 
 /* One owner whose inherited expectations wait for the cache to agree with a live read. */
 struct recovery {

@@ -54,7 +54,7 @@
 #include "timeutil.h"
 #include "util.h"
 
-/* --- the parser (robfig/cron's standard one) ---------------------------------------------- */
+/* --- the parser (robfig/cron's standard one) ------------------------------------------- */
 
 struct bounds {
 	unsigned min, max;
@@ -290,7 +290,7 @@ cron_parse(const char *spec, struct cron_schedule *s, char **error)
 	return rc;
 }
 
-/* --- time zones ------------------------------------------------------------------------------ */
+/* --- time zones ------------------------------------------------------------------------ */
 
 static pthread_mutex_t zone_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -504,7 +504,7 @@ cron_format_in_zone(int64_t t, const char *zone, char out[40])
 	    labs(off) / 3600, (labs(off) % 3600) / 60);
 }
 
-/* --- the rules -------------------------------------------------------------------------------- */
+/* --- the rules ------------------------------------------------------------------------- */
 
 static double
 time_of(const cJSON *o, const char *path, double def)
@@ -570,7 +570,7 @@ cronjob_next_duration(const cJSON *cj, const struct cron_schedule *s, const char
 	return (double)next + 0.1 - now;
 }
 
-/* --- sync -------------------------------------------------------------------------------------- */
+/* --- sync ------------------------------------------------------------------------------ */
 
 enum {
 	STMT_CRONJOB,
@@ -1073,7 +1073,7 @@ fail:
 	return -1;
 }
 
-/* --- handlers ------------------------------------------------------------------------------ */
+/* --- handlers -------------------------------------------------------------------------- */
 
 /* A CronJob's own events queue it; a Job's queue its controlling CronJob. */
 static void

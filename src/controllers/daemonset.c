@@ -344,7 +344,7 @@ daemonset_target_node(const cJSON *pod)
 	return NULL;
 }
 
-/* --- rolling-update arithmetic ---------------------------------------------------------- */
+/* --- rolling-update arithmetic --------------------------------------------------------- */
 
 int
 daemonset_scaled_value(const cJSON *v, long long total, int round_up, long long *out,
@@ -603,7 +603,7 @@ daemonsets_resource(void)
 	return resource_find("daemonsets");
 }
 
-/* --- what the sync reads ---------------------------------------------------------------- */
+/* --- what the sync reads --------------------------------------------------------------- */
 
 struct ds_pod {
 	char *uid, *name, *phase, *hash, *generation;
@@ -921,7 +921,7 @@ load_revisions(struct daemonset_state *st, struct sync_result *out, const cJSON 
 	return read_revisions(st, stmt, out, ds, sel, namespace, v, error);
 }
 
-/* --- actions ----------------------------------------------------------------------------- */
+/* --- actions --------------------------------------------------------------------------- */
 
 static struct action *
 pod_action(struct sync_result *out, enum action_type type, const char *namespace,
@@ -1175,7 +1175,7 @@ history_cleanup(struct sync_result *out, const cJSON *ds, const char *namespace,
 	free(old);
 }
 
-/* --- failed pods' backoff ----------------------------------------------------------------- */
+/* --- failed pods' backoff -------------------------------------------------------------- */
 
 /* kube's hasExpired: an entry untouched for twice the maximum starts again. */
 static int
@@ -1232,7 +1232,7 @@ backoff_wait(struct daemonset_state *st, const char *key, double now)
 	return 0;
 }
 
-/* --- manage and update -------------------------------------------------------------------- */
+/* --- manage and update ----------------------------------------------------------------- */
 
 /* Plans a pod for node (kube's syncNodes creation). */
 static void
@@ -1454,7 +1454,7 @@ out:
 	return rc;
 }
 
-/* --- status ------------------------------------------------------------------------------ */
+/* --- status ---------------------------------------------------------------------------- */
 
 struct ds_counts {
 	long long desired, current, misscheduled, ready, updated, available;
@@ -1523,7 +1523,7 @@ status_action(struct sync_result *out, const cJSON *ds, const char *namespace,
 	out->status = a;
 }
 
-/* --- sync -------------------------------------------------------------------------------- */
+/* --- sync ------------------------------------------------------------------------------ */
 
 static int
 daemonset_read(struct daemonset_state *st, const char *namespace, const char *name,
@@ -1667,7 +1667,7 @@ out:
 	return rc;
 }
 
-/* --- event handlers ---------------------------------------------------------------------- */
+/* --- event handlers -------------------------------------------------------------------- */
 
 /* Returns the key of the DaemonSet ref names in namespace if the cache has it with ref's
  * uid (malloc'd), or NULL. */

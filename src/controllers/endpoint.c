@@ -30,8 +30,8 @@
  * this sync is the first to see of the pods' readiness or the Service's creation (kube's
  * trigger time tracker, podendpoints.h; in memory).
  *
- * Differences from kube: subsets, addresses and ports are sorted by their text (kube sorts by hashes and IP
- * bytes): the same content, perhaps in another order.
+ * Differences from kube: subsets, addresses and ports are sorted by their text (kube sorts
+ * by hashes and IP bytes): the same content, perhaps in another order.
  *
  * The handlers queue a Service when it changes, the Services whose selector matches a
  * pod's labels (old or new) when the pod changes, and an Endpoints' key when it is

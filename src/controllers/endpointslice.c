@@ -614,7 +614,7 @@ apply_hints(const cJSON *service, cJSON **existing, int nexisting,
 		set_hints(p->update[k], td);
 }
 
-/* --- the reconciler ---------------------------------------------------------------------- */
+/* --- the reconciler -------------------------------------------------------------------- */
 
 /* The desired endpoints of one group of ports. */
 struct group {

@@ -44,7 +44,7 @@ at(const char *rfc3339)
 	return (double)t;
 }
 
-/* --- the parser and Next ---------------------------------------------------------------- */
+/* --- the parser and Next --------------------------------------------------------------- */
 
 /* robfig's TestNext (seconds field 0 dropped); times as RFC 3339. */
 static const struct next_case {
@@ -181,7 +181,7 @@ format_in_zone(void **state)
 	assert_string_equal(out, "2016-05-19T15:30:00+05:30");
 }
 
-/* --- kube's utils_test.go ------------------------------------------------------------------ */
+/* --- kube's utils_test.go -------------------------------------------------------------- */
 
 #define TOP "2016-05-19T10:00:00Z"
 #define H 3600.0
@@ -320,7 +320,7 @@ duration_case(void **state)
 	}
 }
 
-/* --- kube's TestControllerV2SyncCronJob ------------------------------------------------------- */
+/* --- kube's TestControllerV2SyncCronJob ------------------------------------------------ */
 
 #define BEFORE_PRIOR "2016-05-19T08:59:00Z"	/* justBeforeThePriorHour */
 #define AFTER_PRIOR "2016-05-19T09:01:00Z"	/* justAfterThePriorHour */

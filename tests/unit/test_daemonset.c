@@ -38,7 +38,7 @@
 /* kube's simpleDaemonSetLabel, on the test node. */
 #define NODE_LABELS "{\"name\":\"simple-daemon\",\"type\":\"production\"}"
 
-/* --- NodeShouldRunDaemonPod -------------------------------------------------------------- */
+/* --- NodeShouldRunDaemonPod ------------------------------------------------------------ */
 
 static const struct should_run_case {
 	const char *name;
@@ -135,7 +135,7 @@ should_run_case(void **state)
 	free(node_text);
 }
 
-/* --- the arithmetic ---------------------------------------------------------------------- */
+/* --- the arithmetic -------------------------------------------------------------------- */
 
 /* TestGetUnavailableNumbers: the strategy, desired nodes, maxSurge and maxUnavailable. */
 static const struct counts_case {
@@ -202,7 +202,7 @@ bad_percentages_are_errors(void **state)
 	}
 }
 
-/* --- the rolling update's choices --------------------------------------------------------- */
+/* --- the rolling update's choices ------------------------------------------------------ */
 
 /* Each node as "<ok><new><old><new available><old available><should run>" in 0 and 1; the
  * nodes to delete the old pod of and to create a new pod on, as 0/1 strings. */
@@ -265,7 +265,7 @@ rolling_case(void **state)
 	assert_string_equal(got_create, c->want_create);
 }
 
-/* --- the pod ----------------------------------------------------------------------------- */
+/* --- the pod --------------------------------------------------------------------------- */
 
 /* TestReplaceDaemonSetPodNodeNameNodeAffinity: the required terms become the one on the
  * node's name; preferred terms stay. TestGetTargetNodeName: read back. */
@@ -321,7 +321,7 @@ pod_template_has_labels_and_tolerations(void **state)
 	cJSON_Delete(ds);
 }
 
-/* --- syncs ------------------------------------------------------------------------------- */
+/* --- syncs ----------------------------------------------------------------------------- */
 
 #define SYNC_NOW 1700000000.0
 

@@ -83,7 +83,7 @@ pod_make(int n, int ready, int named_port, int terminating)
 	return p;
 }
 
-/* --- the reconciler rows ----------------------------------------------------------------- */
+/* --- the reconciler rows --------------------------------------------------------------- */
 
 struct range {
 	int from, to, step;	/* pod numbers from..to-1, every step-th */
@@ -325,7 +325,7 @@ test_reconcile_row(void **state)
 	cJSON_Delete(old_service);
 }
 
-/* --- an endpoint of a pod (utils_test.go's TestPodToEndpoint) ---------------------------- */
+/* --- an endpoint of a pod (utils_test.go's TestPodToEndpoint) -------------------------- */
 
 struct endpoint_row {
 	const char *name;
@@ -404,7 +404,7 @@ test_endpoint_row(void **state)
 	cJSON_Delete(service);
 }
 
-/* --- smaller rules ------------------------------------------------------------------------ */
+/* --- smaller rules --------------------------------------------------------------------- */
 
 /* kube's EndpointsEqualBeyondHash: a change of node, zone, condition or targetRef uid is a
  * change; a targetRef's resourceVersion is not. */
@@ -612,7 +612,7 @@ test_traffic_distribution(void **state)
 	}
 }
 
-/* --- a sync through the cache ------------------------------------------------------------ */
+/* --- a sync through the cache ---------------------------------------------------------- */
 
 static void
 test_sync_through_cache(void **state)

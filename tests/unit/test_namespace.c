@@ -1021,7 +1021,7 @@ event_case_holds(void **state)
 	assert_described("queued", ctl_keep(w, ctl_keys(w)), row->queued);
 }
 
-/* --- list_keys, the flags and the view ---------------------------------------------------- */
+/* --- list_keys, the flags and the view ------------------------------------------------- */
 
 /* The namespaces being deleted are synced at start; the others are not. */
 static void
@@ -1138,7 +1138,7 @@ view_shows_an_empty_namespace_once(void **state)
 	sqlite3_finalize(stmt);
 }
 
-/* --- the executor's part ------------------------------------------------------------------ */
+/* --- the executor's part --------------------------------------------------------------- */
 
 /* The executor's done callback: keeps the outcome. */
 static void
@@ -1343,7 +1343,7 @@ executor_reports_a_failed_collection_delete(void **state)
 	cJSON_Delete(status);
 }
 
-/* --- what discovery tells the controller (metadatacache.c) -------------------------------- */
+/* --- what discovery tells the controller (metadatacache.c) ----------------------------- */
 
 /* Appends a discovered resource to d. */
 static void

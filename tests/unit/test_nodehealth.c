@@ -43,7 +43,7 @@ static const struct nodehealth_params defaults = {
 	.large_cluster_threshold = 50, .unhealthy_threshold = 0.55,
 };
 
-/* --- zone states ------------------------------------------------------------------------ */
+/* --- zone states ----------------------------------------------------------------------- */
 
 static void
 zone_state_by_counts(void **state)
@@ -241,7 +241,7 @@ limiter_paces_and_swaps(void **state)
 	assert_false(nodehealth_limiter_take(&l, NOW + 100000, &wait));
 }
 
-/* --- the conditions of a silent node ---------------------------------------------------- */
+/* --- the conditions of a silent node --------------------------------------------------- */
 
 static void
 mark_unknown_as_kube(void **state)
@@ -363,7 +363,7 @@ next_check_at_the_pass_past_the_grace(void **state)
 	}
 }
 
-/* --- the controller ---------------------------------------------------------------------- */
+/* --- the controller -------------------------------------------------------------------- */
 
 #define AT(s) (NOW + (s))
 

@@ -878,7 +878,7 @@ migration_gives_back_the_old_tables_pages(void **state)
 	remove_database(dir, path);
 }
 
-/* --- the file: its mode, its lock, a file that is not a cache --------------------------- */
+/* --- the file: its mode, its lock, a file that is not a cache -------------------------- */
 
 /* A cache left 0644 by an older sqlkcm (or a copy), with its -wal and -shm, is made 0600
  * when opened for writing: it holds every object of the cluster. */

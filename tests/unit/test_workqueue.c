@@ -877,7 +877,7 @@ queue_without_a_name_has_no_metrics(void **state)
 	metrics_registry_free(registry);
 }
 
-/* --- keys held on a failure of the local store ------------------------------------------ */
+/* --- keys held on a failure of the local store ----------------------------------------- */
 
 /* A key whose sync failed on the store is held, not backed off: its failures stay as
  * they were, it comes out only when released, and the release forgets its backoff and
