@@ -288,3 +288,26 @@ controller_list_keys_of(sqlite3_stmt *stmt, const char *what,
 		    sqlite3_errmsg(sqlite3_db_handle(stmt)));
 	return 0;
 }
+
+static void
+delayed_add(const char *key, void *arg)
+{
+	const struct controller_delayed_queue *d = arg;
+
+	if (d->seconds > 0)
+		d->q->add_after(key, d->seconds, d->q->arg);
+	else
+		d->q->add(key, d->q->arg);
+}
+
+const struct controller_queue *
+controller_queue_delayed(struct controller_delayed_queue *d, const struct controller_queue *q,
+    double seconds)
+{
+	d->q = q;
+	d->seconds = seconds;
+	d->queue.add = delayed_add;
+	d->queue.add_after = NULL;
+	d->queue.arg = d;
+	return &d->queue;
+}

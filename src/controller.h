@@ -25,6 +25,17 @@ struct controller_queue {
 	void *arg;
 };
 
+/* A queue that adds each key to another one after a delay (none: at once), as kube's
+ * queues with a batch period do: controller_queue_delayed fills d and returns its queue,
+ * valid while d and q are. */
+struct controller_delayed_queue {
+	const struct controller_queue *q;
+	double seconds;
+	struct controller_queue queue;
+};
+const struct controller_queue *controller_queue_delayed(struct controller_delayed_queue *d,
+    const struct controller_queue *q, double seconds);
+
 /* One controller instance over a store. */
 struct controller {
 	const struct controller_type *type;

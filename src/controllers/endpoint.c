@@ -749,23 +749,6 @@ done:
 
 /* --- handlers -------------------------------------------------------------------------- */
 
-/* A queue that adds each key after a delay (none: at once). */
-struct delayed_queue {
-	const struct controller_queue *q;
-	double seconds;
-};
-
-static void
-add_delayed(const char *key, void *arg)
-{
-	const struct delayed_queue *d = arg;
-
-	if (d->seconds > 0)
-		d->q->add_after(key, d->seconds, d->q->arg);
-	else
-		d->q->add(key, d->q->arg);
-}
-
 static void
 ep_handle_event(struct controller *c, const struct informer_event *ev, double now,
     const struct controller_queue *q)
@@ -786,14 +769,14 @@ ep_handle_event(struct controller *c, const struct informer_event *ev, double no
 	} else if (strcmp(ev->resource->name, "pods") == 0) {
 		cJSON *old = ev->old_body != NULL ? cJSON_Parse(ev->old_body) : NULL;
 		/* kube's pod queue adds its Services after the batch period. */
-		struct delayed_queue d = { q, st->batch };
-		struct controller_queue dq = { add_delayed, NULL, &d };
+		struct controller_delayed_queue d;
+		const struct controller_queue *dq = controller_queue_delayed(&d, q, st->batch);
 
 		controller_enqueue_matching(st->stmt[STMT_SERVICES_IN_NAMESPACE], namespace,
-		    json_path(ev->object, "metadata.labels"), &dq);
+		    json_path(ev->object, "metadata.labels"), dq);
 		if (old != NULL)
 			controller_enqueue_matching(st->stmt[STMT_SERVICES_IN_NAMESPACE], namespace,
-			    json_path(old, "metadata.labels"), &dq);
+			    json_path(old, "metadata.labels"), dq);
 		cJSON_Delete(old);
 	}
 }

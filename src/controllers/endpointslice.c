@@ -1251,23 +1251,6 @@ done:
 
 /* --- handlers -------------------------------------------------------------------------- */
 
-/* A queue that adds each key after a delay (none: at once). */
-struct delayed_queue {
-	const struct controller_queue *q;
-	double seconds;
-};
-
-static void
-add_delayed(const char *key, void *arg)
-{
-	const struct delayed_queue *d = arg;
-
-	if (d->seconds > 0)
-		d->q->add_after(key, d->seconds, d->q->arg);
-	else
-		d->q->add(key, d->q->arg);
-}
-
 static void
 queue_key(const struct controller_queue *q, const char *namespace, const char *name)
 {
@@ -1293,19 +1276,20 @@ eps_handle_event(struct controller *c, const struct informer_event *ev, double n
 		queue_key(q, namespace, json_string(ev->object, "metadata.name"));
 	} else if (strcmp(ev->resource->name, "pods") == 0) {
 		/* kube's pod queue adds its Services after the batch period. */
-		struct delayed_queue d = { q, st->batch };
-		struct controller_queue dq = { add_delayed, NULL, &d };
+		struct controller_delayed_queue d;
+		const struct controller_queue *dq = controller_queue_delayed(&d, q, st->batch);
 
 		controller_enqueue_matching(st->stmt[STMT_SERVICES_IN_NAMESPACE], namespace,
-		    json_path(ev->object, "metadata.labels"), &dq);
+		    json_path(ev->object, "metadata.labels"), dq);
 		if (old != NULL)
 			controller_enqueue_matching(st->stmt[STMT_SERVICES_IN_NAMESPACE], namespace,
-			    json_path(old, "metadata.labels"), &dq);
+			    json_path(old, "metadata.labels"), dq);
 	} else if (strcmp(ev->resource->name, "endpointslices") == 0) {
 		/* A slice's change: after a second at least, or the batch period (kube's
 		 * endpointSliceChangeMinSyncDelay), so that a burst of them is one sync. */
-		struct delayed_queue d = { q, st->batch > 1 ? st->batch : 1 };
-		struct controller_queue dq = { add_delayed, NULL, &d };
+		struct controller_delayed_queue d;
+		const struct controller_queue *dq = controller_queue_delayed(&d, q,
+		    st->batch > 1 ? st->batch : 1);
 		const cJSON *objects[2] = { ev->object, old };
 
 		for (int i = 0; i < 2; i++) {
@@ -1315,7 +1299,7 @@ eps_handle_event(struct controller *c, const struct informer_event *ev, double n
 
 			if (cJSON_IsString(m) && strcmp(m->valuestring, MANAGED_BY) == 0 &&
 			    cJSON_IsString(s))
-				queue_key(&dq, namespace, s->valuestring);
+				queue_key(dq, namespace, s->valuestring);
 		}
 	}
 	cJSON_Delete(old);
