@@ -26,7 +26,10 @@
  *   brings the key back) lists it in active. That Job is known as ours by its name (the
  *   one lastScheduleTime gives) and its controller reference, and gets no UnexpectedJob;
  *   the same is kube's AlreadyExists branch, where a Job of ours that active lacks is
- *   added to it.
+ *   added to it. A Job named for a schedule time later than the cached lastScheduleTime
+ *   is one whose status update the cache has not seen yet (the Job's watch event came
+ *   first): it is left alone until that update arrives, where kube's live read of the
+ *   CronJob finds it in active.
  * - kube reads the CronJob live before reporting an UnexpectedJob, and reads an active
  *   Job live before dropping it as missing; sqlkcm trusts the cache for both.
  * - A schedule with no TZ= prefix and no timeZone runs in UTC (kube: the process's local
@@ -693,6 +696,25 @@ job_name(const char *cj, int64_t scheduled)
 	return xasprintf("%s-%lld", cj, (long long)(scheduled / 60));
 }
 
+/* 1 when job is named as this controller names the Job of a schedule time later than
+ * last (0: no lastScheduleTime), i.e. "<cronjob>-<minutes>" with minutes * 60 > last. */
+static int
+named_after(const char *cj, const char *job, int64_t last)
+{
+	size_t n = strlen(cj);
+	const char *p = job + n + 1;
+	char *end;
+	long long minutes;
+
+	if (strncmp(job, cj, n) != 0 || job[n] != '-' || !isdigit((unsigned char)*p))
+		return 0;
+	errno = 0;
+	minutes = strtoll(p, &end, 10);
+	if (*end != '\0' || errno != 0 || minutes > INT64_MAX / 60)
+		return 0;
+	return last == 0 || minutes * 60 > last;
+}
+
 static cJSON *
 active_ref(const char *ns, const char *name, const char *uid, const char *rv)
 {
@@ -992,6 +1014,11 @@ cronjob_sync(struct controller *c, const char *key, double now, struct sync_resu
 				update = 1;
 				continue;
 			}
+			if (named_after(name, j->name, last_scheduled))
+				/* created by this controller for a later schedule time: the
+				 * cache has the Job but not yet the status update that set
+				 * lastScheduleTime, which brings the key back */
+				continue;
 			event(out, "Warning", "UnexpectedJob", xasprintf("Saw a job that the "
 			    "controller did not create or forgot: %s", j->name));
 		} else if (j->finished != NULL) {
