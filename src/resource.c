@@ -365,6 +365,24 @@ static const struct resource resource_cronjobs = {
 	"cronjobs", "CronJob", "batch/v1", "/apis/batch/v1/cronjobs", "cache_objects",
 	no_columns, 16, 0, 1, NULL,
 };
+/* Whole: the StatefulSet controller's pods and claims, the disruption controller's
+ * budgets and the scale of their pods' controllers, the quota controller's usage. */
+static const struct resource resource_statefulsets = {
+	"statefulsets", "StatefulSet", "apps/v1", "/apis/apps/v1/statefulsets", "cache_objects",
+	no_columns, 17, 0, 1, NULL,
+};
+static const struct resource resource_persistentvolumeclaims = {
+	"persistentvolumeclaims", "PersistentVolumeClaim", "v1", "/api/v1/persistentvolumeclaims",
+	"cache_objects", no_columns, 18, 0, 1, NULL,
+};
+static const struct resource resource_poddisruptionbudgets = {
+	"poddisruptionbudgets", "PodDisruptionBudget", "policy/v1",
+	"/apis/policy/v1/poddisruptionbudgets", "cache_objects", no_columns, 19, 0, 1, NULL,
+};
+static const struct resource resource_resourcequotas = {
+	"resourcequotas", "ResourceQuota", "v1", "/api/v1/resourcequotas", "cache_objects",
+	no_columns, 20, 0, 1, NULL,
+};
 
 const struct resource *const resource_all[] = {
 	&resource_pods, &resource_replicasets, &resource_deployments, &resource_namespaces,
@@ -372,6 +390,8 @@ const struct resource *const resource_all[] = {
 	&resource_replicationcontrollers, &resource_leases, &resource_certificatesigningrequests,
 	&resource_services, &resource_endpoints, &resource_endpointslices,
 	&resource_controllerrevisions, &resource_daemonsets, &resource_jobs, &resource_cronjobs,
+	&resource_statefulsets, &resource_persistentvolumeclaims, &resource_poddisruptionbudgets,
+	&resource_resourcequotas,
 };
 const int resource_count = sizeof resource_all / sizeof resource_all[0];
 

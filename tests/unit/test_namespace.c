@@ -1288,7 +1288,9 @@ executor_finalizes_only_after_lists_find_the_namespace_empty(void **state)
 #define LISTS "GET pods;GET replicasets;GET deployments;GET replicationcontrollers;" \
 	"GET configmaps;GET controllerrevisions;GET cronjobs;GET daemonsets;GET endpoints;" \
 	"GET endpointslices;GET flakes;GET gadgets;GET gizmos;GET ingresses;GET jobs;" \
-	"GET leases;GET limitranges;GET secrets;GET serviceaccounts;GET services;GET widgets"
+	"GET leases;GET limitranges;GET persistentvolumeclaims;GET poddisruptionbudgets;" \
+	"GET resourcequotas;GET secrets;GET serviceaccounts;GET services;GET statefulsets;" \
+	"GET widgets"
 	struct ctl_world *w = *state;
 	const struct list_case *row = w->row;
 	struct executor_outcome outcome;
@@ -1299,8 +1301,10 @@ executor_finalizes_only_after_lists_find_the_namespace_empty(void **state)
 	    "DELETE deployments;DELETE replicationcontrollers;DELETE configmaps;"
 	    "DELETE controllerrevisions;DELETE cronjobs;DELETE daemonsets;DELETE endpoints;"
 	    "DELETE endpointslices;DELETE flakes;DELETE gizmos;DELETE ingresses;DELETE jobs;"
-	    "DELETE leases;DELETE limitranges;DELETE secrets;DELETE serviceaccounts;"
-	    "DELETE services;DELETE widgets;PUT finalize");
+	    "DELETE leases;DELETE limitranges;DELETE persistentvolumeclaims;"
+	    "DELETE poddisruptionbudgets;DELETE resourcequotas;DELETE secrets;"
+	    "DELETE serviceaccounts;DELETE services;DELETE statefulsets;DELETE widgets;"
+	    "PUT finalize");
 	assert_string_equal(first_get_path, "/api/v1/namespaces/" NS "/pods?limit=1");
 	assert_int_equal(outcome.failed, row->failed);
 	/* The last PUT, the finalize's: the namespace without its finalizer. */
