@@ -194,7 +194,12 @@ metadata: {name: lost}
 spec:
   minAvailable: 50%
   selector: {matchLabels: {app: lost}}
----
+EOF
+# The budget's first status before its pod: both controllers then keep its
+# observedGeneration in the SyncFailed status (which one sees the pod first is a race).
+check "a budget with no pod yet: nothing expected, nothing allowed (NoPods)" \
+    cluster_wait_until 60 "the status" status_is lost "0 0 0 0 InsufficientPods 1"
+kubectl apply -n "$ns" -f - >/dev/null <<EOF
 apiVersion: v1
 kind: Pod
 metadata:
@@ -218,7 +223,7 @@ check "with a CalculateExpectedPodCountFailed event" \
 if [ -n "${E2E_PDB_STATE:-}" ]; then
 	{
 		for p in web api lost; do echo "$p: $(status "$p")"; done
-		echo "web on $node_b: $(ready_pods web "$node_b")"
+		echo "web on the second node: $(ready_pods web "$node_b")"
 		echo "lost: $(lost)"
 		echo "target: $(target)"
 	} >"$E2E_PDB_STATE"
