@@ -163,7 +163,7 @@ atoi_go(const char *text, int *out)
 }
 
 int
-disruption_scaled_value(const cJSON *value, int total, int *out, char **error)
+disruption_scaled_value(const cJSON *value, long long total, long long *out, char **error)
 {
 	const char *s;
 	char *digits;
@@ -177,7 +177,7 @@ disruption_scaled_value(const cJSON *value, int total, int *out, char **error)
 		    fabs(value->valuedouble) > 2147483647.0)
 			return error_set(error, "invalid value for IntOrString: invalid type:"
 			    " neither int nor percentage");
-		*out = (int)value->valuedouble;
+		*out = (long long)value->valuedouble;
 		return 0;
 	}
 	if (!cJSON_IsString(value))
@@ -196,7 +196,11 @@ disruption_scaled_value(const cJSON *value, int total, int *out, char **error)
 		return -1;
 	}
 	free(digits);
-	*out = (int)ceil((double)v * (double)total / 100.0);
+	/* In 64 bits, as Go's int: a hostile percentage of a large scale does not overflow
+	 * (|v| < 2^31, |total| < 2^40: the result stays far below 2^63). */
+	if (total > (1LL << 40) || total < -(1LL << 40))
+		return error_set(error, "invalid value for IntOrString: a scale of %lld", total);
+	*out = (long long)ceil((double)v * (double)total / 100.0);
 	return 0;
 }
 
@@ -506,7 +510,7 @@ expected_pod_count(struct disruption_state *st, const cJSON *pdb, const struct p
 	const char *namespace = json_string(pdb, "metadata.namespace");
 	const cJSON *max_unavailable = json_path(pdb, "spec.maxUnavailable");
 	const cJSON *min_available = json_path(pdb, "spec.minAvailable");
-	int value;
+	long long value;
 
 	*expected = 0;
 	*desired = 0;
@@ -514,7 +518,7 @@ expected_pod_count(struct disruption_state *st, const cJSON *pdb, const struct p
 	if (max_unavailable != NULL && !cJSON_IsNull(max_unavailable)) {
 		if (expected_scale(st, namespace, pods, npods, expected, unmanaged, error) != 0)
 			return -1;
-		if (disruption_scaled_value(max_unavailable, (int)*expected, &value, error) != 0)
+		if (disruption_scaled_value(max_unavailable, *expected, &value, error) != 0)
 			return -1;
 		*desired = *expected - value;
 		if (*desired < 0)
@@ -525,7 +529,7 @@ expected_pod_count(struct disruption_state *st, const cJSON *pdb, const struct p
 	} else if (min_available != NULL && cJSON_IsString(min_available)) {
 		if (expected_scale(st, namespace, pods, npods, expected, unmanaged, error) != 0)
 			return -1;
-		if (disruption_scaled_value(min_available, (int)*expected, &value, error) != 0)
+		if (disruption_scaled_value(min_available, *expected, &value, error) != 0)
 			return -1;
 		*desired = value;
 	}

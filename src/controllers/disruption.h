@@ -22,6 +22,7 @@ extern const struct controller_type disruption_controller_type;
 /* Resolves an IntOrString (a JSON number, or a string "N%") against total, rounding a
  * percentage up, as kube's GetScaledValueFromIntOrPercent; 0 with *out set, or -1 with
  * *error set to kube's message. */
-int disruption_scaled_value(const cJSON *value, int total, int *out, char **error);
+int disruption_scaled_value(const cJSON *value, long long total, long long *out,
+    char **error);
 
 #endif

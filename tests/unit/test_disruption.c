@@ -611,7 +611,7 @@ stale_case(void **state)
 static const struct scaled_case {
 	const char *value;	/* JSON */
 	int total;
-	int want;
+	long long want;
 	const char *error;	/* NULL: none */
 } scaled_cases[] = {
 	{ "3", 10, 3, NULL },
@@ -628,6 +628,8 @@ static const struct scaled_case {
 	{ "null", 10, 0, "nil value for IntOrString" },
 	{ "true", 10, 0, "invalid value for IntOrString: invalid type: neither int nor"
 	    " percentage" },
+	{ "\"2147483647%\"", 2147483647, 46116860141324208LL, NULL },	/* 64 bits, as Go */
+	{ "\"-50%\"", 3, -1, NULL },	/* Go's math.Ceil(-1.5) */
 };
 
 static void
@@ -638,7 +640,8 @@ scaled_values(void **state)
 		const struct scaled_case *tc = &scaled_cases[i];
 		cJSON *v = fixture_parse(tc->value);
 		char *error = NULL;
-		int out = -1, rc = disruption_scaled_value(v, tc->total, &out, &error);
+		long long out = -1;
+		int rc = disruption_scaled_value(v, tc->total, &out, &error);
 
 		if (tc->error != NULL) {
 			assert_int_equal(rc, -1);
@@ -646,7 +649,7 @@ scaled_values(void **state)
 		} else {
 			assert_int_equal(rc, 0);
 			if (out != tc->want)
-				fail_msg("%s of %d: %d, want %d", tc->value, tc->total, out,
+				fail_msg("%s of %d: %lld, want %lld", tc->value, tc->total, out,
 				    tc->want);
 		}
 		free(error);
