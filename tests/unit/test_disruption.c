@@ -43,6 +43,7 @@ struct step {
 	const char *spec;
 	int n;			/* controllers: spec.replicas; ADD_POD: 1 when Ready */
 	const char *owner;	/* ADD_POD, ADD_RS: the controller, "Kind/name"; NULL: none */
+	const char *owner_api;	/* its reference's apiVersion; NULL: the kind's own */
 	double deleting;	/* ADD_POD: deleting since that many seconds; 0: not */
 	const char *selector;	/* ADD_PDB: spec.selector JSON; NULL: matchLabels foo=bar;
 				   "-" for none */
@@ -74,6 +75,16 @@ struct scenario {
 	const char *name;
 	const struct step *steps;
 };
+
+#define FINDER(TITLE, CONTROLLER, POD, WANT) { TITLE, (const struct step[]){ \
+	PDB("\"minAvailable\":\"100%\""), \
+	{ .op = ADD_DEPLOYMENT, .name = "foobar", .n = 10 }, CONTROLLER, POD, WANT, { END } } }
+#define RS_OF(N, OWNER, API) { .op = ADD_RS, .name = "foobar", .n = (N), .owner = (OWNER), \
+	.owner_api = (API) }
+#define POD_OF(OWNER, API) { .op = ADD_POD, .name = "pod", .n = 1, .owner = (OWNER), \
+	.owner_api = (API) }
+#define CTL_OF(OP, NAME, N) { .op = (OP), .name = (NAME), .n = (N) }
+#define FAILED SYNC_FAILED("CalculateExpectedPodCountFailed")
 
 static const struct scenario scenarios[] = {
 	{ "TestNoSelector: an empty selector selects every pod", (const struct step[]){
@@ -277,15 +288,53 @@ static const struct scenario scenarios[] = {
 		{ .op = ADD_SS, .name = "db", .n = 2 },
 		SYNC(1, 2, 1, 2),
 		{ END } } },
+	/* kube's TestBasicFinderFunctions and TestDeploymentFinderFunction, through a sync:
+	 * a budget of 100% over one pod whose controller reference is the case's; a
+	 * Deployment "foobar" of 10 is cached in each. */
+	FINDER("replicaset controller with apps group",
+	    RS_OF(10, NULL, NULL), POD_OF("ReplicaSet/foobar", "apps/v1"), SYNC(0, 1, 10, 10)),
+	FINDER("replicaset controller with invalid group",
+	    RS_OF(10, NULL, NULL), POD_OF("ReplicaSet/foobar", "invalid/v1"), FAILED),
+	FINDER("replicationcontroller with empty group",
+	    CTL_OF(ADD_RC, "foobar", 12),
+	    POD_OF("ReplicationController/foobar", "/v1"), SYNC(0, 1, 12, 12)),
+	FINDER("replicationcontroller with invalid group",
+	    CTL_OF(ADD_RC, "foobar", 12),
+	    POD_OF("ReplicationController/foobar", "apps/v1"), FAILED),
+	FINDER("statefulset controller with apps group",
+	    CTL_OF(ADD_SS, "foobar", 14),
+	    POD_OF("StatefulSet/foobar", "apps/v1"), SYNC(0, 1, 14, 14)),
+	FINDER("statefulset controller with extensions group",
+	    CTL_OF(ADD_SS, "foobar", 14),
+	    POD_OF("StatefulSet/foobar", "extensions/v1beta1"), FAILED),
+	FINDER("deployment finder: happy path",
+	    RS_OF(5, "Deployment/foobar", "extensions/v1"),
+	    POD_OF("ReplicaSet/foobar", "apps/v1"), SYNC(0, 1, 10, 10)),
+	FINDER("deployment finder: invalid rs apiVersion",
+	    RS_OF(5, "Deployment/foobar", "apps/v1"),
+	    POD_OF("ReplicaSet/foobar", "invalid/v1"), FAILED),
+	FINDER("deployment finder: invalid rs kind",
+	    RS_OF(5, "Deployment/foobar", "apps/v1"),
+	    POD_OF("InvalidKind/foobar", "apps/v1"), FAILED),
+	FINDER("deployment finder: invalid deployment apiVersion",
+	    RS_OF(5, "Deployment/foobar", "deployment/v1"),
+	    POD_OF("ReplicaSet/foobar", "extensions/v1"), FAILED),
+	FINDER("deployment finder: invalid deployment kind, the ReplicaSet's own scale",
+	    RS_OF(5, "InvalidKind/foobar", "extensions/v1"),
+	    POD_OF("ReplicaSet/foobar", "apps/v1"), SYNC(0, 1, 5, 5)),
+	FINDER("a reference to a ReplicationController not cached",
+	    CTL_OF(ADD_RC, "other", 12),
+	    POD_OF("ReplicationController/foobar", "v1"), FAILED),
 };
 
 /* The controller reference of "Kind/name" as JSON (malloc'd). */
 static char *
-owner_ref(const char *owner)
+owner_ref(const char *owner, const char *owner_api)
 {
 	const char *slash = strchr(owner, '/');
 	char *kind = xstrndup(owner, (size_t)(slash - owner));
-	const char *api = strcmp(kind, "ReplicationController") == 0 ? "v1" :
+	const char *api = owner_api != NULL ? owner_api :
+	    strcmp(kind, "ReplicationController") == 0 ? "v1" :
 	    strcmp(kind, "TestWorkload") == 0 ? "apps.test.io/v1" : "apps/v1";
 	char *s = xasprintf("[{\"apiVersion\":\"%s\",\"kind\":\"%s\",\"name\":\"%s\","
 	    "\"uid\":\"uid-%s-%s\",\"controller\":true}]", api, kind, slash + 1, kind,
@@ -305,7 +354,7 @@ step_object(const struct step *s)
 	static const char *const kinds[] = { [ADD_RS] = "ReplicaSet",
 	    [ADD_RC] = "ReplicationController", [ADD_DEPLOYMENT] = "Deployment",
 	    [ADD_SS] = "StatefulSet" };
-	char *owners = s->owner != NULL ? owner_ref(s->owner) : xstrdup("[]");
+	char *owners = s->owner != NULL ? owner_ref(s->owner, s->owner_api) : xstrdup("[]");
 	char *text, deleting[TIME_RFC3339_SIZE];
 	cJSON *o;
 
