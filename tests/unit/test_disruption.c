@@ -44,6 +44,7 @@ struct step {
 	int n;			/* controllers: spec.replicas; ADD_POD: 1 when Ready */
 	const char *owner;	/* ADD_POD, ADD_RS: the controller, "Kind/name"; NULL: none */
 	const char *owner_api;	/* its reference's apiVersion; NULL: the kind's own */
+	const char *uid;	/* controllers: metadata.uid; NULL: "uid-<Kind>-<name>" */
 	double deleting;	/* ADD_POD: deleting since that many seconds; 0: not */
 	const char *selector;	/* ADD_PDB: spec.selector JSON; NULL: matchLabels foo=bar;
 				   "-" for none */
@@ -84,6 +85,7 @@ struct scenario {
 #define POD_OF(OWNER, API) { .op = ADD_POD, .name = "pod", .n = 1, .owner = (OWNER), \
 	.owner_api = (API) }
 #define CTL_OF(OP, NAME, N) { .op = (OP), .name = (NAME), .n = (N) }
+#define CTL_UID(OP, NAME, N, UID) { .op = (OP), .name = (NAME), .n = (N), .uid = (UID) }
 #define FAILED SYNC_FAILED("CalculateExpectedPodCountFailed")
 
 static const struct scenario scenarios[] = {
@@ -322,6 +324,12 @@ static const struct scenario scenarios[] = {
 	FINDER("deployment finder: invalid deployment kind, the ReplicaSet's own scale",
 	    RS_OF(5, "InvalidKind/foobar", "extensions/v1"),
 	    POD_OF("ReplicaSet/foobar", "apps/v1"), SYNC(0, 1, 5, 5)),
+	FINDER("a reference whose uid is not the cached controller's",
+	    CTL_UID(ADD_RC, "foobar", 12, "uid-another"),
+	    POD_OF("ReplicationController/foobar", "v1"), FAILED),
+	FINDER("a StatefulSet of another uid",
+	    CTL_UID(ADD_SS, "foobar", 12, "uid-another"),
+	    POD_OF("StatefulSet/foobar", "apps/v1"), FAILED),
 	FINDER("a reference to a ReplicationController not cached",
 	    CTL_OF(ADD_RC, "other", 12),
 	    POD_OF("ReplicationController/foobar", "v1"), FAILED),
@@ -382,11 +390,12 @@ step_object(const struct step *s)
 		break;
 	default:
 		text = xasprintf("{\"apiVersion\":\"%s\",\"kind\":\"%s\",\"metadata\":{"
-		    "\"name\":\"%s\",\"namespace\":\"default\",\"uid\":\"uid-%s-%s\","
+		    "\"name\":\"%s\",\"namespace\":\"default\",\"uid\":\"%s%s%s%s\","
 		    "\"resourceVersion\":\"%d\",\"ownerReferences\":%s},\"spec\":{\"replicas\":%d,"
 		    "\"selector\":%s,\"template\":{\"metadata\":{\"labels\":" FOOBAR "}}}}",
-		    s->op == ADD_RC ? "v1" : "apps/v1", kinds[s->op], s->name, kinds[s->op],
-		    s->name, step_rv++, owners, s->n,
+		    s->op == ADD_RC ? "v1" : "apps/v1", kinds[s->op], s->name,
+		    s->uid != NULL ? s->uid : "uid-", s->uid != NULL ? "" : kinds[s->op],
+		    s->uid != NULL ? "" : "-", s->uid != NULL ? "" : s->name, step_rv++, owners, s->n,
 		    s->op == ADD_RC ? FOOBAR : "{\"matchLabels\":" FOOBAR "}");
 		break;
 	}
