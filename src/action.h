@@ -10,6 +10,9 @@
 
 #include "util.h"
 
+/* How many of a controller's counters one write may add to when it succeeds. */
+#define ACTION_ADD_DONE 8
+
 struct metrics_series;
 struct resource;
 
@@ -51,6 +54,11 @@ struct action {
 	 * failures apart). */
 	struct metrics_series *count_done;
 	struct metrics_series *count_failed[2];
+	/* More of them the executor adds add_by[i] to when the write succeeds (NULL: none):
+	 * what a status update records, counted once it is written (kube's Job counts the
+	 * pods and indexes a status update finishes). */
+	struct metrics_series *add_done[ACTION_ADD_DONE];
+	double add_by[ACTION_ADD_DONE];
 	/* A write whose failure does not stop the writes of other resources after it: only
 	 * those of its own resource that follow it are skipped, and the ones without this
 	 * flag (the namespace's finalize). The namespace's deletions: kube's deleteAllContent

@@ -673,6 +673,8 @@ write_done(struct execution *x, struct action *a, struct restops_result *res)
 		if (!deletes)
 			record_write(x, a->resource, res->object);
 		metrics_counter_add(a->count_done, 1);
+		for (int i = 0; i < ACTION_ADD_DONE; i++)
+			metrics_counter_add(a->add_done[i], a->add_by[i]);
 		return;
 	}
 	metrics_counter_add(a->count_failed[0], 1);

@@ -64,8 +64,10 @@
  *
  * Every status write is an update of the whole Job at the cached resourceVersion, so a
  * stale cache is refused (409) and synced again. Creations and deletions are counted by
- * expectations, kept in the store across restarts (the recovery below). Not yet here, as
- * kube has them: adopting orphan pods, kube's metrics.
+ * expectations, kept in the store across restarts (the recovery below). Of kube's
+ * job_controller_* metrics, all but terminated_pods_tracking_finalizer_total and
+ * stale_sync_skips_total; a write's counters are added once it succeeds. Not yet here, as
+ * kube has it: adopting orphan pods.
  * kube's workqueue backs a failed sync off from 1 s to 60 s, and runs
  * --concurrent-job-syncs workers (5).
  */
@@ -86,6 +88,7 @@
 #include "expectations.h"
 #include "json.h"
 #include "log.h"
+#include "metrics.h"
 #include "resource.h"
 #include "timeutil.h"
 #include "util.h"
@@ -127,9 +130,25 @@ static const char *const job_sql[STMT_COUNT] = {
 	    " ORDER BY namespace, name",
 };
 
+/* kube's job_controller_* metrics, in the daemon (NULL otherwise). */
+struct job_metrics {
+	struct metrics_family *sync_seconds, *syncs, *finished, *external, *pods_finished;
+	struct metrics_family *by_policy, *indexes, *creations;
+};
+
+/* A sync's kind and completion mode, kept from its sync to the end of its writes, for
+ * job_syncs_total and job_sync_duration_seconds. */
+struct job_sync_kind {
+	char *key;
+	const char *mode, *action;
+};
+
 struct job_state {
 	sqlite3_stmt *stmt[STMT_COUNT];
 	const struct resource *jobs, *pods;
+	struct job_metrics m;
+	struct job_sync_kind *kinds;
+	int nkinds;
 };
 
 /* One pod of the Job, as the sync sees it. */
@@ -144,6 +163,7 @@ struct job_pod {
 	 * failed at once (FailIndex), or the message of the FailJob rule it matches
 	 * (malloc'd; NULL: none). */
 	int ignored, fail_index;
+	enum job_failure_action policy_action;
 	char *fail_job;
 	/* The failures of its index before it, counted and ignored (the annotations kube
 	 * writes on the pods of a Job with backoffLimitPerIndex). */
@@ -592,6 +612,7 @@ pods_load(struct job_state *st, struct controller *c, const char *job_uid,
 
 				p->ignored = action == JOB_FAILURE_IGNORE;
 				p->fail_index = action == JOB_FAILURE_FAIL_INDEX;
+				p->policy_action = action;
 			}
 			p->index_failures = failure_count(body, FAILURE_COUNT_ANNOTATION);
 			p->index_ignored = failure_count(body, IGNORED_COUNT_ANNOTATION);
@@ -756,6 +777,109 @@ set_count(cJSON *status, const char *name, long long v)
 		cJSON_AddNumberToObject(status, name, (double)v);
 }
 
+/* --- metrics --------------------------------------------------------------------------- */
+
+static const char *
+completion_mode(const cJSON *job)
+{
+	return strcmp(json_string(job, "spec.completionMode"), "Indexed") == 0 ? "Indexed" :
+	    "NonIndexed";
+}
+
+static struct metrics_series *
+series(struct metrics_family *f, const char *a, const char *b, const char *c)
+{
+	const char *values[] = { a, b, c, NULL };
+
+	return f != NULL ? metrics_series_get(f, values) : NULL;
+}
+
+/* The number of indexes of an interval string, as kube's indexesCount. */
+static long long
+indexes_count(const cJSON *text, int completions)
+{
+	char *done;
+	long long n = 0;
+
+	if (!cJSON_IsString(text) || completions <= 0)
+		return 0;
+	done = xcalloc((size_t)completions + 1, 1);
+	job_indexes_parse(text->valuestring, completions, done);
+	for (int i = 0; i < completions; i++)
+		n += done[i];
+	free(done);
+	return n;
+}
+
+/* What status update a (of job, from its cached status old) counts once written, as
+ * kube's recordJobPodFinished and recordJobFinished: the pods and indexes it finishes,
+ * and the Job itself when it adds Complete or Failed. */
+static void
+count_status(struct job_state *st, struct action *a, const cJSON *job, const cJSON *old,
+    int completions, int per_index)
+{
+	const struct job_metrics *m = &st->m;
+	const cJSON *now = json_path(a->body, "status"), *c;
+	const char *mode = completion_mode(job);
+	long long succeeded;
+	int k = 0;
+
+	if (m->pods_finished == NULL)
+		return;
+	if (completions > 0) {
+		const cJSON *was = json_path(old, "completedIndexes");
+		const cJSON *is = json_path(now, "completedIndexes");
+
+		succeeded = cJSON_Compare(was, is, 1) ? 0 :
+		    indexes_count(is, completions) - indexes_count(was, completions);
+		a->add_done[k] = series(m->indexes, "succeeded", per_index ? "perIndex" :
+		    "global", NULL);
+		a->add_by[k++] = (double)succeeded;
+		if (per_index) {
+			a->add_done[k] = series(m->indexes, "failed", "perIndex", NULL);
+			a->add_by[k++] = (double)(indexes_count(json_path(now, "failedIndexes"),
+			    completions) - indexes_count(json_path(old, "failedIndexes"),
+			    completions));
+		}
+	} else {
+		succeeded = json_int(now, "succeeded", 0) - json_int(old, "succeeded", 0);
+	}
+	a->add_done[k] = series(m->pods_finished, mode, "succeeded", NULL);
+	a->add_by[k++] = (double)succeeded;
+	a->add_done[k] = series(m->pods_finished, mode, "failed", NULL);
+	a->add_by[k++] = (double)(json_int(now, "failed", 0) - json_int(old, "failed", 0));
+	cJSON_ArrayForEach(c, json_path(now, "conditions")) {
+		const char *type = json_string(c, "type");
+
+		if ((strcmp(type, "Complete") != 0 && strcmp(type, "Failed") != 0) ||
+		    strcmp(json_string(c, "status"), "True") != 0 ||
+		    condition_true(job, type))
+			continue;
+		a->count_done = series(m->finished, mode, strcmp(type, "Complete") == 0 ?
+		    "succeeded" : "failed", json_string(c, "reason"));
+	}
+}
+
+/* kube's pod_failures_handled_by_failure_policy_total, for the failed pods a write
+ * records: by[] counts them by action. */
+static void
+count_by_policy(struct job_state *st, struct action *a, const int *by)
+{
+	static const char *const names[] = { [JOB_FAILURE_IGNORE] = "Ignore",
+		[JOB_FAILURE_COUNT] = "Count", [JOB_FAILURE_FAIL_INDEX] = "FailIndex",
+		[JOB_FAILURE_FAIL_JOB] = "FailJob" };
+	int k = 0;
+
+	while (k < ACTION_ADD_DONE && a->add_done[k] != NULL)
+		k++;
+	for (int i = JOB_FAILURE_IGNORE; i <= JOB_FAILURE_FAIL_JOB && k < ACTION_ADD_DONE; i++) {
+		if (by[i] == 0 || st->m.by_policy == NULL)
+			continue;
+		a->add_done[k] = series(st->m.by_policy, names[i], NULL, NULL);
+		a->add_by[k++] = by[i];
+	}
+}
+
 /* --- sync ------------------------------------------------------------------------------ */
 
 struct job_sync {
@@ -779,6 +903,9 @@ struct job_sync {
 	long long per_index_limit;
 	char *failed_ix;
 	struct job_pod **delayed;
+	/* kube's sync action (job_syncs_total): reconciling, tracking, pods_created or
+	 * pods_deleted. */
+	const char *action;
 };
 
 /* Requeues at most after seconds. */
@@ -1230,11 +1357,12 @@ job_sync_one(struct job_sync *s, char **error)
 	cJSON *uncounted, *finishing = NULL, *remove_list;
 	long long succeeded, failed;
 	int active = 0, ready = 0, terminating = 0, satisfied, changed = 0, nremove = 0;
-	int suspend_changed = 0, nfailed_ix = 0;
+	int suspend_changed = 0, nfailed_ix = 0, by_policy[JOB_FAILURE_FAIL_JOB + 1];
 	const char *fail_job;
 	double start = -1;
 	const char *start_text;
 
+	s->action = "reconciling";
 	if (expectations_satisfied(s->c->expectations, out->key, s->now, &satisfied, error) != 0)
 		return -1;
 	s->status = cJSON_IsObject(old_status) ? cJSON_Duplicate(old_status, 1) :
@@ -1347,8 +1475,29 @@ job_sync_one(struct job_sync *s, char **error)
 		int managed = 0;
 
 		if (satisfied && !deleting) {
+			int before = out->nmanage;
+
 			active = manage(s, active, succeeded, suspended);
 			managed = 1;
+			s->action = "tracking";
+			if (out->waiting != NULL && out->nmanage == before)
+				s->action = "pods_created";	/* kube's, backing off */
+			for (int i = before; i < out->nmanage; i++) {
+				struct action *a = &out->manage[i];
+				/* kube's recordJobPodsCreationTotal */
+				const char *why = strcmp(json_string(s->job,
+				    "spec.podReplacementPolicy"), "Failed") == 0 && failed > 0 ?
+				    "recreate_failed" : failed > 0 || terminating > 0 ?
+				    "recreate_terminating_or_failed" : "new";
+
+				if (a->type != ACTION_CREATE) {
+					s->action = "pods_deleted";
+					continue;
+				}
+				s->action = "pods_created";
+				a->count_done = series(s->st->m.creations, why, "succeeded", NULL);
+				a->count_failed[0] = series(s->st->m.creations, why, "failed", NULL);
+			}
 		}
 		if (cJSON_IsNumber(completions) ? succeeded >= (long long)completions->valuedouble &&
 		    active == 0 : succeeded > 0 && active == 0) {
@@ -1398,6 +1547,7 @@ job_sync_one(struct job_sync *s, char **error)
 
 	/* Tracking: finished pods into uncountedTerminatedPods, then their finalizers off. */
 	remove_list = cJSON_CreateArray();
+	memset(by_policy, 0, sizeof by_policy);
 	for (int i = 0; i < s->npods; i++) {
 		const struct job_pod *p = &s->pods[i];
 		cJSON *list;
@@ -1414,6 +1564,9 @@ job_sync_one(struct job_sync *s, char **error)
 			break;
 		cJSON_AddItemToArray(remove_list, cJSON_CreateNumber(i));
 		nremove++;
+		if (p->failed && !p->succeeded && p->policy_action != JOB_FAILURE_NONE &&
+		    (!s->indexed || (p->index >= 0 && p->index < s->completions)))
+			by_policy[p->policy_action]++;
 		if (s->indexed && p->succeeded)
 			continue;	/* counted by its index (completedIndexes) */
 		if (s->indexed && (p->index < 0 || p->index >= s->completions))
@@ -1475,14 +1628,21 @@ job_sync_one(struct job_sync *s, char **error)
 		 * move in the sync that sees the finalizers gone. */
 		const cJSON *ix;
 
+		int first = out->nwrites;
+
 		uncounted_tidy(uncounted);
-		if (changed)
-			status_update(s->st, action_append(&out->writes, &out->nwrites), s->job,
-			    s->namespace, s->name, s->uid, s->status,
+		if (changed) {
+			struct action *a = action_append(&out->writes, &out->nwrites);
+
+			status_update(s->st, a, s->job, s->namespace, s->name, s->uid, s->status,
 			    xstrdup("finished pods recorded in uncountedTerminatedPods"));
+			count_status(s->st, a, s->job, old_status, s->indexed ? s->completions : 0,
+			    s->per_index);
+		}
 		cJSON_ArrayForEach(ix, remove_list)
 			remove_finalizer(s->st, out, s->namespace, &s->pods[(int)ix->valuedouble],
 			    "finished, recorded in uncountedTerminatedPods");
+		count_by_policy(s->st, &out->writes[first], by_policy);
 		cJSON_Delete(remove_list);
 		cJSON_Delete(finishing);
 		return 0;
@@ -1523,6 +1683,8 @@ job_sync_one(struct job_sync *s, char **error)
 		    s->status, xasprintf("active=%d ready=%d terminating=%d succeeded=%lld "
 		    "failed=%lld", active, ready, terminating,
 		    json_int(s->status, "succeeded", 0), json_int(s->status, "failed", 0)));
+		count_status(s->st, out->status, s->job, old_status,
+		    s->indexed ? s->completions : 0, s->per_index);
 	}
 	return 0;
 }
@@ -1615,6 +1777,21 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 	s.uid = out->owner_uid;
 	s.now = now;
 	rc = job_sync_one(&s, error);
+	if (st->m.syncs != NULL) {
+		/* for job_processed */
+		struct job_sync_kind *k = NULL;
+
+		for (int i = 0; i < st->nkinds && k == NULL; i++)
+			if (strcmp(st->kinds[i].key, key) == 0)
+				k = &st->kinds[i];
+		if (k == NULL) {
+			st->kinds = xrealloc(st->kinds, (size_t)(st->nkinds + 1) * sizeof *k);
+			k = &st->kinds[st->nkinds++];
+			k->key = xstrdup(key);
+		}
+		k->mode = completion_mode(s.job);
+		k->action = s.action;
+	}
 out:
 	pods_clear(s.pods, s.npods);
 	free(s.done);
@@ -1667,6 +1844,11 @@ job_handle_event(struct controller *c, const struct informer_event *ev, double n
 
 	(void)now;
 	if (strcmp(ev->resource->name, "jobs") == 0) {
+		const char *managed_by = json_string(ev->object, "spec.managedBy");
+
+		if (ev->type == INFORMER_ADDED && *managed_by != '\0' &&
+		    strcmp(managed_by, JOB_CONTROLLER_NAME) != 0)
+			metrics_counter_add(series(st->m.external, managed_by, NULL, NULL), 1);
 		key = xasprintf("%s/%s", namespace, name);
 		if (ev->type == INFORMER_DELETED) {
 			if (expectations_delete(c->expectations, key, &error) != 0)
@@ -1698,6 +1880,73 @@ job_handle_event(struct controller *c, const struct informer_event *ev, double n
 	free(key);
 }
 
+/* kube's job_syncs_total and job_sync_duration_seconds, once a sync's writes are done. */
+static void
+job_processed(struct controller *c, const char *key, double seconds, int failed)
+{
+	struct job_state *st = c->state;
+
+	for (int i = 0; i < st->nkinds; i++) {
+		struct job_sync_kind *k = &st->kinds[i];
+
+		if (strcmp(k->key, key) != 0)
+			continue;
+		metrics_counter_add(series(st->m.syncs, k->mode, failed ? "error" : "success",
+		    k->action), 1);
+		if (seconds >= 0)
+			metrics_histogram_observe(series(st->m.sync_seconds, k->mode,
+			    failed ? "error" : "success", k->action), seconds);
+		free(k->key);
+		*k = st->kinds[--st->nkinds];
+		return;
+	}
+}
+
+static int
+job_register_metrics(struct job_state *st, struct metrics_registry *r, char **error)
+{
+	static const char *const sync_labels[] = { "completion_mode", "result", "action", NULL };
+	static const char *const finished_labels[] = { "completion_mode", "result", "reason",
+		NULL };
+	static const char *const pods_labels[] = { "completion_mode", "result", NULL };
+	static const char *const controller[] = { "controller_name", NULL };
+	static const char *const action[] = { "action", NULL };
+	static const char *const indexes[] = { "status", "backoffLimit", NULL };
+	static const char *const creation[] = { "reason", "status", NULL };
+	static const double buckets[] = { 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256,
+		0.512, 1.024, 2.048, 4.096, 8.192, 16.384, 32.768, 65.536 };
+	const struct metrics_spec specs[] = {
+		{ METRICS_HISTOGRAM, "job_controller_job_sync_duration_seconds",
+		    "The time it took to sync a job", sync_labels, buckets, NELEM(buckets) },
+		{ METRICS_COUNTER, "job_controller_job_syncs_total", "The number of job syncs",
+		    sync_labels, NULL, 0 },
+		{ METRICS_COUNTER, "job_controller_jobs_finished_total",
+		    "The number of finished jobs", finished_labels, NULL, 0 },
+		{ METRICS_COUNTER, "job_controller_jobs_by_external_controller_total",
+		    "The number of Jobs managed by an external controller", controller, NULL, 0 },
+		{ METRICS_COUNTER, "job_controller_job_pods_finished_total",
+		    "The number of finished Pods that are fully tracked", pods_labels, NULL, 0 },
+		{ METRICS_COUNTER, "job_controller_pod_failures_handled_by_failure_policy_total",
+		    "The number of failed Pods handled by failure policy, by the action of the "
+		    "rule they matched: FailJob, FailIndex, Ignore or Count", action, NULL, 0 },
+		{ METRICS_COUNTER, "job_controller_job_finished_indexes_total",
+		    "The number of finished indexes, by status (succeeded or failed) and "
+		    "backoffLimit (perIndex or global)", indexes, NULL, 0 },
+		{ METRICS_COUNTER, "job_controller_job_pods_creation_total",
+		    "The number of Pods created by the Job controller, by the reason for the "
+		    "creation (new, recreate_terminating_or_failed, recreate_failed) and the "
+		    "status of the request (succeeded, failed)", creation, NULL, 0 },
+	};
+	struct metrics_family **f[] = { &st->m.sync_seconds, &st->m.syncs, &st->m.finished,
+		&st->m.external, &st->m.pods_finished, &st->m.by_policy, &st->m.indexes,
+		&st->m.creations };
+
+	for (size_t i = 0; i < NELEM(specs); i++)
+		if ((*f[i] = metrics_family_register(r, &specs[i], error)) == NULL)
+			return -1;
+	return 0;
+}
+
 static int
 job_list_keys(struct controller *c, void (*cb)(const char *key, void *arg), void *arg,
     char **error)
@@ -1719,6 +1968,9 @@ job_init(struct controller *c, char **error)
 	st->pods = resource_find("pods");
 	if (st->jobs == NULL || st->pods == NULL)
 		return error_set(error, "job: jobs and pods must be known resources");
+	if (c->config->metrics != NULL &&
+	    job_register_metrics(st, c->config->metrics, error) != 0)
+		return -1;
 	return store_prepare_statements(store_db(c->store), job_sql, STMT_COUNT, st->stmt,
 	    "job", error);
 }
@@ -1731,6 +1983,9 @@ job_fini(struct controller *c)
 	if (st == NULL)
 		return;
 	store_finalize_statements(st->stmt, STMT_COUNT);
+	for (int i = 0; i < st->nkinds; i++)
+		free(st->kinds[i].key);
+	free(st->kinds);
 	free(st);
 	c->state = NULL;
 }
@@ -1782,4 +2037,5 @@ const struct controller_type job_controller_type = {
 	.handle_event = job_handle_event,
 	.list_keys = job_list_keys,
 	.sync = job_sync,
+	.processed = job_processed,
 };

@@ -34,6 +34,7 @@
 #include "controllers/job.h"
 #include "fixtures.h"
 #include "json.h"
+#include "metrics.h"
 #include "resource.h"
 #include "timeutil.h"
 #include "util.h"
@@ -528,6 +529,129 @@ per_index_case(void **state)
 	cJSON_Delete(status);
 }
 
+/* Plays the executor's success for every write of the last sync: the counters it adds to,
+ * then the end of the key's processing. */
+static void
+writes_succeed(struct ctl_world *w, const char *key)
+{
+	struct action *all[64];
+	int n = 0;
+
+	for (int i = 0; i < w->result.nmanage && n < 64; i++)
+		all[n++] = &w->result.manage[i];
+	for (int i = 0; i < w->result.nwrites && n < 64; i++)
+		all[n++] = &w->result.writes[i];
+	if (w->result.status != NULL)
+		all[n++] = w->result.status;
+	for (int i = 0; i < n; i++) {
+		metrics_counter_add(all[i]->count_done, 1);
+		for (int k = 0; k < ACTION_ADD_DONE; k++)
+			metrics_counter_add(all[i]->add_done[k], all[i]->add_by[k]);
+	}
+	w->c->type->processed(w->c, key, 0.01, 0);
+}
+
+/* kube's job_controller_* metrics: a Job of 2 completions whose pods are created, both
+ * succeed and are counted, and the Job completes; then an Indexed Job with
+ * backoffLimitPerIndex whose index 0 fails while index 1 succeeds (kube's "job failed due
+ * to failed indexes" row). */
+static void
+metrics(void **state)
+{
+	struct metrics_registry *registry = metrics_registry_new();
+	struct controller_config config = { NULL, NULL, registry };
+	struct ctl_world *w = ctl_world_new(&job_controller_type, &config);
+	const struct per_index_case *r = &per_index_cases[9];
+	static const char *const want[] = {	/* labels sorted, as metrics_render prints them */
+		"job_controller_job_pods_creation_total{reason=\"new\",status=\"succeeded\"} 2\n",
+		"job_controller_job_pods_finished_total{completion_mode=\"NonIndexed\","
+		    "result=\"succeeded\"} 2\n",
+		"job_controller_jobs_finished_total{completion_mode=\"NonIndexed\","
+		    "reason=\"CompletionsReached\",result=\"succeeded\"} 1\n",
+		"job_controller_job_syncs_total{action=\"pods_created\","
+		    "completion_mode=\"NonIndexed\",result=\"success\"} 1\n",
+		"job_controller_job_finished_indexes_total{backoffLimit=\"perIndex\","
+		    "status=\"failed\"} 1\n",
+		"job_controller_job_finished_indexes_total{backoffLimit=\"perIndex\","
+		    "status=\"succeeded\"} 1\n",
+		"job_controller_job_pods_finished_total{completion_mode=\"Indexed\","
+		    "result=\"failed\"} 1\n",
+		"job_controller_jobs_finished_total{completion_mode=\"Indexed\","
+		    "reason=\"FailedIndexes\",result=\"failed\"} 1\n",
+		"job_controller_job_sync_duration_seconds_count{action=\"reconciling\","
+		    "completion_mode=\"Indexed\",result=\"success\"} ",
+	};
+	struct buf text;
+	int rv = 1;
+
+	(void)state;
+	assert_string_equal(r->name, "job failed due to failed indexes");
+	for (int round = 0; round < 2; round++) {
+		const struct sync_case *c = &sync_cases[0];
+		cJSON *job = round == 0 ? job_new(c) : per_index_job(r);
+
+		if (round == 0) {
+			json_set(json_child_object(job, "spec"), "completions",
+			    cJSON_CreateNumber(2));
+			ctl_cache(w, resource_find("jobs"), job);
+			ctl_sync(w, "default/foobar", NOW);
+			assert_int_equal(w->result.nmanage, 2);
+			writes_succeed(w, "default/foobar");
+			for (int i = 0; i < 2; i++)
+				ctl_cache(w, resource_find("pods"),
+				    job_pod_new(i, "Succeeded", 0, 0));
+		} else {
+			json_set(json_child_object(job, "metadata"), "name",
+			    cJSON_CreateString("indexed"));
+			json_set(json_child_object(job, "metadata"), "uid",
+			    cJSON_CreateString("uid-indexed"));
+			ctl_cache(w, resource_find("jobs"), job);
+			for (int i = 0; i < r->npods; i++) {
+				cJSON *pod = per_index_pod(10 + i, &r->pods[i]);
+				cJSON *ref = cJSON_GetArrayItem(json_path(pod,
+				    "metadata.ownerReferences"), 0);
+
+				json_set(ref, "uid", cJSON_CreateString("uid-indexed"));
+				json_set(ref, "name", cJSON_CreateString("indexed"));
+				ctl_cache(w, resource_find("pods"), pod);
+			}
+		}
+		for (int i = 0; i < 6; i++) {
+			const char *key = round == 0 ? "default/foobar" : "default/indexed";
+			struct action *st;
+
+			ctl_sync(w, key, NOW);
+			st = w->result.status;
+			for (int k = 0; k < w->result.nwrites; k++) {
+				if (w->result.writes[k].type == ACTION_PATCH)
+					apply_patch(w, &w->result.writes[k]);
+				else
+					st = &w->result.writes[k];
+			}
+			writes_succeed(w, key);
+			if (st == NULL && w->result.nwrites == 0)
+				break;
+			if (st != NULL) {
+				cJSON *next = cJSON_Duplicate(st->body, 1);
+				char number[16];
+
+				snprintf(number, sizeof number, "%d", ++rv);
+				json_set(json_child_object(next, "metadata"), "resourceVersion",
+				    cJSON_CreateString(number));
+				ctl_cache(w, resource_find("jobs"), next);
+			}
+		}
+	}
+	buf_init(&text);
+	metrics_render(registry, &text);
+	for (size_t i = 0; i < NELEM(want); i++)
+		if (strstr(text.data, want[i]) == NULL)
+			fail_msg("no %s", want[i]);
+	buf_free(&text);
+	ctl_world_free(w);
+	metrics_registry_free(registry);
+}
+
 /* kube's TestGetIndexFailureCount, as data. */
 static void
 index_failure_count(void **state)
@@ -968,7 +1092,7 @@ active_deadline(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(sync_cases) + NELEM(per_index_cases) + 10];
+	struct CMUnitTest tests[NELEM(sync_cases) + NELEM(per_index_cases) + 11];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(sync_cases); i++)
@@ -979,6 +1103,8 @@ main(void)
 		    world_setup, world_teardown, (void *)&per_index_cases[i] };
 	tests[n++] = (struct CMUnitTest){ "the failure count annotations", index_failure_count,
 	    NULL, NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "kube's job_controller_* metrics", metrics, NULL,
+	    NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "the backoff after failures", backoff, NULL, NULL,
 	    NULL };
 	tests[n++] = (struct CMUnitTest){ "the pod created", pod_created, world_setup,
