@@ -10,10 +10,11 @@ usage: services.py make KUBECONFIG S P N
        services.py writes WATCH SINCE
        services.py ds-done KUBECONFIG NAMESPACE NAME N
 
-make: namespace bench with S Services svc-0..svc-(S-1) (port 80 to the named target port
-"web"), each selecting its P pods p-<s>-<j>, bound at once (spec.nodeName) round-robin to
-the N nodes kwok-node-*, 16 requests at a time; then waits until every pod is Running and
-Ready (kwok makes them so).
+make: namespace bench with S headless Services svc-0..svc-(S-1) (port 80 to the named
+target port "web"; headless, as the local cluster's Service IP range holds 254), each
+selecting its P pods p-<s>-<j>, bound at once (spec.nodeName) round-robin to the N nodes
+kwok-node-*, 16 requests at a time; then waits until every pod is Running and Ready (kwok
+makes them so).
 
 reset: with no controller running, deletes the EndpointSlices and Endpoints of namespace
 bench, and makes every pod Ready again (its Ready condition True).
@@ -76,7 +77,7 @@ def make(kubeconfig, s, p, n):
     def service(cl, i):
         return cl.request("POST", f"/api/v1/namespaces/{NS}/services", {
             "metadata": {"name": f"svc-{i}"},
-            "spec": {"selector": {"app": f"svc-{i}"},
+            "spec": {"selector": {"app": f"svc-{i}"}, "clusterIP": "None",
                      "ports": [{"name": "http", "port": 80, "targetPort": "web"}]}},
             "application/json")
 
