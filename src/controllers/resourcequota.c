@@ -32,9 +32,10 @@
  * admission already). Every sync asks to be synced again after
  * --resource-quota-sync-period, kube's full recalculation.
  *
- * Deviations: a pod's in-place resize is read from spec only (kube also takes the largest
- * of spec, status.containerStatuses[].resources and allocatedResources); quantities of
- * 10^29 units and more are refused (kube's arbitrary precision holds them).
+ * A container resized in place counts the larger of its spec's resources and those its
+ * status reports (kube's UseStatusResources). Deviations: a pod's resize of pod-level
+ * resources is read from spec only; quantities of 10^29 units and more are refused
+ * (kube's arbitrary precision holds them).
  */
 #include "config.h"
 
@@ -218,6 +219,67 @@ pod_level_resource(const char *name)
 	    has_prefix(name, "hugepages-");
 }
 
+/* The status of the container called name (containerStatuses, initContainerStatuses), or
+ * NULL. */
+static const cJSON *
+container_status(const cJSON *pod, const char *name)
+{
+	static const char *const lists[] = { "status.containerStatuses",
+	    "status.initContainerStatuses" };
+	const cJSON *cs;
+
+	for (int l = 0; l < 2; l++) {
+		cJSON_ArrayForEach(cs, json_path(pod, lists[l])) {
+			if (strcmp(json_string(cs, "name"), name) == 0)
+				return cs;
+		}
+	}
+	return NULL;
+}
+
+/* A resize the kubelet found infeasible (the PodResizePending condition's reason). */
+static int
+resize_infeasible(const cJSON *pod)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, json_path(pod, "status.conditions")) {
+		if (strcmp(json_string(c, "type"), "PodResizePending") == 0)
+			return strcmp(json_string(c, "reason"), "Infeasible") == 0;
+	}
+	return 0;
+}
+
+/* What a container asks (path: resources.requests or resources.limits) into one, as
+ * kube reads it with in-place resize: where its status reports resources, the larger of
+ * the spec's, the actuated (status resources) and, for requests, the allocated ones; only
+ * the actuated and allocated ones when the resize is infeasible. */
+static int
+container_resources(const cJSON *pod, const cJSON *c, const char *path, int limits,
+    struct quota_list *one, char **error)
+{
+	const cJSON *cs = container_status(pod, json_string(c, "name"));
+	struct quota_list actuated = { 0 }, allocated = { 0 };
+	int rc = -1;
+
+	quota_list_clear(one);
+	if (cs == NULL || !cJSON_IsObject(json_path(cs, "resources")))
+		return quota_list_read(json_path(c, path), one, error);
+	if (quota_list_read(json_path(cs, path), &actuated, error) != 0 ||
+	    (!limits && quota_list_read(json_path(cs, "allocatedResources"), &allocated,
+	    error) != 0))
+		goto out;
+	if (!resize_infeasible(pod) && quota_list_read(json_path(c, path), one, error) != 0)
+		goto out;
+	list_max(one, &actuated);
+	list_max(one, &allocated);
+	rc = 0;
+out:
+	quota_list_clear(&actuated);
+	quota_list_clear(&allocated);
+	return rc;
+}
+
 /* The pod's requests or limits (which: "requests", "limits") as kube's PodRequests and
  * PodLimits sum them. */
 static int
@@ -230,14 +292,14 @@ pod_resources_of(const cJSON *pod, const char *which, struct quota_list *out, ch
 
 	snprintf(path, sizeof path, "resources.%s", which);
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(spec, "containers")) {
-		quota_list_clear(&one);
-		if (quota_list_read(json_path(c, path), &one, error) != 0)
+		if (container_resources(pod, c, path, limits, &one, error) != 0)
 			goto out;
 		list_add(out, &one);
 	}
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(spec, "initContainers")) {
 		quota_list_clear(&one);
-		if (quota_list_read(json_path(c, path), &one, error) != 0)
+		if (sidecar(c) ? container_resources(pod, c, path, limits, &one, error) != 0 :
+		    quota_list_read(json_path(c, path), &one, error) != 0)
 			goto out;
 		if (sidecar(c)) {
 			/* runs beside the containers, and beside every init container after it */

@@ -156,6 +156,38 @@ static const struct usage_case usage_cases[] = {
 	  "count/pods=1 ephemeral-storage=32Mi limits.ephemeral-storage=64Mi "
 	  "limits.memory=2Mi memory=1Mi pods=1 requests.ephemeral-storage=32Mi "
 	  "requests.memory=1Mi" },
+	/* TestPodEvaluatorUsageResourceResize */
+	{ "verify Max(Container.Spec.Requests, ContainerStatus.Resources) for memory resource",
+	  "{\"spec\":{\"containers\":[" C(RES("\"memory\":\"200Mi\"", "\"memory\":\"400Mi\""))
+	  "]},\"status\":{\"containerStatuses\":[{\"name\":\"c\",\"resources\":"
+	  "{\"requests\":{\"memory\":\"150Mi\"}}}]}}",
+	  "count/pods=1 limits.memory=400Mi memory=200Mi pods=1 requests.memory=200Mi" },
+	{ "verify Max(Container.Spec.Requests, ContainerStatus.Resources) for CPU resource",
+	  "{\"spec\":{\"containers\":[" C(RES("\"cpu\":\"100m\"", "\"cpu\":\"200m\""))
+	  "]},\"status\":{\"containerStatuses\":[{\"name\":\"c\",\"resources\":"
+	  "{\"requests\":{\"cpu\":\"150m\"}}}]}}",
+	  "count/pods=1 cpu=150m limits.cpu=200m pods=1 requests.cpu=150m" },
+	{ "verify Max(Container.Spec.Requests, ContainerStatus.Resources) for CPU and memory",
+	  "{\"spec\":{\"containers\":[" C(RES("\"cpu\":\"100m\",\"memory\":\"200Mi\"",
+	  "\"cpu\":\"200m\",\"memory\":\"400Mi\"")) "]},\"status\":{\"containerStatuses\":"
+	  "[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"150m\","
+	  "\"memory\":\"250Mi\"}}}]}}",
+	  "count/pods=1 cpu=150m limits.cpu=200m limits.memory=400Mi memory=250Mi pods=1 "
+	  "requests.cpu=150m requests.memory=250Mi" },
+	{ "verify Max(Container.Spec.Requests, ContainerStatus.Resources==nil)",
+	  "{\"spec\":{\"containers\":[" C(RES("\"cpu\":\"100m\",\"memory\":\"200Mi\"",
+	  "\"cpu\":\"200m\",\"memory\":\"400Mi\"")) "]},\"status\":{\"containerStatuses\":"
+	  "[{\"name\":\"c\"}]}}",
+	  "count/pods=1 cpu=100m limits.cpu=200m limits.memory=400Mi memory=200Mi pods=1 "
+	  "requests.cpu=100m requests.memory=200Mi" },
+	/* sqlkcm's: an infeasible resize counts what runs (component-helpers' rule) */
+	{ "an infeasible resize: the actuated and allocated resources alone",
+	  "{\"spec\":{\"containers\":[" C(RES("\"cpu\":\"4\"", "\"cpu\":\"8\""))
+	  "]},\"status\":{\"conditions\":[{\"type\":\"PodResizePending\","
+	  "\"reason\":\"Infeasible\"}],\"containerStatuses\":[{\"name\":\"c\","
+	  "\"allocatedResources\":{\"cpu\":\"1\"},\"resources\":{\"requests\":"
+	  "{\"cpu\":\"500m\"},\"limits\":{\"cpu\":\"2\"}}}]}}",
+	  "count/pods=1 cpu=1 limits.cpu=2 pods=1 requests.cpu=1" },
 	/* sqlkcm's: sidecars (restartable init containers) run beside the containers and
 	 * every init container after them (component-helpers' TestPodResourceRequests) */
 	{ "a sidecar adds to the containers and to the init containers after it",
