@@ -13,7 +13,8 @@
 # rbac-endpoint.yaml, rbac-endpointslice.yaml and rbac-endpointslicemirroring.yaml for the
 # Endpoints, EndpointSlice and mirroring controllers; rbac-ttl-after-finished.yaml for the
 # TTL-after-finished controller; rbac-job.yaml for the Job controller; rbac-cronjob.yaml
-# for the CronJob controller; rbac-disruption.yaml for the disruption controller.
+# for the CronJob controller; rbac-disruption.yaml for the disruption controller;
+# rbac-resourcequota.yaml for the resource quota controller.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -49,6 +50,8 @@ cleanup() {
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:cronjob-controller \
 	    --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:disruption-controller \
+	    --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole sqlkcm:resourcequota-controller \
 	    --wait=false >/dev/null 2>&1
 	kubectl patch job "$ns-ttl" -n "$ns" --type=merge -p '{"metadata":{"finalizers":null}}' \
 	    >/dev/null 2>&1
@@ -729,5 +732,29 @@ check "the disruption controller writes the budget's status with those rights" \
 check "no request of the disruption controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/pdbsa.log"'
 sqlkcm_stop pdbsa
+# The resource quota controller's manifest: a quota's status (hard, and used counted from
+# what the controller lists) is written.
+check "rbac-resourcequota.yaml applies" kubectl apply -f "$manifests/rbac-resourcequota.yaml"
+check "with it, it may list secrets and update quotas' status, not quotas" \
+    eval 'cluster_wait_until 30 "the role" can list secrets -n '"$ns"' &&
+     can update resourcequotas --subresource=status -n '"$ns"' &&
+     cannot update resourcequotas -n '"$ns"
+kubectl create configmap "$ns-counted" -n "$ns" >/dev/null
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: $ns-quota}
+spec:
+  hard: {count/configmaps: "100", pods: "100"}
+YAML
+sqlkcm_start rqsa --kubeconfig "$work/kubeconfig" --db "$work/rq.db" \
+    --controllers resourcequota -v 2
+check "the resource quota controller writes the quota's status with those rights" \
+    cluster_wait_until 60 "status.used" eval '[ "$(kubectl get resourcequota '"$ns"'-quota \
+     -n '"$ns"' -o go-template="{{with .status.used}}{{index . \"count/configmaps\"}}{{end}}")" \
+     = "$(kubectl get configmaps -n '"$ns"' --no-headers | wc -l)" ]'
+check "no request of the resource quota controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/rqsa.log"'
+sqlkcm_stop rqsa
 
 tap_done
