@@ -13,7 +13,7 @@
 # rbac-endpoint.yaml, rbac-endpointslice.yaml and rbac-endpointslicemirroring.yaml for the
 # Endpoints, EndpointSlice and mirroring controllers; rbac-ttl-after-finished.yaml for the
 # TTL-after-finished controller; rbac-job.yaml for the Job controller; rbac-cronjob.yaml
-# for the CronJob controller.
+# for the CronJob controller; rbac-statefulset.yaml for the StatefulSet controller.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -47,6 +47,8 @@ cleanup() {
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:ttl-after-finished-controller \
 	    sqlkcm:job-controller --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:cronjob-controller \
+	    --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole sqlkcm:statefulset-controller \
 	    --wait=false >/dev/null 2>&1
 	kubectl patch job "$ns-ttl" -n "$ns" --type=merge -p '{"metadata":{"finalizers":null}}' \
 	    >/dev/null 2>&1
@@ -678,5 +680,44 @@ check "the CronJob controller creates the scheduled Job and writes the status wi
 check "no request of the CronJob controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/cronsa.log"'
 sqlkcm_stop cronsa
+
+# The StatefulSet controller's manifest: a StatefulSet of one pod with a claim template
+# gets its revision, its claim, its pod and its status with those rights.
+check "rbac-statefulset.yaml applies" kubectl apply -f "$manifests/rbac-statefulset.yaml"
+check "with it, it may create pods and claims, keep revisions, update StatefulSets' status" \
+    eval 'cluster_wait_until 30 "the role" can create pods -n '"$ns"' &&
+     can create persistentvolumeclaims -n '"$ns"' && can update persistentvolumeclaims -n '"$ns"' &&
+     can create controllerrevisions.apps -n '"$ns"' &&
+     can update statefulsets.apps --subresource=status -n '"$ns"' &&
+     cannot update statefulsets.apps -n '"$ns"
+kubectl apply -n "$ns" -f - >/dev/null <<'YAML'
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: rbac-sts}
+spec:
+  replicas: 1
+  serviceName: rbac-sts
+  selector: {matchLabels: {app: rbac-sts}}
+  persistentVolumeClaimRetentionPolicy: {whenDeleted: Delete, whenScaled: Delete}
+  template:
+    metadata: {labels: {app: rbac-sts}}
+    spec:
+      nodeSelector: {sqlkcm-rbac-no-such-node: "true"}
+      containers: [{name: c, image: pause}]
+  volumeClaimTemplates:
+    - metadata: {name: data}
+      spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Mi}}}
+YAML
+sqlkcm_start stssa --kubeconfig "$work/kubeconfig" --db "$work/sts.db" \
+    --controllers statefulset -v 2
+check "the StatefulSet gets its revision, claim, pod and status with those rights" \
+    cluster_wait_until 90 "the pod and status" eval '[ "$(kubectl get sts -n '"$ns"' rbac-sts \
+     -o jsonpath={.status.observedGeneration})" = 1 ] &&
+     kubectl get pvc -n '"$ns"' data-rbac-sts-0 >/dev/null 2>&1 &&
+     kubectl get pod -n '"$ns"' rbac-sts-0 >/dev/null 2>&1'
+check "no request of the StatefulSet controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/stssa.log"'
+sqlkcm_stop stssa
+kubectl delete sts -n "$ns" rbac-sts --wait=false >/dev/null 2>&1
 
 tap_done
