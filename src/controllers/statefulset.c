@@ -932,6 +932,8 @@ pod_action(struct sync_result *r, enum action_type type, const char *namespace,
 {
 	struct action *a = action_append(&r->manage, &r->nmanage);
 	const char *verb = type == ACTION_CREATE ? "create" : "delete";
+	/* kube's words: the verb title-cased ("Create Pod web-0 in StatefulSet web ..."). */
+	const char *title = type == ACTION_CREATE ? "Create" : "Delete";
 
 	a->type = type;
 	a->verb = verb;
@@ -944,9 +946,9 @@ pod_action(struct sync_result *r, enum action_type type, const char *namespace,
 	/* kube's recordPodEvent. */
 	a->done_reason = type == ACTION_CREATE ? "SuccessfulCreate" : "SuccessfulDelete";
 	a->failed_reason = type == ACTION_CREATE ? "FailedCreate" : "FailedDelete";
-	a->done_message = xasprintf("%s Pod %s in StatefulSet %s successful", verb, pod_name,
+	a->done_message = xasprintf("%s Pod %s in StatefulSet %s successful", title, pod_name,
 	    set_name);
-	a->failed_message = xasprintf("%s Pod %s in StatefulSet %s failed error: ", verb,
+	a->failed_message = xasprintf("%s Pod %s in StatefulSet %s failed error: ", title,
 	    pod_name, set_name);
 }
 
@@ -975,9 +977,9 @@ plan_claims(struct statefulset_state *st, struct sync_result *out, const cJSON *
 			a->exists_ok = 1;
 			a->done_reason = "SuccessfulCreate";
 			a->failed_reason = "FailedCreate";
-			a->done_message = xasprintf("create Claim %s Pod %s in StatefulSet %s "
+			a->done_message = xasprintf("Create Claim %s Pod %s in StatefulSet %s "
 			    "success", cname, pod_name, set_name);
-			a->failed_message = xasprintf("create Claim %s for Pod %s in StatefulSet %s "
+			a->failed_message = xasprintf("Create Claim %s for Pod %s in StatefulSet %s "
 			    "failed error: ", cname, pod_name, set_name);
 		} else if (json_is_set(cached, "metadata.deletionTimestamp")) {
 			*waits = 1;

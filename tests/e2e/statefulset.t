@@ -120,9 +120,9 @@ check "the pods have the identity labels, host name and subdomain" eval '
     [ "$(kubectl get pod -n "$ns" web-3 -o jsonpath="{.metadata.labels.statefulset\.kubernetes\.io/pod-name} {.metadata.labels.apps\.kubernetes\.io/pod-index} {.spec.hostname} {.spec.subdomain}")" = "web-3 3 web-3 web" ]'
 check "the pods carry the update revision's hash" eval '
     [ "$(kubectl get pods -n "$ns" -l app=web -o jsonpath="{.items[*].metadata.labels.controller-revision-hash}" | tr " " "\n" | sort -u)" = "$(sts_field web .status.updateRevision)" ]'
-check "kube's events: create Pod web-0 in StatefulSet web successful" eval '
+check "kube's events: Create Pod web-0 in StatefulSet web successful" eval '
     kubectl get events -n "$ns" --field-selector reason=SuccessfulCreate -o jsonpath="{.items[*].message}" |
-    grep -q "create Pod web-0 in StatefulSet web successful"'
+    grep -q "Create Pod web-0 in StatefulSet web successful"'
 
 watch_from=$(wc -l <"$work/watch")
 kubectl scale sts -n "$ns" web --replicas=2 >/dev/null
@@ -203,9 +203,9 @@ check "each pod mounts its claim" eval \
     '[ "$(kubectl get pod -n "$ns" db-1 -o jsonpath="{.spec.volumes[?(@.name==\"data\")].persistentVolumeClaim.claimName}")" = data-db-1 ]'
 check "the claims carry the selector's labels and no owner (whenDeleted Retain)" eval \
     '[ "$(kubectl get pvc -n "$ns" data-db-0 -o jsonpath="{.metadata.labels.app}:{.metadata.ownerReferences}")" = db: ]'
-check "kube's claim event: create Claim data-db-0 Pod db-0 in StatefulSet db success" eval '
+check "kube's claim event: Create Claim data-db-0 Pod db-0 in StatefulSet db success" eval '
     kubectl get events -n "$ns" --field-selector reason=SuccessfulCreate -o jsonpath="{.items[*].message}" |
-    grep -q "create Claim data-db-0 Pod db-0 in StatefulSet db success"'
+    grep -q "Create Claim data-db-0 Pod db-0 in StatefulSet db success"'
 kubectl scale sts -n "$ns" db --replicas=1 >/dev/null
 check "scaled to 1 (whenScaled Delete): the condemned pods' claims are deleted, data-db-0 stays" \
     wait_for 120 eval '[ "$(live_claims)" = data-db-0 ] &&

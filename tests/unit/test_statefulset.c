@@ -528,7 +528,7 @@ created_pod_and_claim_are_kubes(void **state)
 	assert_string_equal(json_string(json_path(vol, "persistentVolumeClaim"), "claimName"),
 	    "www-web-0");
 	assert_string_equal(r->manage[0].done_message,
-	    "create Pod web-0 in StatefulSet web successful");
+	    "Create Pod web-0 in StatefulSet web successful");
 	assert_string_equal(r->manage[0].done_reason, "SuccessfulCreate");
 	assert_int_equal(r->nwrites, 1);
 	claim = r->writes[0].body;
@@ -538,7 +538,7 @@ created_pod_and_claim_are_kubes(void **state)
 	    "metadata.ownerReferences"), 0), "kind"), "StatefulSet");
 	assert_true(r->writes[0].exists_ok);
 	assert_string_equal(r->writes[0].done_message,
-	    "create Claim www-web-0 Pod web-0 in StatefulSet web success");
+	    "Create Claim www-web-0 Pod web-0 in StatefulSet web success");
 	ctl_world_free(w);
 }
 
@@ -561,7 +561,7 @@ condemned_claim_is_owned_by_its_pod(void **state)
 	assert_string_equal(json_string(ref, "uid"), "uid-web-1");
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")));
 	assert_string_equal(r->manage[0].done_message,
-	    "delete Pod web-1 in StatefulSet web successful");
+	    "Delete Pod web-1 in StatefulSet web successful");
 	ctl_world_free(w);
 }
 
