@@ -991,13 +991,15 @@ plan_claims(struct statefulset_state *st, struct sync_result *out, const cJSON *
 }
 
 /* kube's UpdatePodClaimForRetentionPolicy for the pod p: a claim whose owners the policy
- * wants otherwise is updated (a ConflictingController warning when another controls it). */
-static void
+ * wants otherwise is updated (a ConflictingController warning when another controls it).
+ * Returns the number of claims updated. */
+static int
 plan_claim_owners(struct statefulset_state *st, struct sync_result *out, const cJSON *set,
     const char *namespace, const char *set_name, const struct sts_pod *p, int scaled_down,
     const struct statefulset_retention *policy)
 {
 	const cJSON *t;
+	int updated = 0;
 
 	cJSON_ArrayForEach(t, json_path(set, "spec.volumeClaimTemplates")) {
 		char *cname = claim_name(t, set_name, p->ordinal);
@@ -1016,6 +1018,7 @@ plan_claim_owners(struct statefulset_state *st, struct sync_result *out, const c
 				json_set(json_child_object(update, "metadata"), "ownerReferences",
 				    statefulset_claim_owners(cached, set, p->body, scaled_down,
 				    policy));
+				updated++;
 				write_action(out, "persistentvolumeclaims", ACTION_UPDATE, "update",
 				    namespace, cname, update, xasprintf("the owners the retention "
 				    "policy wants (pod %s %s)", p->name, scaled_down ? "condemned" :
@@ -1025,6 +1028,41 @@ plan_claim_owners(struct statefulset_state *st, struct sync_result *out, const c
 		cJSON_Delete(cached);
 		free(cname);
 	}
+	return updated;
+}
+
+/* kube's UpdateStatefulPod for a pod of the set in range: a pod whose identity label
+ * (statefulset.kubernetes.io/pod-name) is not its name gets it again, with its index label;
+ * when its claims' owners were just updated (claims_updated), kube updates the pod all
+ * the same, which records its event. Storage is not repaired: a pod's volumes cannot be
+ * changed. */
+static void
+plan_pod_update(struct sync_result *out, const char *namespace, const char *set_name,
+    const struct sts_pod *p, int claims_updated)
+{
+	const cJSON *labels = json_path(p->body, "metadata.labels");
+	const cJSON *label = cJSON_GetObjectItemCaseSensitive(labels, STATEFULSET_POD_NAME_LABEL);
+	int identity = cJSON_IsString(label) && strcmp(label->valuestring, p->name) == 0;
+	cJSON *update, *ulabels;
+	struct action *a;
+	char index[24];
+
+	if (identity && !claims_updated)
+		return;
+	update = cJSON_Duplicate(p->body, 1);
+	ulabels = json_child_object(json_child_object(update, "metadata"), "labels");
+	snprintf(index, sizeof index, "%lld", p->ordinal);
+	json_set(ulabels, STATEFULSET_POD_NAME_LABEL, cJSON_CreateString(p->name));
+	json_set(ulabels, STATEFULSET_POD_INDEX_LABEL, cJSON_CreateString(index));
+	a = write_action(out, "pods", ACTION_UPDATE, "update", namespace, p->name, update,
+	    xstrdup(identity ? "its claims' owners changed" : "its identity labels"));
+	a->uid = xstrdup(p->uid);
+	a->done_reason = "SuccessfulUpdate";
+	a->failed_reason = "FailedUpdate";
+	a->done_message = xasprintf("Update Pod %s in StatefulSet %s successful", p->name,
+	    set_name);
+	a->failed_message = xasprintf("Update Pod %s in StatefulSet %s failed error: ",
+	    p->name, set_name);
 }
 
 /* kube's PodClaimIsStale: with whenScaled Delete, a claim of the new pod still owned by
@@ -1204,7 +1242,8 @@ plan_update(struct statefulset_state *st, struct sync_result *out, struct sts_pl
 			stop = 1;
 			break;
 		}
-		plan_claim_owners(st, out, set, namespace, name, p, 0, &policy);
+		plan_pod_update(out, namespace, name, p,
+		    plan_claim_owners(st, out, set, namespace, name, p, 0, &policy) > 0);
 	}
 
 	/* Condemned pods: their claims' owners, then their deletion, highest first. */
@@ -1427,8 +1466,8 @@ statefulset_sync(struct controller *c, const char *key, double now, struct sync_
 	}
 	history_truncate(out, set, namespace, &v, &h);
 	status_action(out, set, namespace, name, &counts, &h);
-	/* kube requeues after minReadySeconds while a ready pod is not yet available. */
-	if (min_ready > 0 && counts.ready != counts.available)
+	/* kube requeues after minReadySeconds while fewer than spec.replicas are available. */
+	if (min_ready > 0 && counts.available != json_int(json_path(set, "spec"), "replicas", 1))
 		out->requeue_after = (double)min_ready;
 	rc = 0;
 out:

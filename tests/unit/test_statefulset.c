@@ -350,7 +350,8 @@ describe(const struct sync_result *r)
 		const struct action *a = &r->writes[i];
 
 		buf_printf(&b, "%s%s %s %s", sep, a->verb,
-		    strcmp(a->resource->name, "persistentvolumeclaims") == 0 ? "pvc" : "revision",
+		    strcmp(a->resource->name, "persistentvolumeclaims") == 0 ? "pvc" :
+		    strcmp(a->resource->name, "pods") == 0 ? "pod" : "revision",
 		    a->name != NULL ? a->name : "?");
 		sep = ", ";
 	}
@@ -453,8 +454,10 @@ static const struct sync_case {
 	{ "whenScaled Delete: a condemned pod's claim gets the pod as owner first",
 	    { 1, 0, 0, -1, 0, 1, 1, 0, "web-new" }, "0Rn 1Rn",
 	    "update pvc www-web-1, delete web-1" },
+	/* kube's UpdateStatefulPod updates the pod too once its claims changed. */
 	{ "whenDeleted Delete: a claim gets the set as owner",
-	    { 1, 0, 0, -1, 0, 1, 0, 1, "web-new" }, "0Rn", "update pvc www-web-0" },
+	    { 1, 0, 0, -1, 0, 1, 0, 1, "web-new" }, "0Rn", "update pvc www-web-0, "
+	    "update pod web-0" },
 	{ "Retain: claims are left as they are", { 1, 0, 0, -1, 0, 1, 0, 0, "web-new" },
 	    "0Rn 1Rn", "delete web-1" },
 };
@@ -562,6 +565,36 @@ condemned_claim_is_owned_by_its_pod(void **state)
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "controller")));
 	assert_string_equal(r->manage[0].done_message,
 	    "Delete Pod web-1 in StatefulSet web successful");
+	ctl_world_free(w);
+}
+
+/* kube's identityMatches: a pod whose pod-name label is gone gets it back, with its index
+ * label, and kube's SuccessfulUpdate event. */
+static void
+lost_identity_label_is_restored(void **state)
+{
+	struct set_spec s = { 1, 0, 0, -1, 0, 0, 0, 0, "web-new" };
+	struct ctl_world *w = world_new(&s, "");
+	cJSON *pod = pod_from_token("0Rn");
+	const struct sync_result *r = &w->result;
+	const cJSON *labels;
+
+	(void)state;
+	cJSON_DeleteItemFromObjectCaseSensitive(json_child_object(json_child_object(pod,
+	    "metadata"), "labels"), STATEFULSET_POD_NAME_LABEL);
+	ctl_cache(w, resource_find("pods"), pod);
+	ctl_sync(w, "default/web", SYNC_NOW);
+	assert_int_equal(r->nwrites, 1);
+	assert_int_equal(r->writes[0].type, ACTION_UPDATE);
+	assert_string_equal(r->writes[0].name, "web-0");
+	labels = json_path(r->writes[0].body, "metadata.labels");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(labels,
+	    STATEFULSET_POD_NAME_LABEL)), "web-0");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(labels,
+	    STATEFULSET_POD_INDEX_LABEL)), "0");
+	assert_string_equal(r->writes[0].done_message,
+	    "Update Pod web-0 in StatefulSet web successful");
+	assert_int_equal(r->nmanage, 0);
 	ctl_world_free(w);
 }
 
@@ -824,6 +857,8 @@ main(void)
 	    created_pod_and_claim_are_kubes, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "a condemned pod owns its claim (whenScaled Delete)",
 	    condemned_claim_is_owned_by_its_pod, NULL, NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "a lost identity label is restored",
+	    lost_identity_label_is_restored, NULL, NULL, NULL };
 	for (size_t i = 0; i < NELEM(status_cases); i++)
 		tests[n++] = (struct CMUnitTest){ status_cases[i].name, status_case, NULL, NULL,
 		    (void *)&status_cases[i] };
