@@ -580,47 +580,6 @@ write_action(struct sync_result *out, const char *resource, enum action_type typ
 	return a;
 }
 
-/* kube's getPatch: the template, to be put back whole. */
-static cJSON *
-revision_data(const cJSON *set)
-{
-	const cJSON *t = json_path(set, "spec.template");
-	cJSON *data = cJSON_CreateObject();
-	cJSON *spec = cJSON_AddObjectToObject(data, "spec");
-	cJSON *template = cJSON_IsObject(t) ? cJSON_Duplicate(t, 1) : cJSON_CreateObject();
-
-	json_set(template, "$patch", cJSON_CreateString("replace"));
-	cJSON_AddItemToObject(spec, "template", template);
-	return data;
-}
-
-/* kube's newRevision and history.NewControllerRevision. */
-static cJSON *
-revision_new(const cJSON *set, const char *name, const char *hash, const char *raw,
-    long long number)
-{
-	cJSON *r = cJSON_CreateObject(), *meta, *labels, *refs;
-	const cJSON *tlabels = json_path(set, "spec.template.metadata.labels");
-	const cJSON *annotations = json_path(set, "metadata.annotations");
-
-	cJSON_AddStringToObject(r, "apiVersion", "apps/v1");
-	cJSON_AddStringToObject(r, "kind", "ControllerRevision");
-	meta = cJSON_AddObjectToObject(r, "metadata");
-	cJSON_AddStringToObject(meta, "name", name);
-	cJSON_AddStringToObject(meta, "namespace",
-	    json_string(json_path(set, "metadata"), "namespace"));
-	labels = cJSON_IsObject(tlabels) ? cJSON_Duplicate(tlabels, 1) : cJSON_CreateObject();
-	json_set(labels, HISTORY_HASH_LABEL, cJSON_CreateString(hash));
-	cJSON_AddItemToObject(meta, "labels", labels);
-	if (cJSON_IsObject(annotations))
-		cJSON_AddItemToObject(meta, "annotations", cJSON_Duplicate(annotations, 1));
-	refs = cJSON_AddArrayToObject(meta, "ownerReferences");
-	cJSON_AddItemToArray(refs, controllerref_new(statefulsets_resource(), set));
-	cJSON_AddItemToObject(r, "data", cJSON_CreateRaw(raw));
-	cJSON_AddNumberToObject(r, "revision", (double)number);
-	return r;
-}
-
 /* What the history decided. */
 struct sts_history {
 	char *update_name;		/* the update revision's name (its pods' label) */
@@ -640,19 +599,17 @@ history_clear(struct sts_history *h)
 	memset(h, 0, sizeof *h);
 }
 
-/* kube's ApplyRevision on the template: the revision's data.spec.template, without its
- * "$patch"; the set's own template when the revision has none. */
+/* kube's ApplyRevision on the template (history.c); the set's own template when the
+ * revision has none. */
 static cJSON *
 revision_template(const cJSON *revision, const cJSON *set)
 {
-	const cJSON *t = json_path(revision, "data.spec.template");
-	cJSON *copy;
+	cJSON *t = history_revision_template(revision);
+	const cJSON *own = json_path(set, "spec.template");
 
-	if (!cJSON_IsObject(t))
-		t = json_path(set, "spec.template");
-	copy = cJSON_IsObject(t) ? cJSON_Duplicate(t, 1) : cJSON_CreateObject();
-	cJSON_DeleteItemFromObjectCaseSensitive(copy, "$patch");
-	return copy;
+	if (t != NULL)
+		return t;
+	return cJSON_IsObject(own) ? cJSON_Duplicate(own, 1) : cJSON_CreateObject();
 }
 
 /*
@@ -663,7 +620,7 @@ static int
 history_sync(struct statefulset_state *st, struct sync_result *out, const cJSON *set,
     const char *namespace, const char *name, struct sts_view *v, struct sts_history *h)
 {
-	cJSON *data = revision_data(set);
+	cJSON *data = history_template_patch(set);
 	struct history_revision *sorted = xcalloc((size_t)v->nrevisions + 1, sizeof *sorted);
 	const cJSON *cc = json_path(set, "status.collisionCount");
 	const char *status_current = json_string(json_path(set, "status"), "currentRevision");
@@ -743,7 +700,8 @@ history_sync(struct statefulset_state *st, struct sync_result *out, const cJSON 
 		}
 		if (taken == NULL)
 			write_action(out, "controllerrevisions", ACTION_CREATE, "create", namespace,
-			    rname, revision_new(set, rname, hash, raw, next),
+			    rname, history_revision_new(statefulsets_resource(), set, rname, hash,
+			    data, next),
 			    xasprintf("the template's revision %lld", next));
 		cJSON_Delete(taken);
 		h->update_name = rname;
