@@ -43,8 +43,8 @@
  *   deletions once they are observed); kube's slow-start batches send both.
  * - Claims are created with the owner references the retention policy wants, where kube
  *   creates them bare and updates them after the pod's creation; the end is the same.
- * - A pod whose identity (its labels) or volumes drifted is not repaired (kube's
- *   UpdateStatefulPod); a claim is not labelled again.
+ * - A pod whose volumes drifted from its claims is not repaired (kube's updateStorage:
+ *   the API refuses a change of a pod's volumes anyway); its lost identity labels are.
  * - spec.updateStrategy.rollingUpdate.maxUnavailable is not used: kube 1.36's
  *   MaxUnavailableStatefulSet gate is off by default, and one pod is updated at a time.
  * - A StatefulSet being deleted is left alone (kube still writes its status).
@@ -70,7 +70,8 @@
 #include "timeutil.h"
 #include "util.h"
 
-/* kube's BurstReplicas-like cap on what one sync of a Parallel set sends. */
+/* What one sync of a Parallel set sends at most (sqlkcm's own cap: kube's slow-start
+ * batches have none); the rest follows in the next syncs. */
 #define STATEFULSET_BURST 500
 
 /* --- rules ----------------------------------------------------------------------------- */
