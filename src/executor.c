@@ -310,10 +310,18 @@ request_send(struct execution *x, int kind, struct action *a, const cJSON *body)
 		req = restops_get(client, a->resource, a->namespace, a->name, request_done, rq,
 		    &error);
 	} else if (kind != REQUEST_ACTION) {
-		/* The owner, by its key. */
-		slash = strchr(x->r.key, '/');
-		namespace = slash != NULL ? xstrndup(x->r.key, (size_t)(slash - x->r.key)) : NULL;
-		name = slash != NULL ? slash + 1 : x->r.key;
+		/* The owner: the object the status action names (a key need not be its
+		 * namespace/name), else by its key. */
+		if (kind == REQUEST_REREAD && x->r.status != NULL && x->r.status->name != NULL) {
+			namespace = x->r.status->namespace != NULL &&
+			    *x->r.status->namespace != '\0' ? xstrdup(x->r.status->namespace) : NULL;
+			name = x->r.status->name;
+		} else {
+			slash = strchr(x->r.key, '/');
+			namespace = slash != NULL ?
+			    xstrndup(x->r.key, (size_t)(slash - x->r.key)) : NULL;
+			name = slash != NULL ? slash + 1 : x->r.key;
+		}
 		req = restops_get(client, x->r.owner_resource, namespace, name, request_done, rq,
 		    &error);
 	} else {

@@ -17,8 +17,7 @@
  *     than backoffLimit (or, with restartPolicy OnFailure, its pods restarted that often:
  *     BackoffLimitExceeded) or it ran longer than activeDeadlineSeconds (DeadlineExceeded),
  *     or a failed pod matches a FailJob rule of its podFailurePolicy (PodFailurePolicy, with
- *     kube's message); a failed pod an Ignore rule matches is not counted (FailIndex
- *     counts, as Count does, since backoffLimitPerIndex is not run);
+ *     kube's message); a failed pod an Ignore rule matches is not counted;
  *     SuccessCriteriaMet when enough pods succeeded (completions, or any one when
  *     completions is unset) and none is active. A finishing Job's active pods are
  *     deleted first; its FailureTarget is written once they are;
@@ -46,6 +45,18 @@
  *     an Indexed Job's successPolicy met (a rule's succeededIndexes all succeeded, or
  *     succeededCount of them) sets SuccessCriteriaMet (SuccessPolicy, "Matched rules at
  *     index N"), its active pods deleted, then Complete;
+ *   - with backoffLimitPerIndex (Indexed), each pod carries the failures of its index
+ *     before it (the batch.kubernetes.io/job-index-failure-count annotation, and
+ *     job-index-ignored-failure-count for failures an Ignore rule matched): a failed pod
+ *     past the limit, or one a FailIndex rule matches, fails its index
+ *     (status.failedIndexes, written with completedIndexes); a failed index gets no new
+ *     pod; the last failed pod of an index keeps its finalizer (and is not counted yet)
+ *     until the index has its next pod, which is created after kube's backoff counted
+ *     from that pod's failures and carries them on; more failed indexes than
+ *     maxFailedIndexes fail the Job (MaxFailedIndexesExceeded), and so does every index
+ *     finished with some failed (FailedIndexes). kube creates the pods of the indexes
+ *     whose backoff has passed and waits for another event for the others; sqlkcm's
+ *     sync also comes back when the first of those has passed;
  *   - finishes the Job: once the FailureTarget or SuccessCriteriaMet condition is written,
  *     no pod is uncounted and none is terminating, the Failed (with the FailureTarget's
  *     reason and message) or Complete condition and the completion time are written, with
@@ -54,14 +65,16 @@
  * Every status write is an update of the whole Job at the cached resourceVersion, so a
  * stale cache is refused (409) and synced again. Creations and deletions are counted by
  * expectations, kept in the store across restarts (the recovery below). Not yet here, as
- * kube has them: backoffLimitPerIndex and maxFailedIndexes (failedIndexes, FailIndex),
- * adopting orphan pods, kube's metrics.
+ * kube has them: adopting orphan pods, kube's metrics.
  * kube's workqueue backs a failed sync off from 1 s to 60 s, and runs
  * --concurrent-job-syncs workers (5).
  */
 #include "config.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -79,6 +92,8 @@
 
 #define TRACKING_FINALIZER "batch.kubernetes.io/job-tracking"
 #define INDEX_ANNOTATION "batch.kubernetes.io/job-completion-index"
+#define FAILURE_COUNT_ANNOTATION "batch.kubernetes.io/job-index-failure-count"
+#define IGNORED_COUNT_ANNOTATION "batch.kubernetes.io/job-index-ignored-failure-count"
 #define MAX_INDEXED_COMPLETIONS 100000	/* the API's bound for an Indexed Job */
 #define JOB_CONTROLLER_NAME "kubernetes.io/job-controller"
 #define MAX_PODS_PER_SYNC 500		/* kube's MaxPodCreateDeletePerSync */
@@ -125,10 +140,14 @@ struct job_pod {
 	double finished_at;		/* kube's getFinishedTime, for finished pods */
 	long long restarts;		/* its containers' restarts, running or pending */
 	int index;			/* its completion index; -1: none valid */
-	/* A failed pod against the Job's podFailurePolicy: not counted (Ignore), or the
-	 * message of the FailJob rule it matches (malloc'd; NULL: none). */
-	int ignored;
+	/* A failed pod against the Job's podFailurePolicy: not counted (Ignore), its index
+	 * failed at once (FailIndex), or the message of the FailJob rule it matches
+	 * (malloc'd; NULL: none). */
+	int ignored, fail_index;
 	char *fail_job;
+	/* The failures of its index before it, counted and ignored (the annotations kube
+	 * writes on the pods of a Job with backoffLimitPerIndex). */
+	long long index_failures, index_ignored;
 };
 
 /* --- rules ----------------------------------------------------------------------------- */
@@ -305,6 +324,31 @@ job_completion_index(const char *text)
 		v = v * 10 + (*p - '0');
 	}
 	return negative || v > 2147483647LL ? -1 : (int)v;
+}
+
+long long
+job_index_failure_count(const char *text)
+{
+	char *end;
+	long long n;
+
+	if (text == NULL || *text == '\0' || isspace((unsigned char)*text))
+		return 0;
+	errno = 0;
+	n = strtoll(text, &end, 10);
+	if (*end != '\0' || errno != 0 || n < 0 || n > INT32_MAX)
+		return 0;
+	return n;
+}
+
+/* A failure count annotation of pod, as job_index_failure_count reads it. */
+static long long
+failure_count(const cJSON *pod, const char *annotation)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(json_path(pod, "metadata.annotations"),
+	    annotation);
+
+	return cJSON_IsString(v) ? job_index_failure_count(v->valuestring) : 0;
 }
 
 /* kube's parseIndexesFromString: marks in done[0..completions) the indexes of text
@@ -542,9 +586,15 @@ pods_load(struct job_state *st, struct controller *c, const char *job_uid,
 
 			if (cJSON_IsString(ix))
 				p->index = job_completion_index(ix->valuestring);
-			if (policy != NULL && p->failed)
-				p->ignored = job_match_pod_failure_policy(policy, body,
-				    &p->fail_job) == JOB_FAILURE_IGNORE;
+			if (policy != NULL && p->failed) {
+				enum job_failure_action action =
+				    job_match_pod_failure_policy(policy, body, &p->fail_job);
+
+				p->ignored = action == JOB_FAILURE_IGNORE;
+				p->fail_index = action == JOB_FAILURE_FAIL_INDEX;
+			}
+			p->index_failures = failure_count(body, FAILURE_COUNT_ANNOTATION);
+			p->index_ignored = failure_count(body, IGNORED_COUNT_ANNOTATION);
 			if (p->succeeded || p->failed)
 				p->finished_at = pod_finished_at(body);
 			if (strcmp(phase, "Running") == 0 || strcmp(phase, "Pending") == 0)
@@ -721,6 +771,14 @@ struct job_sync {
 	/* An Indexed Job: its completions, and which of its indexes have succeeded. */
 	int indexed, completions;
 	char *done;
+	/* With backoffLimitPerIndex (per_index): the limit, the indexes that failed, and
+	 * for each index neither done, failed nor active its last failed pod, whose
+	 * finalizer stays until the index has a new pod (kube's pods with delayed
+	 * deletion; NULL: none). */
+	int per_index;
+	long long per_index_limit;
+	char *failed_ix;
+	struct job_pod **delayed;
 };
 
 /* Requeues at most after seconds. */
@@ -746,6 +804,62 @@ past_backoff_limit_on_failure(const struct job_sync *s, long long backoff_limit)
 	if (backoff_limit == 0)
 		return restarts > 0;
 	return restarts >= backoff_limit;
+}
+
+/* kube's isIndexFailed: pod p fails its index (a FailIndex rule, or a counted failure
+ * past backoffLimitPerIndex). */
+static int
+index_failed_by(const struct job_sync *s, const struct job_pod *p)
+{
+	if (!p->failed)
+		return 0;
+	return p->fail_index || (!p->ignored && p->index_failures >= s->per_index_limit);
+}
+
+/* The pods kube counts as new: still tracked, of a valid index, and not yet recorded in
+ * uncountedTerminatedPods (kube's getValidPodsWithFilter). */
+static int
+index_pod_valid(const struct job_sync *s, const struct job_pod *p)
+{
+	return p->tracked && p->index >= 0 && p->index < s->completions &&
+	    !uid_in(json_path(s->status, "uncountedTerminatedPods.failed"), p->uid) &&
+	    !uid_in(json_path(s->status, "uncountedTerminatedPods.succeeded"), p->uid);
+}
+
+/* kube's calculateFailedIndexes and getPodsWithDelayedDeletionPerIndex, into
+ * s->failed_ix and s->delayed; returns how many indexes failed. */
+static int
+per_index_state(struct job_sync *s)
+{
+	char *busy = xcalloc((size_t)s->completions + 1, 1);
+	int n = 0;
+
+	job_indexes_parse(json_string(s->job, "status.failedIndexes"), s->completions,
+	    s->failed_ix);
+	for (int i = 0; i < s->npods; i++) {
+		const struct job_pod *p = &s->pods[i];
+
+		if (p->tracked && p->index >= 0 && p->index < s->completions &&
+		    index_failed_by(s, p))
+			s->failed_ix[p->index] = 1;
+		if (p->active && p->index >= 0 && p->index < s->completions)
+			busy[p->index] = 1;
+	}
+	for (int i = 0; i < s->npods; i++) {
+		struct job_pod *p = &s->pods[i], *last;
+
+		if (!p->failed || !index_pod_valid(s, p) || s->done[p->index] ||
+		    s->failed_ix[p->index] || busy[p->index])
+			continue;
+		last = s->delayed[p->index];
+		if (last == NULL || (last->index_failures + last->index_ignored <=
+		    p->index_failures + p->index_ignored && p->finished_at >= last->finished_at))
+			s->delayed[p->index] = p;
+	}
+	for (int i = 0; i < s->completions; i++)
+		n += s->failed_ix[i];
+	free(busy);
+	return n;
 }
 
 /* kube's activePodsForRemoval for an Indexed Job: the active pods of no valid index, past
@@ -857,6 +971,9 @@ indexed_create(struct job_sync *s, int n, int active, long long want)
 	    "Failed") == 0 || json_path(s->job, "spec.podFailurePolicy") != NULL;
 	int made = 0;
 
+	int *pending = xmalloc(((size_t)n + 1) * sizeof *pending), npending = 0, ready = 0;
+	double wait = -1;
+
 	memcpy(busy, s->done, (size_t)s->completions);
 	for (int i = 0; i < s->npods; i++) {
 		const struct job_pod *p = &s->pods[i];
@@ -865,11 +982,45 @@ indexed_create(struct job_sync *s, int n, int active, long long want)
 		    (p->active || (only_failed && p->terminating)))
 			busy[p->index] = 1;
 	}
-	s->out->creating = 1;
-	for (int ix = 0; ix < s->completions && made < n; ix++) {
-		struct action *a;
+	for (int ix = 0; s->per_index && ix < s->completions; ix++)
+		busy[ix] |= s->failed_ix[ix];
+	/* kube's firstPendingIndexes, then, with backoffLimitPerIndex, the indexes whose
+	 * backoff (from the failures of the pod replaced) has passed; none of them: the
+	 * sync comes back when the first one's has. */
+	for (int ix = 0; ix < s->completions && npending < n; ix++) {
+		const struct job_pod *last;
+		double left = 0;
 
 		if (busy[ix])
+			continue;
+		pending[npending++] = ix;
+		if (s->per_index && (last = s->delayed[ix]) != NULL)
+			left = job_backoff_remaining((int)(last->index_failures +
+			    last->index_ignored + 1), last->finished_at, s->now);
+		if (left > 0) {
+			pending[npending - 1] = -1;
+			if (wait < 0 || left < wait)
+				wait = left;
+		} else {
+			ready++;
+		}
+	}
+	if (npending > 0 && ready == 0) {
+		requeue_within(s->out, wait);
+		s->out->waiting = xasprintf("backing off %.0f s more before index %d's next "
+		    "pod", wait, pending[0]);
+		free(pending);
+		free(busy);
+		return 0;
+	}
+	if (wait > 0)
+		requeue_within(s->out, wait);	/* sqlkcm's: kube waits for another event */
+	s->out->creating = 1;
+	for (int k = 0; k < npending; k++) {
+		int ix = pending[k];
+		struct action *a;
+
+		if (ix < 0)
 			continue;
 		a = action_append(&s->out->manage, &s->out->nmanage);
 		pod_action(s->st, a, ACTION_CREATE, s->namespace, NULL,
@@ -885,9 +1036,29 @@ indexed_create(struct job_sync *s, int n, int active, long long want)
 			}
 			cJSON_AddItemToArray(finalizers,
 			    cJSON_CreateString(TRACKING_FINALIZER));
+			if (s->per_index) {
+				/* kube's getNewIndexFailureCounts from the pod replaced */
+				const struct job_pod *last = s->delayed[ix];
+				long long counted = 0, ignored = 0;
+				char number[24];
+
+				if (last != NULL) {
+					counted = last->index_failures + !last->ignored;
+					ignored = last->index_ignored + last->ignored;
+				}
+				snprintf(number, sizeof number, "%lld", counted);
+				json_set(json_child_object(meta, "annotations"),
+				    FAILURE_COUNT_ANNOTATION, cJSON_CreateString(number));
+				if (ignored > 0) {
+					snprintf(number, sizeof number, "%lld", ignored);
+					json_set(json_child_object(meta, "annotations"),
+					    IGNORED_COUNT_ANNOTATION, cJSON_CreateString(number));
+				}
+			}
 		}
 		made++;
 	}
+	free(pending);
 	free(busy);
 	return made;
 }
@@ -941,7 +1112,7 @@ manage(struct job_sync *s, int active, long long succeeded, int suspended)
 				last_failure = s->pods[i].finished_at;
 		}
 	}
-	wait = job_backoff_remaining(failures, last_failure, s->now);
+	wait = s->per_index ? 0 : job_backoff_remaining(failures, last_failure, s->now);
 	if (wait > 0) {
 		requeue_within(s->out, wait);
 		s->out->waiting = xasprintf("backing off %.0f s more after %d failures", wait,
@@ -1059,7 +1230,7 @@ job_sync_one(struct job_sync *s, char **error)
 	cJSON *uncounted, *finishing = NULL, *remove_list;
 	long long succeeded, failed;
 	int active = 0, ready = 0, terminating = 0, satisfied, changed = 0, nremove = 0;
-	int suspend_changed = 0;
+	int suspend_changed = 0, nfailed_ix = 0;
 	const char *fail_job;
 	double start = -1;
 	const char *start_text;
@@ -1104,6 +1275,8 @@ job_sync_one(struct job_sync *s, char **error)
 		for (int i = 0; i < s->completions; i++)
 			succeeded += s->done[i];
 	}
+	if (s->per_index)
+		nfailed_ix = per_index_state(s);
 	start_text = json_string(s->status, "startTime");
 	if (*start_text != '\0')
 		start = parse_time(start_text);
@@ -1138,6 +1311,17 @@ job_sync_one(struct job_sync *s, char **error)
 		    "Job was active longer than specified deadline", s->now);
 	} else if (cJSON_IsNumber(deadline) && start >= 0 && !suspended) {
 		requeue_within(out, start + deadline->valuedouble - s->now);
+	}
+	if (finishing == NULL && s->per_index) {
+		const cJSON *max = json_path(s->job, "spec.maxFailedIndexes");
+
+		if (cJSON_IsNumber(max) && nfailed_ix > max->valuedouble)
+			finishing = condition_new("FailureTarget", "True",
+			    "MaxFailedIndexesExceeded", "Job has exceeded the specified maximal "
+			    "number of failed indexes", s->now);
+		else if (nfailed_ix > 0 && nfailed_ix + succeeded >= s->completions)
+			finishing = condition_new("FailureTarget", "True", "FailedIndexes",
+			    "Job has failed indexes", s->now);
 	}
 	if (finishing == NULL && s->indexed) {
 		char *message;
@@ -1222,6 +1406,9 @@ job_sync_one(struct job_sync *s, char **error)
 			continue;
 		if (!(deleting || finishing != NULL || p->succeeded || p->failed))
 			continue;
+		if (s->per_index && !deleting && finishing == NULL && !p->succeeded &&
+		    p->index >= 0 && p->index < s->completions && s->delayed[p->index] == p)
+			continue;	/* its failure counts pass to its index's next pod */
 		if (nremove + cJSON_GetArraySize(json_path(uncounted, "succeeded")) +
 		    cJSON_GetArraySize(json_path(uncounted, "failed")) >= MAX_UNCOUNTED)
 			break;
@@ -1255,6 +1442,15 @@ job_sync_one(struct job_sync *s, char **error)
 		}
 		set_count(s->status, "succeeded", succeeded);
 		free(text);
+		if (s->per_index) {
+			text = job_indexes_format(s->failed_ix, s->completions);
+			if (!cJSON_IsString(json_path(s->status, "failedIndexes")) ||
+			    strcmp(text, json_string(s->status, "failedIndexes")) != 0) {
+				json_set(s->status, "failedIndexes", cJSON_CreateString(text));
+				changed = 1;
+			}
+			free(text);
+		}
 	}
 
 	/* The finishing condition's first step: FailureTarget or SuccessCriteriaMet. */
@@ -1391,6 +1587,12 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 		s.done = xcalloc((size_t)completions + 1, 1);
 		job_indexes_parse(json_string(s.job, "status.completedIndexes"), s.completions,
 		    s.done);
+		if (cJSON_IsNumber(json_path(s.job, "spec.backoffLimitPerIndex"))) {
+			s.per_index = 1;
+			s.per_index_limit = json_int(s.job, "spec.backoffLimitPerIndex", 0);
+			s.failed_ix = xcalloc((size_t)completions + 1, 1);
+			s.delayed = xcalloc((size_t)completions, sizeof *s.delayed);
+		}
 	}
 	if ((rc = consistency_ready(c->writes, key, out->owner_uid, &ready, &behind,
 	    error)) != 0)
@@ -1416,6 +1618,8 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 out:
 	pods_clear(s.pods, s.npods);
 	free(s.done);
+	free(s.failed_ix);
+	free(s.delayed);
 	cJSON_Delete(s.status);
 	cJSON_Delete(s.job);
 	free(rv);

@@ -23,6 +23,10 @@ double job_backoff_remaining(int failures_after_last_success, double last_failur
  * when it is no whole number or negative. */
 int job_completion_index(const char *text);
 
+/* kube's parseInt32 of the job-index-failure-count and job-index-ignored-failure-count
+ * annotations: a whole number in [0, 2^31-1], else 0. */
+long long job_index_failure_count(const char *text);
+
 /* kube's interval strings of indexes (status.completedIndexes, "1,3-5"): parse marks
  * done[i] for each index i < completions of text (what does not parse skipped); format
  * writes those of done (malloc'd; "" when none), two in a row as "1,2". */

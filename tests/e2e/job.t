@@ -7,7 +7,10 @@
 # BackoffLimitExceeded), its failed pod replaced no sooner than kube's backoff; a
 # Job past its activeDeadlineSeconds fails (DeadlineExceeded) and loses its pods; an
 # Indexed Job's successPolicy met by index 0 completes it (SuccessPolicy); a
-# podFailurePolicy ignores exit code 42 and fails the Job on exit code 5; a
+# podFailurePolicy ignores exit code 42 and fails the Job on exit code 5; an Indexed Job
+# with backoffLimitPerIndex 1 replaces a failed pod after kube's backoff, with the
+# failure count annotation, fails the index at its second failure and the Job once every
+# index has finished (FailedIndexes); a
 # suspended Job creates nothing until resumed, and loses its pods when suspended again;
 # sqlkcm killed -9 while a Job's pods finish counts none twice and loses none; a Job
 # managed by another controller is left alone; every finished pod loses its tracking
@@ -238,6 +241,55 @@ check "with kube's message, and that failure counted" eval '[ "$(kubectl get job
      "Container c for pod '"$ns/$failed_pod"' failed with exit code 5 matching FailJob rule at index 1" ] &&
      [ "$(jstatus policy failed)" = 1 ]'
 
+# backoffLimitPerIndex 1: an index fails at its second failure, the others go on, and the
+# Job fails once every index has finished (FailedIndexes).
+held_job perindex 3 3 6 "completionMode: Indexed" "backoffLimitPerIndex: 1"
+# index_pod JOB IX: the name of the Job's Pending pod of index IX.
+index_pod() {
+	kubectl get pods -n "$ns" -o jsonpath='{.items[?(@.status.phase=="Pending")].metadata.name}' \
+	    -l "batch.kubernetes.io/job-name=$1,batch.kubernetes.io/job-completion-index=$2"
+}
+# fail_index JOB IX: the Job's Pending pod of index IX fails (exit code 1); prints when.
+fail_index() {
+	local p now
+	p=$(index_pod "$1" "$2")
+	now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	kubectl patch pod "$p" -n "$ns" --subresource=status --type=merge -p '{"status":{
+	    "phase":"Failed","containerStatuses":[{"name":"c","image":"busybox","imageID":"",
+	    "ready":false,"restartCount":0,"state":{"terminated":{"exitCode":1,
+	    "startedAt":"'"$now"'","finishedAt":"'"$now"'"}}}]}}' >/dev/null
+	date -u +%s
+}
+failure_count() {
+	kubectl get pod "$1" -n "$ns" \
+	    -o jsonpath='{.metadata.annotations.batch\.kubernetes\.io/job-index-failure-count}'
+}
+check "a Job with backoffLimitPerIndex has a pod per index, each with failure count 0" \
+    cluster_wait_until 60 "3 pods" eval '[ "$(pods_of perindex | grep -c Pending)" = 3 ] &&
+     for i in 0 1 2; do [ "$(failure_count "$(index_pod perindex $i)")" = 0 ] || exit 1; done'
+failed_at=$(fail_index perindex 1)
+check "index 1's failed pod is replaced, with failure count 1" \
+    cluster_wait_until 60 "a new pod of index 1" eval '[ -n "$(index_pod perindex 1)" ] &&
+     [ "$(failure_count "$(index_pod perindex 1)")" = 1 ]'
+check "not before kube's 10 s backoff after the failure" eval '[ $(( $(date -u -d \
+     "$(kubectl get pod "$(index_pod perindex 1)" -n '"$ns"' -o jsonpath={.metadata.creationTimestamp})" \
+     +%s) - failed_at )) -ge 9 ]'
+check "the failure is counted once replaced (failed 1), no index failed yet" \
+    cluster_wait_until 30 "failed 1" eval '[ "$(jstatus perindex failed)" = 1 ] &&
+     [ -z "$(jstatus perindex failedIndexes)" ]'
+fail_index perindex 1 >/dev/null
+check "a second failure fails index 1: failedIndexes 1, failed 2" \
+    cluster_wait_until 30 "failedIndexes 1" eval '[ "$(jstatus perindex failedIndexes)" = 1 ] &&
+     [ "$(jstatus perindex failed)" = 2 ]'
+sleep 2
+check "index 1 gets no new pod; the others still run" \
+    eval '[ -z "$(index_pod perindex 1)" ] && [ "$(pods_of perindex | grep -c Pending)" = 2 ]'
+finish_pods perindex Succeeded 2
+check "every index finished, one failed: Failed (FailedIndexes), completedIndexes 0,2" \
+    cluster_wait_until 60 "Failed" eval '[ "$(cond perindex Failed)" = TrueFailedIndexes ] &&
+     [ "$(jstatus perindex completedIndexes)" = 0,2 ] &&
+     [ "$(cond perindex FailureTarget)" = TrueFailedIndexes ]'
+
 # Suspend and resume.
 held_job paused 2 2 6 "suspend: true"
 check "a suspended Job is Suspended (JobSuspended) and creates no pod" \
@@ -296,14 +348,15 @@ if [ "$cm" = sqlkcm ]; then
 fi
 # For job-kcm.t: the end states.
 if [ -n "${E2E_JOB_STATES:-}" ]; then
-	for j in once ten indexed held failing deadline policysuccess policy paused crash \
-	    elsewhere; do
+	for j in once ten indexed held failing deadline policysuccess policy perindex paused \
+	    crash elsewhere; do
 		kubectl get job "$j" -n "$ns" -o json | python3 -c '
 import json, sys
 j = json.load(sys.stdin); s = j.get("status", {})
 conds = sorted((c["type"], c["status"], c.get("reason", "")) for c in s.get("conditions", []))
 print(j["metadata"]["name"], s.get("active", 0), s.get("succeeded", 0), s.get("failed", 0),
-      s.get("ready"), s.get("terminating"), s.get("completedIndexes"), conds)'
+      s.get("ready"), s.get("terminating"), s.get("completedIndexes"),
+      s.get("failedIndexes"), conds)'
 	done >"$E2E_JOB_STATES"
 fi
 tap_done

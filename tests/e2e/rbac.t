@@ -13,7 +13,8 @@
 # rbac-endpoint.yaml, rbac-endpointslice.yaml and rbac-endpointslicemirroring.yaml for the
 # Endpoints, EndpointSlice and mirroring controllers; rbac-ttl-after-finished.yaml for the
 # TTL-after-finished controller; rbac-job.yaml for the Job controller; rbac-cronjob.yaml
-# for the CronJob controller; rbac-statefulset.yaml for the StatefulSet controller.
+# for the CronJob controller; rbac-disruption.yaml for the disruption controller;
+# rbac-statefulset.yaml for the StatefulSet controller.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -47,6 +48,8 @@ cleanup() {
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:ttl-after-finished-controller \
 	    sqlkcm:job-controller --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:cronjob-controller \
+	    --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole sqlkcm:disruption-controller \
 	    --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:statefulset-controller \
 	    --wait=false >/dev/null 2>&1
@@ -680,6 +683,55 @@ check "the CronJob controller creates the scheduled Job and writes the status wi
 check "no request of the CronJob controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/cronsa.log"'
 sqlkcm_stop cronsa
+
+# The disruption controller's manifest: a budget over a ReplicaSet's pod gets its status
+# (expectedPods from the ReplicaSet's scale), written with those rights.
+check "rbac-disruption.yaml applies" kubectl apply -f "$manifests/rbac-disruption.yaml"
+check "with it, it may update budgets' status and pods' status" \
+    eval 'cluster_wait_until 30 "the role" can update poddisruptionbudgets.policy \
+     --subresource=status -n '"$ns"' &&
+     can update pods --subresource=status -n '"$ns"
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: $ns-pdbrs}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: $ns-pdb}}
+  template:
+    metadata: {labels: {app: $ns-pdb}}
+    spec:
+      nodeSelector: {example.com/no-such-node: "true"}
+      containers: [{name: c, image: busybox}]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: $ns-pdb}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {app: $ns-pdb}}
+YAML
+rsuid=$(kubectl get rs "$ns-pdbrs" -n "$ns" -o jsonpath='{.metadata.uid}')
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $ns-pdbpod
+  labels: {app: $ns-pdb}
+  ownerReferences:
+  - {apiVersion: apps/v1, kind: ReplicaSet, name: $ns-pdbrs, uid: $rsuid, controller: true}
+spec:
+  nodeSelector: {example.com/no-such-node: "true"}
+  containers: [{name: c, image: busybox}]
+YAML
+sqlkcm_start pdbsa --kubeconfig "$work/kubeconfig" --db "$work/pdb.db" \
+    --controllers disruption -v 2
+check "the disruption controller writes the budget's status with those rights" \
+    cluster_wait_until 60 "the status" eval '[ "$(kubectl get pdb '"$ns"'-pdb -n '"$ns"' \
+     -o jsonpath="{.status.expectedPods}/{.status.desiredHealthy}")" = 2/1 ]'
+check "no request of the disruption controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/pdbsa.log"'
+sqlkcm_stop pdbsa
 
 # The StatefulSet controller's manifest: a StatefulSet of one pod with a claim template
 # gets its revision, its claim, its pod and its status with those rights.

@@ -14,7 +14,8 @@
  * off are played as 1.36 runs by default, with them on: a failing Job whose deleted pods
  * are still terminating ends the row with FailureTarget, not yet Failed (kube's own
  * "count terminating pods when indexed job fails" row). Then the backoff between failures (TestGetRemainingTime's cases), the
- * pods created, and what the handlers queue.
+ * pods created, and what the handlers queue. A second table is kube's
+ * TestSyncJobWithJobBackoffLimitPerIndex, played the same way.
  */
 #include "config.h"
 
@@ -329,6 +330,224 @@ sync_case(void **state)
 		assert_int_equal(found, r->condition != NULL);
 	}
 	cJSON_Delete(status);
+}
+
+/* kube's TestSyncJobWithJobBackoffLimitPerIndex, as data: an Indexed Job with
+ * backoffLimitPerIndex 1 (and backoffLimit, maxFailedIndexes, a podFailurePolicy rule on
+ * exit code 3), its pods by index, phase, the failure count annotation and exit code; what
+ * kube's status ends with, played as sync_case plays a row. created: the pods the first
+ * sync creates, as index:failures:ignored, the annotations the replaced pod's failures
+ * give them. */
+struct index_pod {
+	int index;
+	const char *phase;
+	int failures;		/* batch.kubernetes.io/job-index-failure-count */
+	int exit_code;		/* of container x; UNSET: no container status */
+	int finished_now;	/* its container finished at NOW (else long ago) */
+};
+
+static const struct per_index_case {
+	const char *name;
+	int parallelism, completions, backoff_limit, max_failed;	/* UNSET: none */
+	const char *policy;		/* the action of the rule on exit code 3; NULL: none */
+	struct index_pod pods[4];
+	int npods;
+	int want_active, want_failed, want_succeeded, want_terminating;
+	const char *want_completed, *want_failed_indexes;
+	const char *want_conditions;	/* the True ones, "Type/Reason" in order */
+	const char *created;
+} per_index_cases[] = {
+	{ "successful job after a single failure within index", 2, 2, INT32_MAX, UNSET, NULL,
+	    { { 0, "Failed", 0, UNSET, 0 }, { 0, "Succeeded", 1, UNSET, 0 },
+	    { 1, "Succeeded", 0, UNSET, 0 } }, 3,
+	    0, 1, 2, 0, "0,1", "",
+	    "SuccessCriteriaMet/CompletionsReached,Complete/CompletionsReached", "" },
+	{ "single failed pod, not counted as the replacement pod creation is delayed", 2, 2,
+	    INT32_MAX, UNSET, NULL, { { 0, "Failed", 0, UNSET, 0 } }, 1,
+	    2, 0, 0, 0, "", "", "", "0:1:0,1:0:0" },
+	{ "single failed pod replaced already", 2, 2, INT32_MAX, UNSET, NULL,
+	    { { 0, "Failed", 0, UNSET, 0 }, { 0, "Pending", 1, UNSET, 0 } }, 2,
+	    2, 1, 0, 0, "", "", "", "1:0:0" },
+	{ "replacement pod creation delayed by per-index backoff while another index runs",
+	    2, 2, INT32_MAX, UNSET, NULL,
+	    { { 0, "Running", 0, UNSET, 0 }, { 1, "Failed", 0, 0, 1 } }, 2,
+	    1, 0, 0, 0, "", "", "", "" },
+	{ "single failed index due to exceeding the backoff limit per index, the job continues",
+	    2, 2, INT32_MAX, UNSET, NULL, { { 0, "Failed", 1, UNSET, 0 } }, 1,
+	    1, 1, 0, 0, "", "0", "", "1:0:0" },
+	{ "single failed index due to FailIndex action, the job continues", 2, 2, INT32_MAX,
+	    UNSET, "FailIndex", { { 0, "Failed", 0, 3, 0 } }, 1,
+	    1, 1, 0, 0, "", "0", "", "1:0:0" },
+	{ "job failed index due to FailJob action", 2, 2, 6, UNSET, "FailJob",
+	    { { 0, "Failed", 0, 3, 0 } }, 1,
+	    0, 1, 0, 0, "", "", "FailureTarget/PodFailurePolicy,Failed/PodFailurePolicy", "" },
+	{ "job pod failure ignored due to matching Ignore action", 2, 2, 6, UNSET, "Ignore",
+	    { { 0, "Failed", 0, 3, 0 } }, 1,
+	    2, 0, 0, 0, "", "", "", "0:0:1,1:0:0" },
+	{ "job failed due to exceeding backoffLimit before backoffLimitPerIndex", 2, 2, 1, UNSET,
+	    NULL, { { 0, "Failed", 0, UNSET, 0 }, { 1, "Failed", 0, UNSET, 0 } }, 2,
+	    0, 2, 0, 0, "", "",
+	    "FailureTarget/BackoffLimitExceeded,Failed/BackoffLimitExceeded", "" },
+	{ "job failed due to failed indexes", 2, 2, INT32_MAX, UNSET, NULL,
+	    { { 0, "Failed", 1, UNSET, 0 }, { 1, "Succeeded", 0, UNSET, 0 } }, 2,
+	    0, 1, 1, 0, "1", "0", "FailureTarget/FailedIndexes,Failed/FailedIndexes", "" },
+	{ "job failed due to exceeding max failed indexes", 4, 4, INT32_MAX, 1, NULL,
+	    { { 0, "Failed", 1, UNSET, 0 }, { 1, "Succeeded", 0, UNSET, 0 },
+	    { 2, "Failed", 1, UNSET, 0 }, { 3, "Running", 0, UNSET, 0 } }, 4,
+	    0, 3, 1, 1, "1", "0,2", "FailureTarget/MaxFailedIndexesExceeded", "" },
+};
+
+static cJSON *
+per_index_job(const struct per_index_case *r)
+{
+	struct sync_case shape = { r->name, r->parallelism, r->completions, r->backoff_limit,
+	    0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UNSET, 0, NULL, NULL };
+	cJSON *job = job_new(&shape), *spec = json_child_object(job, "spec");
+
+	json_set(spec, "completionMode", cJSON_CreateString("Indexed"));
+	json_set(spec, "backoffLimitPerIndex", cJSON_CreateNumber(1));
+	if (r->max_failed != UNSET)
+		json_set(spec, "maxFailedIndexes", cJSON_CreateNumber(r->max_failed));
+	if (r->policy != NULL) {
+		char *text = xasprintf("{\"rules\":[{\"action\":\"%s\",\"onExitCodes\":{"
+		    "\"operator\":\"In\",\"values\":[3]}}]}", r->policy);
+
+		json_set(spec, "podFailurePolicy", fixture_parse(text));
+		free(text);
+	}
+	return job;
+}
+
+static cJSON *
+per_index_pod(int n, const struct index_pod *ip)
+{
+	cJSON *pod = job_pod_new(n, ip->phase, 0, 0);
+	cJSON *ann = json_child_object(json_child_object(pod, "metadata"), "annotations");
+	char text[32];
+
+	snprintf(text, sizeof text, "%d", ip->index);
+	json_set(ann, "batch.kubernetes.io/job-completion-index", cJSON_CreateString(text));
+	snprintf(text, sizeof text, "%d", ip->failures);
+	json_set(ann, "batch.kubernetes.io/job-index-failure-count", cJSON_CreateString(text));
+	if (ip->exit_code != UNSET) {
+		char *status = xasprintf("[{\"name\":\"x\",\"state\":{\"terminated\":{"
+		    "\"exitCode\":%d,\"finishedAt\":\"%s\"}}}]", ip->exit_code,
+		    ip->finished_now ? "2026-01-01T00:00:00Z" : "2025-12-31T23:40:00Z");
+
+		json_set(json_child_object(pod, "status"), "containerStatuses",
+		    fixture_parse(status));
+		free(status);
+	}
+	return pod;
+}
+
+static void
+per_index_case(void **state)
+{
+	struct ctl_world *w = *state;
+	const struct per_index_case *r = w->row;
+	const struct resource *pods = resource_find("pods"), *jobs = resource_find("jobs");
+	cJSON *status = NULL, *job;
+	struct buf created, conditions;
+	int rv = 1, first = 1;
+	const cJSON *c;
+
+	buf_init(&created);
+	buf_init(&conditions);
+	ctl_cache(w, jobs, per_index_job(r));
+	for (int i = 0; i < r->npods; i++)
+		ctl_cache(w, pods, per_index_pod(i, &r->pods[i]));
+	for (int round = 0; round < 6; round++) {
+		const struct action *st = NULL;
+		int writes = 0;
+		char text[16];
+
+		ctl_sync(w, "default/foobar", NOW);
+		for (int i = 0; first && i < w->result.nmanage; i++) {
+			const struct action *a = &w->result.manage[i];
+			const cJSON *ann = json_path(a->body, "metadata.annotations");
+			const cJSON *ignored;
+
+			if (a->type != ACTION_CREATE)
+				continue;
+			ignored = cJSON_GetObjectItemCaseSensitive(ann,
+			    "batch.kubernetes.io/job-index-ignored-failure-count");
+			buf_printf(&created, "%s%s:%s:%s", created.len > 0 ? "," : "",
+			    cJSON_GetObjectItemCaseSensitive(ann,
+			    "batch.kubernetes.io/job-completion-index")->valuestring,
+			    cJSON_GetObjectItemCaseSensitive(ann,
+			    "batch.kubernetes.io/job-index-failure-count")->valuestring,
+			    ignored != NULL ? ignored->valuestring : "0");
+		}
+		first = 0;
+		for (int i = 0; i < w->result.nwrites; i++) {
+			const struct action *a = &w->result.writes[i];
+
+			if (a->type == ACTION_UPDATE_STATUS) {
+				st = a;
+				continue;
+			}
+			assert_int_equal(a->type, ACTION_PATCH);
+			apply_patch(w, a);
+			writes++;
+		}
+		if (st == NULL)
+			st = w->result.status;
+		if (st == NULL && writes == 0)
+			break;
+		if (st != NULL) {
+			cJSON_Delete(status);
+			status = cJSON_Duplicate(json_path(st->body, "status"), 1);
+			job = cJSON_Duplicate(st->body, 1);
+			snprintf(text, sizeof text, "%d", ++rv);
+			json_set(json_child_object(job, "metadata"), "resourceVersion",
+			    cJSON_CreateString(text));
+			ctl_cache(w, jobs, job);
+		}
+		if (round == 5)
+			fail_msg("%s: still writing after 6 syncs", r->name);
+	}
+	assert_non_null(status);
+	assert_string_equal(created.data != NULL ? created.data : "", r->created);
+	assert_int_equal(json_int(status, "active", 0), r->want_active);
+	assert_int_equal(json_int(status, "failed", 0), r->want_failed);
+	assert_int_equal(json_int(status, "succeeded", 0), r->want_succeeded);
+	assert_int_equal(json_int(status, "terminating", -1), r->want_terminating);
+	assert_string_equal(json_string(status, "completedIndexes"), r->want_completed);
+	assert_true(cJSON_IsString(json_path(status, "failedIndexes")));
+	assert_string_equal(json_string(status, "failedIndexes"), r->want_failed_indexes);
+	cJSON_ArrayForEach(c, json_path(status, "conditions")) {
+		if (strcmp(json_string(c, "status"), "True") == 0)
+			buf_printf(&conditions, "%s%s/%s", conditions.len > 0 ? "," : "",
+			    json_string(c, "type"), json_string(c, "reason"));
+	}
+	assert_string_equal(conditions.data != NULL ? conditions.data : "",
+	    r->want_conditions);
+	buf_free(&created);
+	buf_free(&conditions);
+	cJSON_Delete(status);
+}
+
+/* kube's TestGetIndexFailureCount, as data. */
+static void
+index_failure_count(void **state)
+{
+	static const struct {
+		const char *text;	/* NULL: no annotation */
+		long long want;
+	} cases[] = {
+		{ NULL, 0 }, { "2", 2 }, { "2147483647", 2147483647LL }, { "2147483648", 0 },
+		{ "-1", 0 }, { "xyz", 0 }, { "", 0 }, { " 1", 0 }, { "1 ", 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		long long got = job_index_failure_count(cases[i].text);
+
+		if (got != cases[i].want)
+			fail_msg("\"%s\": %lld, want %lld", cases[i].text ? cases[i].text : "(none)",
+			    got, cases[i].want);
+	}
 }
 
 /* kube's TestGetRemainingTime and backoff cases: 10 s doubling, at most 10 min. */
@@ -749,12 +968,17 @@ active_deadline(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(sync_cases) + 9];
+	struct CMUnitTest tests[NELEM(sync_cases) + NELEM(per_index_cases) + 10];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(sync_cases); i++)
 		tests[n++] = (struct CMUnitTest){ sync_cases[i].name, sync_case, world_setup,
 		    world_teardown, (void *)&sync_cases[i] };
+	for (size_t i = 0; i < NELEM(per_index_cases); i++)
+		tests[n++] = (struct CMUnitTest){ per_index_cases[i].name, per_index_case,
+		    world_setup, world_teardown, (void *)&per_index_cases[i] };
+	tests[n++] = (struct CMUnitTest){ "the failure count annotations", index_failure_count,
+	    NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "the backoff after failures", backoff, NULL, NULL,
 	    NULL };
 	tests[n++] = (struct CMUnitTest){ "the pod created", pod_created, world_setup,

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# disruption-kcm.t - kube-controller-manager 1.36's disruption-controller and sqlkcm's end
+# in the same states: disruption.t's scenario (a budget's status over a Deployment, a
+# kubectl drain under it, a second eviction refused, a percentage maxUnavailable scaled,
+# a stale DisruptionTarget condition reset, a budget whose pod's controller is gone) runs
+# under each (with their replicaset and deployment controllers), every check of it passing
+# under both, and their end states (each budget's status and condition, the SyncFailed
+# message, the pods left Ready, the reset condition) are compared.
+# e2e: locks disruption replicaset deployment nodes
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+use_shared_cluster
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/sqlkcm-disruption-kcm.XXXXXX")
+
+# The scenario under each; its TAP lines are ours, renumbered.
+for cm in kcm sqlkcm; do
+	out=$(E2E_PDB_CM=$cm E2E_PDB_STATE="$work/$cm.state" bash "$(dirname "$0")/disruption.t" 2>&1)
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) pass "$cm: ${line#ok * - }" ;;
+		"not ok "*) fail "$cm: ${line#not ok * - }" ;;
+		"#"*) echo "$line" ;;
+		esac
+	done <<<"$out"
+done
+check "sqlkcm ends in kube-controller-manager's state (budgets' status, pods, conditions)" \
+    diff "$work/kcm.state" "$work/sqlkcm.state"
+tap_done
