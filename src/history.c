@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "controllerref.h"
 #include "history.h"
+#include "json.h"
 #include "util.h"
 
 #define NAME_PREFIX_LIMIT 223	/* 253 less room for a dash and a hash */
@@ -263,4 +265,62 @@ history_next_revision(const struct history_revision *v, int n)
 			max = v[i].revision;
 	}
 	return max + 1;
+}
+
+cJSON *
+history_template_patch(const cJSON *owner)
+{
+	const cJSON *t = json_path(owner, "spec.template");
+	cJSON *data = cJSON_CreateObject();
+	cJSON *spec = cJSON_AddObjectToObject(data, "spec");
+	cJSON *template = cJSON_IsObject(t) ? cJSON_Duplicate(t, 1) : cJSON_CreateObject();
+
+	json_set(template, "$patch", cJSON_CreateString("replace"));
+	cJSON_AddItemToObject(spec, "template", template);
+	return data;
+}
+
+cJSON *
+history_revision_new(const struct resource *owner_resource, const cJSON *owner,
+    const char *name, const char *hash, const cJSON *data, long long number)
+{
+	cJSON *r = cJSON_CreateObject(), *meta, *labels, *refs;
+	const cJSON *tlabels = json_path(owner, "spec.template.metadata.labels");
+	const cJSON *annotations = json_path(owner, "metadata.annotations");
+	char *text;
+
+	cJSON_AddStringToObject(r, "apiVersion", "apps/v1");
+	cJSON_AddStringToObject(r, "kind", "ControllerRevision");
+	meta = cJSON_AddObjectToObject(r, "metadata");
+	cJSON_AddStringToObject(meta, "name", name);
+	cJSON_AddStringToObject(meta, "namespace",
+	    json_string(json_path(owner, "metadata"), "namespace"));
+	labels = cJSON_IsObject(tlabels) ? cJSON_Duplicate(tlabels, 1) : cJSON_CreateObject();
+	json_set(labels, HISTORY_HASH_LABEL, cJSON_CreateString(hash));
+	cJSON_AddItemToObject(meta, "labels", labels);
+	if (cJSON_IsObject(annotations))
+		cJSON_AddItemToObject(meta, "annotations", cJSON_Duplicate(annotations, 1));
+	refs = cJSON_AddArrayToObject(meta, "ownerReferences");
+	cJSON_AddItemToArray(refs, controllerref_new(owner_resource, owner));
+	/* As kube's json.Marshal of a map writes it (keys sorted, Go's escapes): the
+	 * apiserver keeps the bytes, kube compares them byte for byte, and a patch of the
+	 * revision, which writes them anew that way, must leave them equal. */
+	text = history_canonical_json(data);
+	cJSON_AddItemToObject(r, "data", cJSON_CreateRaw(text));
+	free(text);
+	cJSON_AddNumberToObject(r, "revision", (double)number);
+	return r;
+}
+
+cJSON *
+history_revision_template(const cJSON *revision)
+{
+	const cJSON *t = json_path(revision, "data.spec.template");
+	cJSON *copy;
+
+	if (!cJSON_IsObject(t))
+		return NULL;
+	copy = cJSON_Duplicate(t, 1);
+	cJSON_DeleteItemFromObjectCaseSensitive(copy, "$patch");
+	return copy;
 }

@@ -46,6 +46,24 @@ char *history_canonical_json(const cJSON *v);
  * equal only to NULL. */
 int history_data_equal(const cJSON *a, const cJSON *b);
 
+struct resource;
+
+/* kube's getPatch: the data of a revision of owner (a DaemonSet or a StatefulSet) now, the
+ * patch that puts its template back whole: {"spec":{"template":{..., "$patch":"replace"}}}.
+ * Malloc'd. */
+cJSON *history_template_patch(const cJSON *owner);
+
+/* kube's NewControllerRevision (with the owner's annotations, as the DaemonSet and
+ * StatefulSet controllers add them): the revision name of owner (of owner_resource), in
+ * its namespace, labelled with the template's labels and hash, controlled by owner, with
+ * data (written canonically, as kube compares the bytes) and number. Malloc'd. */
+cJSON *history_revision_new(const struct resource *owner_resource, const cJSON *owner,
+    const char *name, const char *hash, const cJSON *data, long long number);
+
+/* kube's ApplyRevision on the template: revision's data.spec.template without its
+ * "$patch" (a copy), or NULL when it has none. */
+cJSON *history_revision_template(const cJSON *revision);
+
 /* One revision as the history reads it. */
 struct history_revision {
 	const char *name;

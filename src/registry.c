@@ -32,6 +32,7 @@
 #include "controllers/cronjob.h"
 #include "controllers/disruption.h"
 #include "controllers/resourcequota.h"
+#include "controllers/statefulset.h"
 #include "kcmflags.h"
 #include "registry.h"
 #include "util.h"
@@ -61,6 +62,7 @@ const struct controller_type *const controller_types[] = {
 	&cronjob_controller_type,
 	&disruption_controller_type,
 	&resourcequota_controller_type,
+	&statefulset_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 

@@ -968,18 +968,11 @@ revision_write(struct sync_result *out, enum action_type type, const char *verb,
 	return a;
 }
 
-/* The revision's data for ds now (kube's getPatch): its template, to be put back whole. */
+/* The revision's data for ds now (kube's getPatch, history.c). */
 static cJSON *
 revision_data(const cJSON *ds)
 {
-	const cJSON *t = json_path(ds, "spec.template");
-	cJSON *data = cJSON_CreateObject();
-	cJSON *spec = cJSON_AddObjectToObject(data, "spec");
-	cJSON *template = cJSON_IsObject(t) ? cJSON_Duplicate(t, 1) : cJSON_CreateObject();
-
-	json_set(template, "$patch", cJSON_CreateString("replace"));
-	cJSON_AddItemToObject(spec, "template", template);
-	return data;
+	return history_template_patch(ds);
 }
 
 /* A new ControllerRevision of ds (kube's snapshot). */
@@ -987,32 +980,7 @@ static cJSON *
 revision_new(const cJSON *ds, const char *name, const char *hash, const cJSON *data,
     long long number)
 {
-	cJSON *r = cJSON_CreateObject(), *meta, *labels, *refs;
-	const cJSON *tlabels = json_path(ds, "spec.template.metadata.labels");
-	char *text;
-	const cJSON *annotations = json_path(ds, "metadata.annotations");
-
-	cJSON_AddStringToObject(r, "apiVersion", "apps/v1");
-	cJSON_AddStringToObject(r, "kind", "ControllerRevision");
-	meta = cJSON_AddObjectToObject(r, "metadata");
-	cJSON_AddStringToObject(meta, "name", name);
-	cJSON_AddStringToObject(meta, "namespace",
-	    json_string(json_path(ds, "metadata"), "namespace"));
-	labels = cJSON_IsObject(tlabels) ? cJSON_Duplicate(tlabels, 1) : cJSON_CreateObject();
-	json_set(labels, HISTORY_HASH_LABEL, cJSON_CreateString(hash));
-	cJSON_AddItemToObject(meta, "labels", labels);
-	if (cJSON_IsObject(annotations))
-		cJSON_AddItemToObject(meta, "annotations", cJSON_Duplicate(annotations, 1));
-	refs = cJSON_AddArrayToObject(meta, "ownerReferences");
-	cJSON_AddItemToArray(refs, controllerref_new(daemonsets_resource(), ds));
-	/* As kube's json.Marshal of a map writes it (keys sorted, Go's escapes): the
-	 * apiserver keeps the bytes, kube compares them byte for byte (daemon.Match), and a
-	 * patch of the revision, which writes them anew that way, must leave them equal. */
-	text = history_canonical_json(data);
-	cJSON_AddItemToObject(r, "data", cJSON_CreateRaw(text));
-	free(text);
-	cJSON_AddNumberToObject(r, "revision", (double)number);
-	return r;
+	return history_revision_new(daemonsets_resource(), ds, name, hash, data, number);
 }
 
 /* Reads the cached revision namespace/name's body, NULL when absent. */

@@ -14,7 +14,8 @@
 # Endpoints, EndpointSlice and mirroring controllers; rbac-ttl-after-finished.yaml for the
 # TTL-after-finished controller; rbac-job.yaml for the Job controller; rbac-cronjob.yaml
 # for the CronJob controller; rbac-disruption.yaml for the disruption controller;
-# rbac-resourcequota.yaml for the resource quota controller.
+# rbac-resourcequota.yaml for the resource quota controller; rbac-statefulset.yaml for
+# the StatefulSet controller.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -52,6 +53,8 @@ cleanup() {
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:disruption-controller \
 	    --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:resourcequota-controller \
+	    --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole sqlkcm:statefulset-controller \
 	    --wait=false >/dev/null 2>&1
 	kubectl patch job "$ns-ttl" -n "$ns" --type=merge -p '{"metadata":{"finalizers":null}}' \
 	    >/dev/null 2>&1
@@ -732,6 +735,7 @@ check "the disruption controller writes the budget's status with those rights" \
 check "no request of the disruption controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/pdbsa.log"'
 sqlkcm_stop pdbsa
+
 # The resource quota controller's manifest: a quota's status (hard, and used counted from
 # what the controller lists) is written.
 check "rbac-resourcequota.yaml applies" kubectl apply -f "$manifests/rbac-resourcequota.yaml"
@@ -756,5 +760,44 @@ check "the resource quota controller writes the quota's status with those rights
 check "no request of the resource quota controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/rqsa.log"'
 sqlkcm_stop rqsa
+
+# The StatefulSet controller's manifest: a StatefulSet of one pod with a claim template
+# gets its revision, its claim, its pod and its status with those rights.
+check "rbac-statefulset.yaml applies" kubectl apply -f "$manifests/rbac-statefulset.yaml"
+check "with it, it may create pods and claims, keep revisions, update StatefulSets' status" \
+    eval 'cluster_wait_until 30 "the role" can create pods -n '"$ns"' &&
+     can create persistentvolumeclaims -n '"$ns"' && can update persistentvolumeclaims -n '"$ns"' &&
+     can create controllerrevisions.apps -n '"$ns"' &&
+     can update statefulsets.apps --subresource=status -n '"$ns"' &&
+     cannot update statefulsets.apps -n '"$ns"
+kubectl apply -n "$ns" -f - >/dev/null <<'YAML'
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: rbac-sts}
+spec:
+  replicas: 1
+  serviceName: rbac-sts
+  selector: {matchLabels: {app: rbac-sts}}
+  persistentVolumeClaimRetentionPolicy: {whenDeleted: Delete, whenScaled: Delete}
+  template:
+    metadata: {labels: {app: rbac-sts}}
+    spec:
+      nodeSelector: {sqlkcm-rbac-no-such-node: "true"}
+      containers: [{name: c, image: pause}]
+  volumeClaimTemplates:
+    - metadata: {name: data}
+      spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Mi}}}
+YAML
+sqlkcm_start stssa --kubeconfig "$work/kubeconfig" --db "$work/sts.db" \
+    --controllers statefulset -v 2
+check "the StatefulSet gets its revision, claim, pod and status with those rights" \
+    cluster_wait_until 90 "the pod and status" eval '[ "$(kubectl get sts -n '"$ns"' rbac-sts \
+     -o jsonpath={.status.observedGeneration})" = 1 ] &&
+     kubectl get pvc -n '"$ns"' data-rbac-sts-0 >/dev/null 2>&1 &&
+     kubectl get pod -n '"$ns"' rbac-sts-0 >/dev/null 2>&1'
+check "no request of the StatefulSet controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/stssa.log"'
+sqlkcm_stop stssa
+kubectl delete sts -n "$ns" rbac-sts --wait=false >/dev/null 2>&1
 
 tap_done

@@ -160,6 +160,7 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		{ "cronjob", 1000 },
 		{ "disruption", 1000 },
 		{ "resourcequota", 1000 },
+		{ "statefulset", 1000 },
 	};
 	/* Where kube's queue starts at another backoff than client-go's 5 ms. */
 	static const struct {
