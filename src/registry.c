@@ -30,6 +30,7 @@
 #include "controllers/endpointslicemirroring.h"
 #include "controllers/ttlafterfinished.h"
 #include "controllers/cronjob.h"
+#include "controllers/clusterroleaggregation.h"
 #include "kcmflags.h"
 #include "registry.h"
 #include "util.h"
@@ -57,6 +58,7 @@ const struct controller_type *const controller_types[] = {
 	&endpointslice_controller_type,
 	&endpointslicemirroring_controller_type,
 	&cronjob_controller_type,
+	&clusterroleaggregation_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 

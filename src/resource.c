@@ -383,6 +383,12 @@ static const struct resource resource_resourcequotas = {
 	"resourcequotas", "ResourceQuota", "v1", "/api/v1/resourcequotas", "cache_objects",
 	no_columns, 20, 0, 1, NULL,
 };
+/* Whole: the aggregation controller reads each role's labels, aggregation rule and rules. */
+static const struct resource resource_clusterroles = {
+	"clusterroles", "ClusterRole", "rbac.authorization.k8s.io/v1",
+	"/apis/rbac.authorization.k8s.io/v1/clusterroles", "cache_objects", no_columns, 21, 0, 0,
+	NULL,
+};
 
 const struct resource *const resource_all[] = {
 	&resource_pods, &resource_replicasets, &resource_deployments, &resource_namespaces,
@@ -391,7 +397,7 @@ const struct resource *const resource_all[] = {
 	&resource_services, &resource_endpoints, &resource_endpointslices,
 	&resource_controllerrevisions, &resource_daemonsets, &resource_jobs, &resource_cronjobs,
 	&resource_statefulsets, &resource_persistentvolumeclaims, &resource_poddisruptionbudgets,
-	&resource_resourcequotas,
+	&resource_resourcequotas, &resource_clusterroles,
 };
 const int resource_count = sizeof resource_all / sizeof resource_all[0];
 

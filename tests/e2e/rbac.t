@@ -13,7 +13,8 @@
 # rbac-endpoint.yaml, rbac-endpointslice.yaml and rbac-endpointslicemirroring.yaml for the
 # Endpoints, EndpointSlice and mirroring controllers; rbac-ttl-after-finished.yaml for the
 # TTL-after-finished controller; rbac-job.yaml for the Job controller; rbac-cronjob.yaml
-# for the CronJob controller.
+# for the CronJob controller; rbac-clusterrole-aggregation.yaml for the ClusterRole
+# aggregation controller.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -48,6 +49,10 @@ cleanup() {
 	    sqlkcm:job-controller --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:cronjob-controller \
 	    --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole \
+	    sqlkcm:clusterrole-aggregation-controller --wait=false >/dev/null 2>&1
+	kubectl delete clusterrole "$ns-aggregated" "$ns-aggregated-part" --wait=false \
+	    >/dev/null 2>&1
 	kubectl patch job "$ns-ttl" -n "$ns" --type=merge -p '{"metadata":{"finalizers":null}}' \
 	    >/dev/null 2>&1
 	kubectl delete -n sqlkcm-system rolebinding,role sqlkcm:leader-election \
@@ -678,5 +683,36 @@ check "the CronJob controller creates the scheduled Job and writes the status wi
 check "no request of the CronJob controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/cronsa.log"'
 sqlkcm_stop cronsa
+
+# The ClusterRole aggregation controller's manifest: an aggregated role of the test's own
+# gets the rule of the role its selector picks, a rule the controller itself does not hold
+# (so writing it takes escalate).
+check "rbac-clusterrole-aggregation.yaml applies" \
+    kubectl apply -f "$manifests/rbac-clusterrole-aggregation.yaml"
+check "with it, it may escalate and patch ClusterRoles" \
+    eval 'cluster_wait_until 30 "the role" can escalate clusterroles.rbac.authorization.k8s.io &&
+     can patch clusterroles.rbac.authorization.k8s.io'
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: $ns-aggregated}
+aggregationRule:
+  clusterRoleSelectors: [{matchLabels: {example.com/aggregate-to-$ns: "true"}}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: $ns-aggregated-part
+  labels: {example.com/aggregate-to-$ns: "true"}
+rules: [{apiGroups: [example.com], resources: [gadgets], verbs: [get, delete]}]
+YAML
+sqlkcm_start aggsa --kubeconfig "$work/kubeconfig" --db "$work/agg.db" \
+    --controllers clusterrole-aggregation -v 2
+check "the aggregation controller writes the picked role's rule with those rights" \
+    cluster_wait_until 60 "the rule" eval '[ "$(kubectl get clusterrole '"$ns"'-aggregated \
+     -o jsonpath="{.rules[0].resources[0]}/{.rules[0].verbs[1]}")" = gadgets/delete ]'
+check "no request of the aggregation controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/aggsa.log"'
+sqlkcm_stop aggsa
 
 tap_done

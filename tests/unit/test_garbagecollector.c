@@ -138,7 +138,7 @@ static const struct {
 	{ "", "v1", "secrets", "Secret", 1 },
 	{ "", "v1", "replicationcontrollers", "ReplicationController", 1 },
 	{ "", "v1", "nodes", "Node", 0 },
-	{ "rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", 0 },
+	{ "scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", 0 },
 	{ "rbac.authorization.k8s.io", "v1", "roles", "Role", 1 },
 	{ "example.com", "v1", "widgets", "Widget", 1 },
 };
@@ -493,9 +493,9 @@ static const struct sync_case sync_cases[] = {
 		    "namespaced one is left alone (namespacedOwnerOfClusterScopedObjectErr, "
 		    "garbagecollector.go:351-353)",
 		.objects = {
-			OBJECT("clusterroles.rbac.authorization.k8s.io", NULL, "admin", "uid-admin"),
+			OBJECT("priorityclasses.scheduling.k8s.io", NULL, "admin", "uid-admin"),
 			OBJECT("nodes", NULL, "nodename", "nodeuid1",
-			    .owners = "[" REF("rbac.authorization.k8s.io/v1", "ClusterRole", "admin",
+			    .owners = "[" REF("scheduling.k8s.io/v1", "PriorityClass", "admin",
 			    "uid-admin") "," POD("podname1", "poduid1") "]"),
 		},
 		.key = "nodeuid1",

@@ -1291,16 +1291,16 @@ metadata_resources_share_one_table_and_each_keeps_its_rows(void **state)
 	struct store *s = open_memory();
 	const struct resource *cms = resource_metadata("", "v1", "limitranges", "LimitRange", 1);
 	const struct resource *secrets = resource_metadata("", "v1", "secrets", "Secret", 1);
-	const struct resource *crs = resource_metadata("rbac.authorization.k8s.io", "v1",
-	    "clusterroles", "ClusterRole", 0);
+	const struct resource *crs = resource_metadata("scheduling.k8s.io", "v1",
+	    "priorityclasses", "PriorityClass", 0);
 	long long epoch;
 	int deleted;
 	char *error = NULL, *path;
 
 	(void)state;
 	assert_true(cms->metadata_only);
-	assert_string_equal(crs->name, "clusterroles.rbac.authorization.k8s.io");
-	assert_string_equal(crs->path, "/apis/rbac.authorization.k8s.io/v1/clusterroles");
+	assert_string_equal(crs->name, "priorityclasses.scheduling.k8s.io");
+	assert_string_equal(crs->path, "/apis/scheduling.k8s.io/v1/priorityclasses");
 	assert_ptr_equal(resource_metadata("", "v1", "limitranges", "LimitRange", 1), cms);
 	/* A typed resource is not registered twice. */
 	assert_ptr_equal(resource_metadata("apps", "v1", "replicasets", "ReplicaSet", 1),
@@ -1308,7 +1308,7 @@ metadata_resources_share_one_table_and_each_keeps_its_rows(void **state)
 	assert_ptr_equal(resource_find_kind("v1", "Secret"), secrets);
 	/* Requests address the plural, not the "plural.group" name. */
 	path = restops_path(crs, NULL, "admin", NULL, &error);
-	assert_string_equal(path, "/apis/rbac.authorization.k8s.io/v1/clusterroles/admin");
+	assert_string_equal(path, "/apis/scheduling.k8s.io/v1/priorityclasses/admin");
 	free(path);
 	path = restops_path(resource_metadata("example.com", "v1", "widgets", "Widget", 1), "ns",
 	    "w", NULL, &error);
@@ -1339,7 +1339,7 @@ metadata_resources_share_one_table_and_each_keeps_its_rows(void **state)
 	assert_int_equal(store_count(s, crs), 1);
 	assert_int_equal(query_int(s, "SELECT count(*) FROM objects WHERE kind = 'LimitRange' "
 	    "AND api_version = 'v1' AND name = 'same'", NULL), 1);
-	assert_int_equal(query_int(s, "SELECT count(*) FROM objects WHERE kind = 'ClusterRole' "
+	assert_int_equal(query_int(s, "SELECT count(*) FROM objects WHERE kind = 'PriorityClass' "
 	    "AND namespace = '' AND NOT namespaced", NULL), 1);
 	/* The owner graph spans resources: the LimitRange's owner is the cached Secret. */
 	assert_int_equal(query_int(s, "SELECT count(*) FROM dependents WHERE owner_uid = "
@@ -1366,7 +1366,7 @@ metadata_resources_share_one_table_and_each_keeps_its_rows(void **state)
 	assert_int_equal(store_count(s, crs), 0);
 	assert_int_equal(query_int(s, "SELECT count(*) FROM object_labels", NULL), 0);
 	assert_int_equal(query_int(s, "SELECT served FROM api_resources WHERE resource = "
-	    "'clusterroles.rbac.authorization.k8s.io'", NULL), 0);
+	    "'priorityclasses.scheduling.k8s.io'", NULL), 0);
 	assert_int_equal(store_count(s, cms), 1);
 	assert_int_not_equal(store_forget_resource(s, pods, &error), 0);
 	assert_non_null(strstr(error, "not cached by its metadata"));

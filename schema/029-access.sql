@@ -1,0 +1,109 @@
+-- 029-access.sql - the access controllers' resources and views: ClusterRoles cached whole
+-- for the aggregation controller, and the rules each aggregated role should have.
+INSERT INTO api_resources (resource, api_version, kind, namespaced, served) VALUES
+    ('clusterroles', 'rbac.authorization.k8s.io/v1', 'ClusterRole', 0, 1)
+ON CONFLICT (resource) DO UPDATE SET api_version = excluded.api_version,
+    kind = excluded.kind, namespaced = excluded.namespaced, served = 1;
+
+-- An earlier sqlkcm's garbage collector held them by their metadata only, under
+-- "plural.group": list them again, whole.
+DELETE FROM cache_objects WHERE resource IN ('clusterroles',
+    'clusterroles.rbac.authorization.k8s.io');
+DELETE FROM informers WHERE resource IN ('clusterroles',
+    'clusterroles.rbac.authorization.k8s.io');
+DELETE FROM api_resources WHERE resource = 'clusterroles.rbac.authorization.k8s.io';
+
+-- Every rule of every cached ClusterRole, in the form the aggregation controller compares
+-- and writes: a PolicyRule's five lists in a fixed order, each only when it has a member,
+-- so that a missing list and an empty one are the same rule (as kube's semantic equality
+-- has them). role: the ClusterRole's name; rule_index: the rule's place in its rules.
+CREATE VIEW clusterrole_rules AS
+SELECT c.name AS role, r.key AS rule_index,
+    json_patch('{}', json_object(
+        'verbs', CASE WHEN json_array_length(r.value, '$.verbs') > 0
+            THEN json_extract(r.value, '$.verbs') END,
+        'apiGroups', CASE WHEN json_array_length(r.value, '$.apiGroups') > 0
+            THEN json_extract(r.value, '$.apiGroups') END,
+        'resources', CASE WHEN json_array_length(r.value, '$.resources') > 0
+            THEN json_extract(r.value, '$.resources') END,
+        'resourceNames', CASE WHEN json_array_length(r.value, '$.resourceNames') > 0
+            THEN json_extract(r.value, '$.resourceNames') END,
+        'nonResourceURLs', CASE WHEN json_array_length(r.value, '$.nonResourceURLs') > 0
+            THEN json_extract(r.value, '$.nonResourceURLs') END)) AS rule
+FROM cache_objects AS c, json_each(c.body, '$.rules') AS r
+WHERE c.resource = 'clusterroles' AND c.namespace = ''
+    AND json_type(c.body, '$.rules') = 'array' AND r.type = 'object';
+
+-- The rules each ClusterRole with an aggregationRule should have (kube's
+-- clusterrole-aggregation-controller): for each of its clusterRoleSelectors in order, the
+-- other ClusterRoles it selects by name, each one's rules in order, a rule kept only where
+-- it first comes. position: the rule's place in the role's wanted rules (0 first); source
+-- and selector_index: the ClusterRole it comes from and the selector that found it.
+-- A selector's matchLabels and matchExpressions (In, NotIn, Exists, DoesNotExist) must all
+-- hold; the controller refuses a selector kube's validation would (an unknown operator, In
+-- without values), and so does not write what this view shows for its role.
+CREATE VIEW clusterrole_aggregation_rules AS
+WITH aggregated AS MATERIALIZED (
+    SELECT a.name AS role, s.key AS selector_index, s.value AS selector
+    FROM cache_objects AS a,
+        json_each(a.body, '$.aggregationRule.clusterRoleSelectors') AS s
+    WHERE a.resource = 'clusterroles' AND a.namespace = ''
+        AND json_type(a.body, '$.aggregationRule.clusterRoleSelectors') = 'array'
+),
+selected AS (
+    SELECT g.role, g.selector_index, c.name AS source
+    FROM aggregated AS g CROSS JOIN cache_objects AS c
+    WHERE c.resource = 'clusterroles' AND c.namespace = '' AND c.name <> g.role
+        AND NOT EXISTS (
+            SELECT 1 FROM json_each(g.selector, '$.matchLabels') AS want
+            WHERE NOT EXISTS (
+                SELECT 1 FROM json_each(c.body, '$.metadata.labels') AS l
+                WHERE l.key = want.key AND l.value = want.value))
+        AND NOT EXISTS (
+            SELECT 1 FROM json_each(g.selector, '$.matchExpressions') AS e
+            WHERE NOT CASE json_extract(e.value, '$.operator')
+                WHEN 'In' THEN EXISTS (SELECT 1
+                    FROM json_each(c.body, '$.metadata.labels') AS l,
+                        json_each(e.value, '$.values') AS v
+                    WHERE l.key = json_extract(e.value, '$.key') AND v.value = l.value)
+                WHEN 'NotIn' THEN NOT EXISTS (SELECT 1
+                    FROM json_each(c.body, '$.metadata.labels') AS l,
+                        json_each(e.value, '$.values') AS v
+                    WHERE l.key = json_extract(e.value, '$.key') AND v.value = l.value)
+                WHEN 'Exists' THEN EXISTS (SELECT 1
+                    FROM json_each(c.body, '$.metadata.labels') AS l
+                    WHERE l.key = json_extract(e.value, '$.key'))
+                WHEN 'DoesNotExist' THEN NOT EXISTS (SELECT 1
+                    FROM json_each(c.body, '$.metadata.labels') AS l
+                    WHERE l.key = json_extract(e.value, '$.key'))
+                ELSE 0 END)
+),
+occurrences AS (
+    SELECT s.role, s.selector_index, s.source, r.rule_index, r.rule,
+        row_number() OVER (PARTITION BY s.role, r.rule
+            ORDER BY s.selector_index, s.source, r.rule_index) AS nth
+    FROM selected AS s CROSS JOIN clusterrole_rules AS r
+    WHERE r.role = s.source
+)
+SELECT role,
+    row_number() OVER (PARTITION BY role
+        ORDER BY selector_index, source, rule_index) - 1 AS position,
+    source, selector_index, rule
+FROM occurrences WHERE nth = 1;
+
+-- Each aggregated ClusterRole's rules, wanted beside held (both as JSON arrays in the
+-- form of clusterrole_rules), and whether the controller has to write them.
+CREATE VIEW clusterrole_aggregation AS
+SELECT a.name AS role,
+    (SELECT json_group_array(json(w.rule)) FROM (SELECT rule FROM
+        clusterrole_aggregation_rules AS r WHERE r.role = a.name ORDER BY position) AS w)
+        AS wanted,
+    (SELECT json_group_array(json(h.rule)) FROM (SELECT rule FROM clusterrole_rules AS r
+        WHERE r.role = a.name ORDER BY rule_index) AS h) AS held,
+    (SELECT json_group_array(json(w.rule)) FROM (SELECT rule FROM
+        clusterrole_aggregation_rules AS r WHERE r.role = a.name ORDER BY position) AS w)
+    IS NOT (SELECT json_group_array(json(h.rule)) FROM (SELECT rule FROM clusterrole_rules
+        AS r WHERE r.role = a.name ORDER BY rule_index) AS h) AS differs
+FROM cache_objects AS a
+WHERE a.resource = 'clusterroles' AND a.namespace = ''
+    AND json_type(a.body, '$.aggregationRule') = 'object';
