@@ -1,16 +1,18 @@
 -- 029-access.sql - the access controllers' resources and views: ClusterRoles cached whole
--- for the aggregation controller, and the rules each aggregated role should have.
+-- for the aggregation controller, and the rules each aggregated role should have;
+-- Secrets cached whole for the service account token controllers.
 INSERT INTO api_resources (resource, api_version, kind, namespaced, served) VALUES
-    ('clusterroles', 'rbac.authorization.k8s.io/v1', 'ClusterRole', 0, 1)
+    ('clusterroles', 'rbac.authorization.k8s.io/v1', 'ClusterRole', 0, 1),
+    ('secrets', 'v1', 'Secret', 1, 1)
 ON CONFLICT (resource) DO UPDATE SET api_version = excluded.api_version,
     kind = excluded.kind, namespaced = excluded.namespaced, served = 1;
 
 -- An earlier sqlkcm's garbage collector held them by their metadata only, under
 -- "plural.group": list them again, whole.
 DELETE FROM cache_objects WHERE resource IN ('clusterroles',
-    'clusterroles.rbac.authorization.k8s.io');
+    'clusterroles.rbac.authorization.k8s.io', 'secrets');
 DELETE FROM informers WHERE resource IN ('clusterroles',
-    'clusterroles.rbac.authorization.k8s.io');
+    'clusterroles.rbac.authorization.k8s.io', 'secrets');
 DELETE FROM api_resources WHERE resource = 'clusterroles.rbac.authorization.k8s.io';
 
 -- Every rule of every cached ClusterRole, in the form the aggregation controller compares

@@ -389,6 +389,12 @@ static const struct resource resource_clusterroles = {
 	"/apis/rbac.authorization.k8s.io/v1/clusterroles", "cache_objects", no_columns, 21, 0, 0,
 	NULL,
 };
+/* Whole: the token controller reads each service-account-token Secret's annotations and
+ * data (whether the token, namespace and ca.crt are there), the cleaner its labels. */
+static const struct resource resource_secrets = {
+	"secrets", "Secret", "v1", "/api/v1/secrets", "cache_objects", no_columns, 22, 0, 1,
+	NULL,
+};
 
 const struct resource *const resource_all[] = {
 	&resource_pods, &resource_replicasets, &resource_deployments, &resource_namespaces,
@@ -397,7 +403,7 @@ const struct resource *const resource_all[] = {
 	&resource_services, &resource_endpoints, &resource_endpointslices,
 	&resource_controllerrevisions, &resource_daemonsets, &resource_jobs, &resource_cronjobs,
 	&resource_statefulsets, &resource_persistentvolumeclaims, &resource_poddisruptionbudgets,
-	&resource_resourcequotas, &resource_clusterroles,
+	&resource_resourcequotas, &resource_clusterroles, &resource_secrets,
 };
 const int resource_count = sizeof resource_all / sizeof resource_all[0];
 

@@ -1290,7 +1290,8 @@ metadata_resources_share_one_table_and_each_keeps_its_rows(void **state)
 {
 	struct store *s = open_memory();
 	const struct resource *cms = resource_metadata("", "v1", "limitranges", "LimitRange", 1);
-	const struct resource *secrets = resource_metadata("", "v1", "secrets", "Secret", 1);
+	const struct resource *templates = resource_metadata("", "v1", "podtemplates",
+	    "PodTemplate", 1);
 	const struct resource *crs = resource_metadata("scheduling.k8s.io", "v1",
 	    "priorityclasses", "PriorityClass", 0);
 	long long epoch;
@@ -1305,7 +1306,7 @@ metadata_resources_share_one_table_and_each_keeps_its_rows(void **state)
 	/* A typed resource is not registered twice. */
 	assert_ptr_equal(resource_metadata("apps", "v1", "replicasets", "ReplicaSet", 1),
 	    replicasets);
-	assert_ptr_equal(resource_find_kind("v1", "Secret"), secrets);
+	assert_ptr_equal(resource_find_kind("v1", "PodTemplate"), templates);
 	/* Requests address the plural, not the "plural.group" name. */
 	path = restops_path(crs, NULL, "admin", NULL, &error);
 	assert_string_equal(path, "/apis/scheduling.k8s.io/v1/priorityclasses/admin");
@@ -1315,51 +1316,51 @@ metadata_resources_share_one_table_and_each_keeps_its_rows(void **state)
 	assert_string_equal(path, "/apis/example.com/v1/namespaces/ns/widgets/w");
 	free(path);
 	assert_ptr_equal(resource_find_kind("apps/v1beta2", "ReplicaSet"), replicasets);
-	assert_null(resource_find_kind("example.com/v1", "Secret"));
+	assert_null(resource_find_kind("example.com/v1", "PodTemplate"));
 	assert_int_equal(store_note_api_resource(s, cms, 1, &error), 0);
-	assert_int_equal(store_note_api_resource(s, secrets, 1, &error), 0);
+	assert_int_equal(store_note_api_resource(s, templates, 1, &error), 0);
 	assert_int_equal(store_note_api_resource(s, crs, 1, &error), 0);
 
 	/* The same namespace and name in two resources are two objects. */
 	assert_int_equal(upsert(s, cms, make_meta("u-cm", "ns", "same", "1",
-	    "\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"Secret\","
+	    "\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"PodTemplate\","
 	    "\"name\":\"same\",\"uid\":\"u-secret\",\"blockOwnerDeletion\":true}]"), 1),
 	    STORE_ADDED);
-	assert_int_equal(upsert(s, secrets, make_meta("u-secret", "ns", "same", "2",
+	assert_int_equal(upsert(s, templates, make_meta("u-secret", "ns", "same", "2",
 	    "\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":"
 	    "\"{\\\"data\\\":{\\\"password\\\":\\\"c2VjcmV0\\\"}}\"}"), 1), STORE_ADDED);
-	/* A Secret's annotations (kubectl's copy of its data) are not kept. */
+	/* A metadata object's annotations (kubectl's copy of a Secret's data) are not kept. */
 	assert_int_equal(query_int(s, "SELECT count(*) FROM cache_objects WHERE uid = "
 	    "'u-secret' AND instr(body, 'c2VjcmV0') = 0 AND instr(body, 'annotations') = 0",
 	    NULL), 1);
 	assert_int_equal(upsert(s, crs, make_meta("u-cr", "", "admin", "3",
 	    "\"labels\":{\"a\":\"b\"}"), 1), STORE_ADDED);
 	assert_int_equal(store_count(s, cms), 1);
-	assert_int_equal(store_count(s, secrets), 1);
+	assert_int_equal(store_count(s, templates), 1);
 	assert_int_equal(store_count(s, crs), 1);
 	assert_int_equal(query_int(s, "SELECT count(*) FROM objects WHERE kind = 'LimitRange' "
 	    "AND api_version = 'v1' AND name = 'same'", NULL), 1);
 	assert_int_equal(query_int(s, "SELECT count(*) FROM objects WHERE kind = 'PriorityClass' "
 	    "AND namespace = '' AND NOT namespaced", NULL), 1);
-	/* The owner graph spans resources: the LimitRange's owner is the cached Secret. */
+	/* The owner graph spans resources: the LimitRange's owner is the cached PodTemplate. */
 	assert_int_equal(query_int(s, "SELECT count(*) FROM dependents WHERE owner_uid = "
 	    "'u-secret' AND dependent_uid = 'u-cm' AND block_owner_deletion", NULL), 1);
 	assert_int_equal(query_int(s, "SELECT count(*) FROM dangling_owner_refs", NULL), 0);
 	assert_int_equal(query_int(s, "SELECT count(*) FROM labels WHERE key = 'a'", NULL), 0);
 	assert_int_equal(query_int(s, "SELECT count(*) FROM object_labels WHERE key = 'a'", NULL), 1);
 
-	/* A relist of the Secrets (the first list had epoch 1) removes only Secrets. */
-	assert_int_equal(store_begin_list(s, secrets, &epoch, &error), 0);
-	assert_int_equal(store_begin_list(s, secrets, &epoch, &error), 0);
+	/* A relist of the PodTemplates (the first list had epoch 1) removes only them. */
+	assert_int_equal(store_begin_list(s, templates, &epoch, &error), 0);
+	assert_int_equal(store_begin_list(s, templates, &epoch, &error), 0);
 	assert_int_equal(epoch, 2);
-	assert_int_equal(store_delete_unlisted(s, secrets, epoch, 100, NULL, NULL, &deleted,
+	assert_int_equal(store_delete_unlisted(s, templates, epoch, 100, NULL, NULL, &deleted,
 	    &error), 0);
 	assert_int_equal(deleted, 1);
-	assert_int_equal(store_count(s, secrets), 0);
+	assert_int_equal(store_count(s, templates), 0);
 	assert_int_equal(store_count(s, cms), 1);
 	/* Its owner gone, the LimitRange's reference dangles. */
 	assert_int_equal(query_int(s, "SELECT count(*) FROM dangling_owner_refs WHERE "
-	    "dependent_uid = 'u-cm' AND owner_kind = 'Secret'", NULL), 1);
+	    "dependent_uid = 'u-cm' AND owner_kind = 'PodTemplate'", NULL), 1);
 
 	/* A resource discovery no longer serves is forgotten whole. */
 	assert_int_equal(store_forget_resource(s, crs, &error), 0);
