@@ -109,3 +109,35 @@ SELECT a.name AS role,
 FROM cache_objects AS a
 WHERE a.resource = 'clusterroles' AND a.namespace = ''
     AND json_type(a.body, '$.aggregationRule') = 'object';
+
+-- Every Secret of type kubernetes.io/service-account-token, as kube's tokens controller
+-- judges it: the ServiceAccount its annotations name (serviceaccount_name, and
+-- serviceaccount_uid when set) and the cached ServiceAccount that matches them
+-- (account_uid: NULL when none is cached under that name, or it has another uid: the
+-- controller then deletes the Secret, once a live read confirms the ServiceAccount is
+-- gone); what its data lacks (no token, no namespace: the controller fills them in); its
+-- ca.crt as base64, which the controller compares with the root CA it hands out.
+CREATE VIEW serviceaccount_token_secrets AS
+SELECT s.namespace, s.name, s.uid,
+    json_extract(s.body, '$.metadata.resourceVersion') AS resource_version,
+    json_extract(s.body,
+        '$.metadata.annotations."kubernetes.io/service-account.name"')
+        AS serviceaccount_name,
+    json_extract(s.body,
+        '$.metadata.annotations."kubernetes.io/service-account.uid"')
+        AS serviceaccount_uid,
+    (SELECT a.uid FROM cache_objects AS a
+     WHERE a.resource = 'serviceaccounts' AND a.namespace = s.namespace
+         AND a.name = json_extract(s.body,
+             '$.metadata.annotations."kubernetes.io/service-account.name"')
+         AND (coalesce(json_extract(s.body,
+             '$.metadata.annotations."kubernetes.io/service-account.uid"'), '') = ''
+             OR a.uid = json_extract(s.body,
+             '$.metadata.annotations."kubernetes.io/service-account.uid"')))
+        AS account_uid,
+    coalesce(length(json_extract(s.body, '$.data.token')), 0) = 0 AS needs_token,
+    coalesce(length(json_extract(s.body, '$.data.namespace')), 0) = 0 AS needs_namespace,
+    json_extract(s.body, '$.data."ca.crt"') AS ca_crt
+FROM cache_objects AS s
+WHERE s.resource = 'secrets'
+    AND json_extract(s.body, '$.type') = 'kubernetes.io/service-account-token';

@@ -31,6 +31,7 @@
 #include "controllers/ttlafterfinished.h"
 #include "controllers/cronjob.h"
 #include "controllers/clusterroleaggregation.h"
+#include "controllers/serviceaccounttoken.h"
 #include "kcmflags.h"
 #include "registry.h"
 #include "util.h"
@@ -59,6 +60,7 @@ const struct controller_type *const controller_types[] = {
 	&endpointslicemirroring_controller_type,
 	&cronjob_controller_type,
 	&clusterroleaggregation_controller_type,
+	&serviceaccounttoken_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 

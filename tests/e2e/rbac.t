@@ -14,7 +14,7 @@
 # Endpoints, EndpointSlice and mirroring controllers; rbac-ttl-after-finished.yaml for the
 # TTL-after-finished controller; rbac-job.yaml for the Job controller; rbac-cronjob.yaml
 # for the CronJob controller; rbac-clusterrole-aggregation.yaml for the ClusterRole
-# aggregation controller.
+# aggregation controller; rbac-serviceaccount-token.yaml for the token controller.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -53,6 +53,8 @@ cleanup() {
 	    sqlkcm:clusterrole-aggregation-controller --wait=false >/dev/null 2>&1
 	kubectl delete clusterrole "$ns-aggregated" "$ns-aggregated-part" --wait=false \
 	    >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole \
+	    sqlkcm:serviceaccount-token-controller --wait=false >/dev/null 2>&1
 	kubectl patch job "$ns-ttl" -n "$ns" --type=merge -p '{"metadata":{"finalizers":null}}' \
 	    >/dev/null 2>&1
 	kubectl delete -n sqlkcm-system rolebinding,role sqlkcm:leader-election \
@@ -714,5 +716,41 @@ check "the aggregation controller writes the picked role's rule with those right
 check "no request of the aggregation controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/aggsa.log"'
 sqlkcm_stop aggsa
+
+# The token controller's manifest: a token Secret of a ServiceAccount of the test's gets
+# its token (a patch), and one naming no ServiceAccount that exists is deleted.
+check "rbac-serviceaccount-token.yaml applies" \
+    kubectl apply -f "$manifests/rbac-serviceaccount-token.yaml"
+check "with it, it may patch and delete Secrets, not update them" \
+    eval 'cluster_wait_until 30 "the role" can patch secrets -n '"$ns"' &&
+     can delete secrets -n '"$ns"' && cannot update secrets -n '"$ns"
+kubectl create serviceaccount "$ns-robot" -n "$ns" >/dev/null
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Secret
+metadata:
+  name: $ns-robot-token
+  annotations: {kubernetes.io/service-account.name: $ns-robot}
+type: kubernetes.io/service-account-token
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: $ns-ghost-token
+  annotations: {kubernetes.io/service-account.name: $ns-nobody}
+type: kubernetes.io/service-account-token
+YAML
+sqlkcm_start tokensa --kubeconfig "$work/kubeconfig" --db "$work/token.db" \
+    --controllers serviceaccount-token -v 2 \
+    --service-account-private-key-file "$cluster/pki/sa.key"
+check "the token controller fills in a token Secret with those rights" \
+    cluster_wait_until 60 "the token" eval '[ -n "$(kubectl get secret '"$ns"'-robot-token \
+     -n '"$ns"' -o jsonpath="{.data.token}")" ]'
+check "and deletes one whose ServiceAccount does not exist" \
+    cluster_wait_until 60 "the deletion" eval '! kubectl get secret '"$ns"'-ghost-token \
+     -n '"$ns"' >/dev/null 2>&1'
+check "no request of the token controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/tokensa.log"'
+sqlkcm_stop tokensa
 
 tap_done
