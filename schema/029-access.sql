@@ -141,3 +141,85 @@ SELECT s.namespace, s.name, s.uid,
 FROM cache_objects AS s
 WHERE s.resource = 'secrets'
     AND json_extract(s.body, '$.type') = 'kubernetes.io/service-account-token';
+
+-- The Secrets each cached pod names (kube's VisitPodSecretNames): its imagePullSecrets,
+-- the envFrom and env references of its containers, init and ephemeral containers, and
+-- the secret, projected secret and volume plugins' secret references of its volumes.
+CREATE VIEW pod_secret_names AS
+WITH containers AS (
+    SELECT p.namespace, c.value AS container
+    FROM cache_pods AS p, json_each(p.body, '$.spec.containers') AS c
+    UNION ALL
+    SELECT p.namespace, c.value FROM cache_pods AS p,
+        json_each(p.body, '$.spec.initContainers') AS c
+    UNION ALL
+    SELECT p.namespace, c.value FROM cache_pods AS p,
+        json_each(p.body, '$.spec.ephemeralContainers') AS c
+),
+volumes AS (
+    SELECT p.namespace, v.value AS volume
+    FROM cache_pods AS p, json_each(p.body, '$.spec.volumes') AS v
+),
+names AS (
+    SELECT p.namespace, json_extract(s.value, '$.name') AS secret
+    FROM cache_pods AS p, json_each(p.body, '$.spec.imagePullSecrets') AS s
+    UNION ALL
+    SELECT c.namespace, json_extract(e.value, '$.secretRef.name')
+    FROM containers AS c, json_each(c.container, '$.envFrom') AS e
+    UNION ALL
+    SELECT c.namespace, json_extract(e.value, '$.valueFrom.secretKeyRef.name')
+    FROM containers AS c, json_each(c.container, '$.env') AS e
+    UNION ALL
+    SELECT v.namespace, coalesce(json_extract(v.volume, '$.azureFile.secretName'),
+        json_extract(v.volume, '$.cephfs.secretRef.name'),
+        json_extract(v.volume, '$.cinder.secretRef.name'),
+        json_extract(v.volume, '$.flexVolume.secretRef.name'),
+        json_extract(v.volume, '$.rbd.secretRef.name'),
+        json_extract(v.volume, '$.secret.secretName'),
+        json_extract(v.volume, '$.scaleIO.secretRef.name'),
+        json_extract(v.volume, '$.iscsi.secretRef.name'),
+        json_extract(v.volume, '$.storageos.secretRef.name'),
+        json_extract(v.volume, '$.csi.nodePublishSecretRef.name'))
+    FROM volumes AS v
+    UNION ALL
+    SELECT v.namespace, json_extract(s.value, '$.secret.name')
+    FROM volumes AS v, json_each(v.volume, '$.projected.sources') AS s
+)
+SELECT DISTINCT namespace, secret FROM names
+WHERE typeof(secret) = 'text' AND secret <> '';
+
+-- Every service account token Secret as kube's legacy token cleaner judges it: when it
+-- was made, whether it is being deleted, its last-used and invalid-since labels (dates,
+-- as the apiserver and the cleaner write them), whether the ServiceAccount its
+-- annotations name (of that uid, when set) lists it in its secrets (an auto-generated
+-- token: only those are cleaned), and whether a pod of its namespace uses it. The dates
+-- against the clean-up period are the controller's.
+CREATE VIEW legacy_token_secrets AS
+SELECT s.namespace, s.name, s.uid, s.resource_version, s.creation_timestamp,
+    s.deletion_timestamp IS NOT NULL AS deleting,
+    json_extract(s.body, '$.metadata.labels."kubernetes.io/legacy-token-last-used"')
+        AS last_used,
+    json_extract(s.body, '$.metadata.labels."kubernetes.io/legacy-token-invalid-since"')
+        AS invalid_since,
+    EXISTS (SELECT 1 FROM cache_objects AS a, json_each(a.body, '$.secrets') AS r
+        WHERE a.resource = 'serviceaccounts' AND a.namespace = s.namespace
+            AND a.name = json_extract(s.body,
+                '$.metadata.annotations."kubernetes.io/service-account.name"')
+            AND (coalesce(json_extract(s.body,
+                '$.metadata.annotations."kubernetes.io/service-account.uid"'), '') = ''
+                OR a.uid = json_extract(s.body,
+                '$.metadata.annotations."kubernetes.io/service-account.uid"'))
+            AND json_extract(r.value, '$.name') = s.name) AS referenced,
+    EXISTS (SELECT 1 FROM pod_secret_names AS m
+        WHERE m.namespace = s.namespace AND m.secret = s.name) AS mounted
+FROM cache_objects AS s
+WHERE s.resource = 'secrets'
+    AND json_extract(s.body, '$.type') = 'kubernetes.io/service-account-token';
+
+-- The date since which the apiserver tracks the use of legacy tokens (kube-system's
+-- kube-apiserver-legacy-service-account-token-tracking ConfigMap, data "since"); no row
+-- when the ConfigMap is not cached, NULL when it has no such data.
+CREATE VIEW legacy_token_tracking AS
+SELECT json_extract(body, '$.data.since') AS since FROM cache_objects
+WHERE resource = 'configmaps' AND namespace = 'kube-system'
+    AND name = 'kube-apiserver-legacy-service-account-token-tracking';

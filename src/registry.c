@@ -32,6 +32,7 @@
 #include "controllers/cronjob.h"
 #include "controllers/clusterroleaggregation.h"
 #include "controllers/serviceaccounttoken.h"
+#include "controllers/legacytokencleaner.h"
 #include "kcmflags.h"
 #include "registry.h"
 #include "util.h"
@@ -61,6 +62,7 @@ const struct controller_type *const controller_types[] = {
 	&cronjob_controller_type,
 	&clusterroleaggregation_controller_type,
 	&serviceaccounttoken_controller_type,
+	&legacytokencleaner_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 

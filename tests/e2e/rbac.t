@@ -14,7 +14,8 @@
 # Endpoints, EndpointSlice and mirroring controllers; rbac-ttl-after-finished.yaml for the
 # TTL-after-finished controller; rbac-job.yaml for the Job controller; rbac-cronjob.yaml
 # for the CronJob controller; rbac-clusterrole-aggregation.yaml for the ClusterRole
-# aggregation controller; rbac-serviceaccount-token.yaml for the token controller.
+# aggregation controller; rbac-serviceaccount-token.yaml for the token controller;
+# rbac-legacy-service-account-token-cleaner.yaml for the legacy token cleaner.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -55,6 +56,11 @@ cleanup() {
 	    >/dev/null 2>&1
 	kubectl delete clusterrolebinding,clusterrole \
 	    sqlkcm:serviceaccount-token-controller --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole \
+	    sqlkcm:legacy-service-account-token-cleaner --wait=false >/dev/null 2>&1
+	[ -n "${tracking_since:-}" ] && kubectl patch configmap -n kube-system \
+	    kube-apiserver-legacy-service-account-token-tracking --type=merge \
+	    -p "{\"data\":{\"since\":\"$tracking_since\"}}" >/dev/null 2>&1
 	kubectl patch job "$ns-ttl" -n "$ns" --type=merge -p '{"metadata":{"finalizers":null}}' \
 	    >/dev/null 2>&1
 	kubectl delete -n sqlkcm-system rolebinding,role sqlkcm:leader-election \
@@ -752,5 +758,43 @@ check "and deletes one whose ServiceAccount does not exist" \
 check "no request of the token controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/tokensa.log"'
 sqlkcm_stop tokensa
+
+# The legacy token cleaner's manifest: an auto-generated token (listed by its
+# ServiceAccount, mounted by no pod, never used) is labelled invalid, with a clean-up
+# period of a second and the apiserver's tracking made to start in 2020 (put back at the
+# end). Its deletion would come a period after the label's day: tomorrow.
+check "rbac-legacy-service-account-token-cleaner.yaml applies" \
+    kubectl apply -f "$manifests/rbac-legacy-service-account-token-cleaner.yaml"
+check "with it, it may patch and delete Secrets and get the tracking ConfigMap" \
+    eval 'cluster_wait_until 30 "the role" can patch secrets -n '"$ns"' &&
+     can delete secrets -n '"$ns"' && can get configmaps/kube-apiserver-legacy-service-account-token-tracking -n kube-system'
+tracking_since=$(kubectl get configmap -n kube-system \
+    kube-apiserver-legacy-service-account-token-tracking -o jsonpath='{.data.since}')
+kubectl patch configmap -n kube-system kube-apiserver-legacy-service-account-token-tracking \
+    --type=merge -p '{"data":{"since":"2020-01-01"}}' >/dev/null
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: $ns-legacy}
+secrets: [{name: $ns-legacy-token}]
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: $ns-legacy-token
+  annotations: {kubernetes.io/service-account.name: $ns-legacy}
+type: kubernetes.io/service-account-token
+YAML
+sleep 2		# older than the period: made more than a second before the sync
+sqlkcm_start cleanersa --kubeconfig "$work/kubeconfig" --db "$work/cleaner.db" \
+    --controllers legacy-service-account-token-cleaner -v 2 \
+    --legacy-service-account-token-clean-up-period 1s
+check "the cleaner labels the unused auto-generated token invalid with those rights" \
+    cluster_wait_until 60 "the label" eval '[ "$(kubectl get secret '"$ns"'-legacy-token \
+     -n '"$ns"' -o jsonpath="{.metadata.labels.kubernetes\.io/legacy-token-invalid-since}")" = \
+     "$(date -u +%Y-%m-%d)" ]'
+check "no request of the cleaner was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/cleanersa.log"'
+sqlkcm_stop cleanersa
 
 tap_done
