@@ -9,10 +9,12 @@ ON CONFLICT (resource) DO UPDATE SET api_version = excluded.api_version,
 
 -- An earlier sqlkcm's garbage collector held them by their metadata only, under
 -- "plural.group": list them again, whole.
+-- ServiceAccounts, cached by their metadata until now, are listed again whole (the legacy
+-- token cleaner reads their secrets list).
 DELETE FROM cache_objects WHERE resource IN ('clusterroles',
-    'clusterroles.rbac.authorization.k8s.io', 'secrets');
+    'clusterroles.rbac.authorization.k8s.io', 'secrets', 'serviceaccounts');
 DELETE FROM informers WHERE resource IN ('clusterroles',
-    'clusterroles.rbac.authorization.k8s.io', 'secrets');
+    'clusterroles.rbac.authorization.k8s.io', 'secrets', 'serviceaccounts');
 DELETE FROM api_resources WHERE resource = 'clusterroles.rbac.authorization.k8s.io';
 
 -- Every rule of every cached ClusterRole, in the form the aggregation controller compares

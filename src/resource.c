@@ -297,10 +297,11 @@ static const struct resource resource_configmaps = {
 	"configmaps", "ConfigMap", "v1", "/api/v1/configmaps", "cache_objects", no_columns,
 	4, 0, 1, NULL,
 };
-/* By their metadata: whether one exists is all the serviceaccount controller asks. */
+/* Whole: the serviceaccount and token controllers ask whether one exists, the legacy
+ * token cleaner reads its secrets list. */
 static const struct resource resource_serviceaccounts = {
 	"serviceaccounts", "ServiceAccount", "v1", "/api/v1/serviceaccounts", "cache_objects",
-	no_columns, 5, 1, 1, NULL,
+	no_columns, 5, 0, 1, NULL,
 };
 /* Whole: the pod garbage collector asks which nodes exist, and reads the Ready condition
  * and the out-of-service taint of those that do. */
