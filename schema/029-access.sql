@@ -1,9 +1,12 @@
 -- 029-access.sql - the access controllers' resources and views: ClusterRoles cached whole
 -- for the aggregation controller, and the rules each aggregated role should have;
--- Secrets cached whole for the service account token controllers.
+-- Secrets cached whole for the service account token controllers; ServiceCIDRs and
+-- IPAddresses for the Service CIDR controller.
 INSERT INTO api_resources (resource, api_version, kind, namespaced, served) VALUES
     ('clusterroles', 'rbac.authorization.k8s.io/v1', 'ClusterRole', 0, 1),
-    ('secrets', 'v1', 'Secret', 1, 1)
+    ('secrets', 'v1', 'Secret', 1, 1),
+    ('servicecidrs', 'networking.k8s.io/v1', 'ServiceCIDR', 0, 1),
+    ('ipaddresses', 'networking.k8s.io/v1', 'IPAddress', 0, 1)
 ON CONFLICT (resource) DO UPDATE SET api_version = excluded.api_version,
     kind = excluded.kind, namespaced = excluded.namespaced, served = 1;
 
@@ -12,10 +15,13 @@ ON CONFLICT (resource) DO UPDATE SET api_version = excluded.api_version,
 -- ServiceAccounts, cached by their metadata until now, are listed again whole (the legacy
 -- token cleaner reads their secrets list).
 DELETE FROM cache_objects WHERE resource IN ('clusterroles',
-    'clusterroles.rbac.authorization.k8s.io', 'secrets', 'serviceaccounts');
+    'clusterroles.rbac.authorization.k8s.io', 'secrets', 'serviceaccounts',
+    'servicecidrs.networking.k8s.io', 'ipaddresses.networking.k8s.io');
 DELETE FROM informers WHERE resource IN ('clusterroles',
-    'clusterroles.rbac.authorization.k8s.io', 'secrets', 'serviceaccounts');
-DELETE FROM api_resources WHERE resource = 'clusterroles.rbac.authorization.k8s.io';
+    'clusterroles.rbac.authorization.k8s.io', 'secrets', 'serviceaccounts',
+    'servicecidrs.networking.k8s.io', 'ipaddresses.networking.k8s.io');
+DELETE FROM api_resources WHERE resource IN ('clusterroles.rbac.authorization.k8s.io',
+    'servicecidrs.networking.k8s.io', 'ipaddresses.networking.k8s.io');
 
 -- Every rule of every cached ClusterRole, in the form the aggregation controller compares
 -- and writes: a PolicyRule's five lists in a fixed order, each only when it has a member,
@@ -225,3 +231,19 @@ CREATE VIEW legacy_token_tracking AS
 SELECT json_extract(body, '$.data.since') AS since FROM cache_objects
 WHERE resource = 'configmaps' AND namespace = 'kube-system'
     AND name = 'kube-apiserver-legacy-service-account-token-tracking';
+
+-- Every ServiceCIDR as the Service CIDR controller sees it: its CIDRs, whether it is
+-- being deleted, whether it holds the networking.k8s.io/service-cidr-finalizer, and its
+-- Ready condition. Which IPAddresses lie in which ranges (and so hold a ServiceCIDR being
+-- deleted) is prefix arithmetic the controller does in C.
+CREATE VIEW service_cidrs AS
+SELECT c.name, json_extract(c.body, '$.spec.cidrs') AS cidrs,
+    c.deletion_timestamp IS NOT NULL AS deleting,
+    EXISTS (SELECT 1 FROM json_each(c.body, '$.metadata.finalizers') AS f
+        WHERE f.value = 'networking.k8s.io/service-cidr-finalizer') AS has_finalizer,
+    (SELECT json_extract(r.value, '$.status') FROM json_each(c.body, '$.status.conditions')
+        AS r WHERE json_extract(r.value, '$.type') = 'Ready') AS ready,
+    (SELECT json_extract(r.value, '$.reason') FROM json_each(c.body, '$.status.conditions')
+        AS r WHERE json_extract(r.value, '$.type') = 'Ready') AS ready_reason
+FROM cache_objects AS c
+WHERE c.resource = 'servicecidrs' AND c.namespace = '';

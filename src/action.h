@@ -41,7 +41,8 @@ struct action {
 					   which every resource takes, custom ones included */
 	const char *field_manager;	/* ACTION_PATCH: a server-side apply of body (the
 					   configuration this manager owns), forced, as this
-					   field manager; NULL: a merge or strategic patch */
+					   field manager, to subresource if set; NULL: a merge or
+					   strategic patch */
 	int body_hidden;		/* the body carries a credential (a token): plan and
 					   replay print each member of its data as "(hidden)" */
 	char *precondition_rv;		/* ACTION_DELETE: also require this resourceVersion */

@@ -33,6 +33,7 @@
 #include "controllers/clusterroleaggregation.h"
 #include "controllers/serviceaccounttoken.h"
 #include "controllers/legacytokencleaner.h"
+#include "controllers/servicecidr.h"
 #include "kcmflags.h"
 #include "registry.h"
 #include "util.h"
@@ -63,6 +64,7 @@ const struct controller_type *const controller_types[] = {
 	&clusterroleaggregation_controller_type,
 	&serviceaccounttoken_controller_type,
 	&legacytokencleaner_controller_type,
+	&servicecidr_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 

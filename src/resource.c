@@ -396,6 +396,16 @@ static const struct resource resource_secrets = {
 	"secrets", "Secret", "v1", "/api/v1/secrets", "cache_objects", no_columns, 22, 0, 1,
 	NULL,
 };
+/* Whole: the Service CIDR controller reads each ServiceCIDR's CIDRs, finalizers and
+ * conditions, and the names and labels of the IPAddresses the ipallocator holds. */
+static const struct resource resource_servicecidrs = {
+	"servicecidrs", "ServiceCIDR", "networking.k8s.io/v1",
+	"/apis/networking.k8s.io/v1/servicecidrs", "cache_objects", no_columns, 23, 0, 0, NULL,
+};
+static const struct resource resource_ipaddresses = {
+	"ipaddresses", "IPAddress", "networking.k8s.io/v1",
+	"/apis/networking.k8s.io/v1/ipaddresses", "cache_objects", no_columns, 24, 0, 0, NULL,
+};
 
 const struct resource *const resource_all[] = {
 	&resource_pods, &resource_replicasets, &resource_deployments, &resource_namespaces,
@@ -405,6 +415,7 @@ const struct resource *const resource_all[] = {
 	&resource_controllerrevisions, &resource_daemonsets, &resource_jobs, &resource_cronjobs,
 	&resource_statefulsets, &resource_persistentvolumeclaims, &resource_poddisruptionbudgets,
 	&resource_resourcequotas, &resource_clusterroles, &resource_secrets,
+	&resource_servicecidrs, &resource_ipaddresses,
 };
 const int resource_count = sizeof resource_all / sizeof resource_all[0];
 

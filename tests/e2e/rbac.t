@@ -15,7 +15,8 @@
 # TTL-after-finished controller; rbac-job.yaml for the Job controller; rbac-cronjob.yaml
 # for the CronJob controller; rbac-clusterrole-aggregation.yaml for the ClusterRole
 # aggregation controller; rbac-serviceaccount-token.yaml for the token controller;
-# rbac-legacy-service-account-token-cleaner.yaml for the legacy token cleaner.
+# rbac-legacy-service-account-token-cleaner.yaml for the legacy token cleaner;
+# rbac-service-cidr-controller.yaml for the Service CIDR controller.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -58,6 +59,9 @@ cleanup() {
 	    sqlkcm:serviceaccount-token-controller --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding,clusterrole \
 	    sqlkcm:legacy-service-account-token-cleaner --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole sqlkcm:service-cidrs-controller \
+	    --wait=false >/dev/null 2>&1
+	kubectl delete servicecidr "$ns-cidr" --wait=false >/dev/null 2>&1
 	[ -n "${tracking_since:-}" ] && kubectl patch configmap -n kube-system \
 	    kube-apiserver-legacy-service-account-token-tracking --type=merge \
 	    -p "{\"data\":{\"since\":\"$tracking_since\"}}" >/dev/null 2>&1
@@ -796,5 +800,30 @@ check "the cleaner labels the unused auto-generated token invalid with those rig
 check "no request of the cleaner was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/cleanersa.log"'
 sqlkcm_stop cleanersa
+
+# The Service CIDR controller's manifest: a ServiceCIDR of the test's own gets its
+# finalizer and its Ready condition (a server-side apply of the status).
+check "rbac-service-cidr-controller.yaml applies" \
+    kubectl apply -f "$manifests/rbac-service-cidr-controller.yaml"
+check "with it, it may patch ServiceCIDRs and their status, and watch IPAddresses" \
+    eval 'cluster_wait_until 30 "the role" can patch servicecidrs.networking.k8s.io &&
+     can patch servicecidrs.networking.k8s.io --subresource=status &&
+     can watch ipaddresses.networking.k8s.io'
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: networking.k8s.io/v1
+kind: ServiceCIDR
+metadata: {name: $ns-cidr}
+spec: {cidrs: [10.201.$((RANDOM % 200 + 20)).0/24]}
+YAML
+sqlkcm_start cidrsa --kubeconfig "$work/kubeconfig" --db "$work/cidr.db" \
+    --controllers service-cidr-controller -v 2
+check "the Service CIDR controller makes the ServiceCIDR Ready with those rights" \
+    cluster_wait_until 60 "Ready" eval '[ "$(kubectl get servicecidr '"$ns"'-cidr \
+     -o jsonpath="{.metadata.finalizers[0]}/{.status.conditions[?(@.type==\"Ready\")].status}")" = \
+     networking.k8s.io/service-cidr-finalizer/True ]'
+check "no request of the Service CIDR controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/cidrsa.log"'
+sqlkcm_stop cidrsa
+kubectl delete servicecidr "$ns-cidr" --wait=false >/dev/null 2>&1
 
 tap_done

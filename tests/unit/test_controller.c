@@ -158,6 +158,7 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		{ "ttl-after-finished", 1000 },
 		{ "job", 60 },
 		{ "cronjob", 1000 },
+		{ "service-cidr-controller", 1000 },
 		{ "legacy-service-account-token-cleaner", 1000 },
 		{ "serviceaccount-token", 1000 },
 		{ "clusterrole-aggregation", 1000 },
