@@ -44,15 +44,8 @@
 
 /* --- prefixes and addresses ------------------------------------------------------------ */
 
-struct prefix {
-	int family;			/* 4 or 6 */
-	unsigned char addr[16];
-	int bits;
-};
-
-/* Reads an address as netip.ParseAddr (dotted IPv4, or IPv6 without a zone); 0 or -1. */
-static int
-parse_addr(const char *s, struct prefix *p)
+int
+servicecidr_parse_addr(const char *s, struct prefix *p)
 {
 	memset(p, 0, sizeof *p);
 	if (inet_pton(AF_INET, s, p->addr) == 1) {
@@ -68,9 +61,8 @@ parse_addr(const char *s, struct prefix *p)
 	return -1;
 }
 
-/* Reads "address/bits" as netip.ParsePrefix; 0 or -1. */
-static int
-parse_prefix(const char *s, struct prefix *p)
+int
+servicecidr_parse_prefix(const char *s, struct prefix *p)
 {
 	const char *slash = s != NULL ? strchr(s, '/') : NULL;
 	char addr[64];
@@ -86,7 +78,7 @@ parse_prefix(const char *s, struct prefix *p)
 	}
 	memcpy(addr, s, (size_t)(slash - s));
 	addr[slash - s] = '\0';
-	if (parse_addr(addr, p) != 0 || bits > p->bits)
+	if (servicecidr_parse_addr(addr, p) != 0 || bits > p->bits)
 		return -1;
 	p->bits = bits;
 	return 0;
@@ -103,17 +95,15 @@ same_bits(const unsigned char *a, const unsigned char *b, int n)
 	return rest == 0 || ((a[bytes] ^ b[bytes]) & (0xff << (8 - rest)) & 0xff) == 0;
 }
 
-/* netip.Prefix.Overlaps. */
-static int
-overlaps(const struct prefix *a, const struct prefix *b)
+int
+servicecidr_overlaps(const struct prefix *a, const struct prefix *b)
 {
 	return a->family == b->family &&
 	    same_bits(a->addr, b->addr, a->bits < b->bits ? a->bits : b->bits);
 }
 
-/* kube's PrefixContainsIP: not the first address, nor IPv4's last. */
-static int
-holds_address(const struct prefix *p, const struct prefix *ip)
+int
+servicecidr_holds_address(const struct prefix *p, const struct prefix *ip)
 {
 	unsigned char first[16], last[16];
 	int len = p->family == 4 ? 4 : 16;
@@ -192,7 +182,8 @@ read_all(struct controller *c, struct cidr_entry **out, int *n, char **error)
 		cJSON_ArrayForEach(cidr, cidrs) {
 			struct prefix p;
 
-			if (!cJSON_IsString(cidr) || parse_prefix(cidr->valuestring, &p) != 0)
+			if (!cJSON_IsString(cidr) ||
+			    servicecidr_parse_prefix(cidr->valuestring, &p) != 0)
 				continue;
 			entries = xrealloc(entries, (size_t)(count + 1) * sizeof *entries);
 			entries[count].name = xstrdup((const char *)sqlite3_column_text(stmt, 0));
@@ -230,10 +221,12 @@ can_delete(struct controller *c, const char *name, const cJSON *cidrs,
 		struct prefix p;
 		int holders = 0, self = 0;
 
-		if (!cJSON_IsString(cidr) || parse_prefix(cidr->valuestring, &p) != 0)
+		if (!cJSON_IsString(cidr) ||
+		    servicecidr_parse_prefix(cidr->valuestring, &p) != 0)
 			continue;
 		for (int i = 0; i < nall; i++) {
-			if (overlaps(&all[i].prefix, &p) && all[i].prefix.bits <= p.bits) {
+			if (servicecidr_overlaps(&all[i].prefix, &p) &&
+			    all[i].prefix.bits <= p.bits) {
 				holders++;
 				self = strcmp(all[i].name, name) == 0;
 			}
@@ -250,16 +243,18 @@ can_delete(struct controller *c, const char *name, const cJSON *cidrs,
 		if (blocked || !cJSON_IsString(cidr))
 			continue;
 		/* kube's IPFamilyOfCIDRString: what does not parse is of no family. */
-		sqlite3_bind_text(stmt, 1, parse_prefix(cidr->valuestring, &p) != 0 ? "" :
+		sqlite3_bind_text(stmt, 1,
+		    servicecidr_parse_prefix(cidr->valuestring, &p) != 0 ? "" :
 		    p.family == 4 ? "IPv4" : "IPv6", -1, SQLITE_STATIC);
 		while (!blocked && sqlite3_step(stmt) == SQLITE_ROW) {
 			struct prefix ip;
 			int holders = 0, self = 0;
 
-			if (parse_addr((const char *)sqlite3_column_text(stmt, 0), &ip) != 0)
+			if (servicecidr_parse_addr((const char *)sqlite3_column_text(stmt, 0),
+			    &ip) != 0)
 				continue;
 			for (int i = 0; i < nall; i++) {
-				if (holds_address(&all[i].prefix, &ip)) {
+				if (servicecidr_holds_address(&all[i].prefix, &ip)) {
 					holders++;
 					self = strcmp(all[i].name, name) == 0;
 				}
@@ -450,16 +445,17 @@ servicecidr_handle_event(struct controller *c, const struct informer_event *ev, 
 	if (strcmp(ev->resource->name, "servicecidrs") == 0) {
 		/* Added: those it overlaps. */
 		cJSON_ArrayForEach(cidr, json_path(ev->object, "spec.cidrs")) {
-			if (!cJSON_IsString(cidr) || parse_prefix(cidr->valuestring, &p) != 0)
+			if (!cJSON_IsString(cidr) ||
+			    servicecidr_parse_prefix(cidr->valuestring, &p) != 0)
 				continue;
 			for (int i = 0; i < nall; i++) {
-				if (overlaps(&all[i].prefix, &p))
+				if (servicecidr_overlaps(&all[i].prefix, &p))
 					q->add(all[i].name, q->arg);
 			}
 		}
-	} else if (parse_addr(name, &ip) == 0) {
+	} else if (servicecidr_parse_addr(name, &ip) == 0) {
 		for (int i = 0; i < nall; i++) {
-			if (holds_address(&all[i].prefix, &ip))
+			if (servicecidr_holds_address(&all[i].prefix, &ip))
 				q->add(all[i].name, q->arg);
 		}
 	}

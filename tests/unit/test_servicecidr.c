@@ -379,11 +379,54 @@ foreign_address_queues_nothing(void **state)
 	free(keys);
 }
 
+/* The parsers read what Go's netip reads, and refuse the rest. */
+static void
+parsers_are_netips(void **state)
+{
+	static const struct {
+		const char *text;
+		int prefix_family, prefix_bits;	/* 0: no prefix */
+		int addr_family;		/* 0: no address */
+	} cases[] = {
+		{ "192.168.0.0/24", 4, 24, 0 },
+		{ "192.168.0.23/24", 4, 24, 0 },	/* not masked: still a prefix */
+		{ "10.0.0.0/0", 4, 0, 0 },
+		{ "2001:db2::/64", 6, 64, 0 },
+		{ "::ffff:1.2.3.4/128", 6, 128, 0 },	/* IPv4-mapped: IPv6 */
+		{ "1.2.3.4/33", 0, 0, 0 },
+		{ "1.2.3.4/01", 0, 0, 0 },		/* leading zero */
+		{ "1.2.3.4/", 0, 0, 0 },
+		{ "1.2.3.4/-1", 0, 0, 0 },
+		{ "2001:db2::/129", 0, 0, 0 },
+		{ "192.168.0.23", 0, 0, 4 },
+		{ "01.2.3.4", 0, 0, 0 },		/* leading zero */
+		{ "2001:0db2::ffff:ffff:ffff:ffff", 0, 0, 6 },
+		{ "fe80::1%eth0", 0, 0, 0 },		/* a zone */
+		{ "", 0, 0, 0 },
+		{ "x", 0, 0, 0 },
+	};
+	(void)state;
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		struct prefix p;
+		int rc = servicecidr_parse_prefix(cases[i].text, &p);
+
+		if ((rc == 0) != (cases[i].prefix_family != 0) ||
+		    (rc == 0 && (p.family != cases[i].prefix_family ||
+		    p.bits != cases[i].prefix_bits)))
+			fail_msg("prefix \"%s\": rc %d family %d bits %d", cases[i].text, rc,
+			    p.family, p.bits);
+		rc = servicecidr_parse_addr(cases[i].text, &p);
+		if ((rc == 0) != (cases[i].addr_family != 0) ||
+		    (rc == 0 && p.family != cases[i].addr_family))
+			fail_msg("address \"%s\": rc %d family %d", cases[i].text, rc, p.family);
+	}
+}
+
 int
 main(void)
 {
 	struct CMUnitTest tests[NELEM(sync_rows) + NELEM(delete_rows) + NELEM(address_rows) +
-	    3];
+	    4];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(sync_rows); i++)
@@ -395,6 +438,8 @@ main(void)
 	for (size_t i = 0; i < NELEM(address_rows); i++)
 		tests[n++] = (struct CMUnitTest){ address_rows[i].name, address_row,
 		    world_setup, world_teardown, (void *)&address_rows[i] };
+	tests[n++] = (struct CMUnitTest){ "the parsers are netip's", parsers_are_netips, NULL,
+	    NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "the writes are kube's", writes_are_kubes,
 	    world_setup, world_teardown, NULL };
 	tests[n++] = (struct CMUnitTest){ "within the grace period: synced again at its end",
