@@ -141,7 +141,18 @@ action_print(const struct sync_result *r, const struct action *a, const cJSON *e
 		cJSON_AddItemToObject(line, "status", cJSON_Duplicate(
 		    cJSON_GetObjectItemCaseSensitive(a->body, "status"), 1));
 	} else if (a->body != NULL) {
-		cJSON_AddItemToObject(line, "body", cJSON_Duplicate(a->body, 1));
+		cJSON *body = cJSON_Duplicate(a->body, 1), *hidden;
+		const cJSON *item;
+
+		/* A credential is never printed: its data's members keep their names only. */
+		if (a->body_hidden &&
+		    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(body, "data"))) {
+			hidden = cJSON_CreateObject();
+			cJSON_ArrayForEach(item, cJSON_GetObjectItemCaseSensitive(body, "data"))
+				cJSON_AddStringToObject(hidden, item->string, "(hidden)");
+			cJSON_ReplaceItemInObjectCaseSensitive(body, "data", hidden);
+		}
+		cJSON_AddItemToObject(line, "body", body);
 	}
 	line_emit(line, out);
 }

@@ -42,6 +42,12 @@ struct action {
 	char *reason;			/* why, for people: "diff=-3", "rank 2 of 10", ... */
 	int merge_patch;		/* ACTION_PATCH: body is a JSON merge patch (RFC 7386),
 					   which every resource takes, custom ones included */
+	const char *field_manager;	/* ACTION_PATCH: a server-side apply of body (the
+					   configuration this manager owns), forced, as this
+					   field manager, to subresource if set; NULL: a merge or
+					   strategic patch */
+	int body_hidden;		/* the body carries a credential (a token): plan and
+					   replay print each member of its data as "(hidden)" */
 	char *precondition_rv;		/* ACTION_DELETE: also require this resourceVersion */
 	const char *propagation;	/* ACTION_DELETE(_COLLECTION): a RESTOPS_PROPAGATE_*
 					   policy, or NULL */

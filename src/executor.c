@@ -340,6 +340,12 @@ request_send(struct execution *x, int kind, struct action *a, const cJSON *body)
 			    a->propagation, request_done, rq, &error);
 			break;
 		case ACTION_PATCH:
+			if (a->field_manager != NULL) {
+				req = restops_apply_subresource(client, a->resource,
+				    a->namespace, a->name, a->subresource, a->field_manager, 1,
+				    text, request_done, rq, &error);
+				break;
+			}
 			req = a->subresource != NULL ? restops_patch_subresource(client,
 			    a->resource, a->namespace, a->name, a->subresource, a->merge_patch ?
 			    RESTOPS_PATCH_MERGE : RESTOPS_PATCH_STRATEGIC, text, request_done, rq,

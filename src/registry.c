@@ -33,6 +33,10 @@
 #include "controllers/disruption.h"
 #include "controllers/resourcequota.h"
 #include "controllers/statefulset.h"
+#include "controllers/clusterroleaggregation.h"
+#include "controllers/serviceaccounttoken.h"
+#include "controllers/legacytokencleaner.h"
+#include "controllers/servicecidr.h"
 #include "kcmflags.h"
 #include "registry.h"
 #include "util.h"
@@ -63,6 +67,10 @@ const struct controller_type *const controller_types[] = {
 	&disruption_controller_type,
 	&resourcequota_controller_type,
 	&statefulset_controller_type,
+	&clusterroleaggregation_controller_type,
+	&serviceaccounttoken_controller_type,
+	&legacytokencleaner_controller_type,
+	&servicecidr_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 
@@ -161,6 +169,38 @@ controller_parse_list(const char *list, int *enabled, struct buf *ignored, char 
 	return 0;
 }
 
+/* The code of the first controller flag named as type i's flag j (its own code when no
+ * type before it has one of that name). */
+static int
+controller_flag_first(int i, int j)
+{
+	const char *name = controller_types[i]->flags[j].name;
+
+	for (int t = 0; t <= i; t++) {
+		for (int k = 0; controller_types[t]->flags != NULL &&
+		    controller_types[t]->flags[k].name != NULL; k++) {
+			if (strcmp(controller_types[t]->flags[k].name, name) == 0)
+				return CONTROLLER_FLAGS_PER_TYPE * t + k;
+		}
+	}
+	return CONTROLLER_FLAGS_PER_TYPE * i + j;
+}
+
+/* Whether the controller flag of code is one type i's flag j shares: the same name and
+ * kind of value (--root-ca-file, which the root CA publisher and the token controller
+ * both read, as kube's); another would be a table to fix. */
+static int
+controller_flag_shared(int code, int i, int j)
+{
+	int t = code / CONTROLLER_FLAGS_PER_TYPE, k = code % CONTROLLER_FLAGS_PER_TYPE;
+
+	if (code < 0 || t >= controller_type_count)
+		return 0;
+	return controller_types[t]->flags[k].type == controller_types[i]->flags[j].type &&
+	    strcmp(controller_types[t]->flags[k].default_value,
+	    controller_types[i]->flags[j].default_value) == 0;
+}
+
 int
 controller_flag_count(void)
 {
@@ -187,9 +227,12 @@ controller_flag_options(struct option *o, size_t n, int base)
 			if (j == CONTROLLER_FLAGS_PER_TYPE)
 				abort();	/* a table to fix, not a user's mistake */
 			for (size_t k = 0; k < n; k++) {
-				if (strcmp(o[k].name, name) == 0)
+				if (strcmp(o[k].name, name) == 0 &&
+				    !controller_flag_shared(o[k].val - base, i, j))
 					abort();
 			}
+			if (controller_flag_first(i, j) != CONTROLLER_FLAGS_PER_TYPE * i + j)
+				continue;	/* given once, for every type that has it */
 			o[n].name = name;
 			o[n].has_arg = controller_types[i]->flags[j].type == CONTROLLER_FLAG_BOOL ?
 			    optional_argument : required_argument;
@@ -222,10 +265,14 @@ controller_flags_usage(FILE *out)
 		const struct controller_type *t = controller_types[i];
 
 		for (const struct controller_flag *f = t->flags; f != NULL && f->name != NULL;
-		    f++)
+		    f++) {
+			if (controller_flag_first(i, (int)(f - t->flags)) !=
+			    CONTROLLER_FLAGS_PER_TYPE * i + (int)(f - t->flags))
+				continue;	/* listed with the first type that has it */
 			fprintf(out, "  --%s%s\n                            %s: %s (default: %s)\n",
 			    f->name, controller_flag_metavar(f), t->name,
 			    f->help, *f->default_value != '\0' ? f->default_value : "none");
+		}
 	}
 }
 
@@ -256,6 +303,15 @@ controller_configs_set(struct controller_config *configs, int code, const char *
 	if (controller_flag_check(&controller_types[t]->flags[j], value, error) != 0)
 		return -1;
 	((const char **)configs[t].flags)[j] = value;
+	/* Every other type that has a flag of that name reads the same value. */
+	for (int i = t + 1; i < controller_type_count; i++) {
+		for (int k = 0; controller_types[i]->flags != NULL &&
+		    controller_types[i]->flags[k].name != NULL; k++) {
+			if (strcmp(controller_types[i]->flags[k].name,
+			    controller_types[t]->flags[j].name) == 0)
+				((const char **)configs[i].flags)[k] = value;
+		}
+	}
 	return 0;
 }
 

@@ -297,10 +297,11 @@ static const struct resource resource_configmaps = {
 	"configmaps", "ConfigMap", "v1", "/api/v1/configmaps", "cache_objects", no_columns,
 	4, 0, 1, NULL,
 };
-/* By their metadata: whether one exists is all the serviceaccount controller asks. */
+/* Whole: the serviceaccount and token controllers ask whether one exists, the legacy
+ * token cleaner reads its secrets list. */
 static const struct resource resource_serviceaccounts = {
 	"serviceaccounts", "ServiceAccount", "v1", "/api/v1/serviceaccounts", "cache_objects",
-	no_columns, 5, 1, 1, NULL,
+	no_columns, 5, 0, 1, NULL,
 };
 /* Whole: the pod garbage collector asks which nodes exist, and reads the Ready condition
  * and the out-of-service taint of those that do. */
@@ -383,6 +384,28 @@ static const struct resource resource_resourcequotas = {
 	"resourcequotas", "ResourceQuota", "v1", "/api/v1/resourcequotas", "cache_objects",
 	no_columns, 20, 0, 1, NULL,
 };
+/* Whole: the aggregation controller reads each role's labels, aggregation rule and rules. */
+static const struct resource resource_clusterroles = {
+	"clusterroles", "ClusterRole", "rbac.authorization.k8s.io/v1",
+	"/apis/rbac.authorization.k8s.io/v1/clusterroles", "cache_objects", no_columns, 21, 0, 0,
+	NULL,
+};
+/* Whole: the token controller reads each service-account-token Secret's annotations and
+ * data (whether the token, namespace and ca.crt are there), the cleaner its labels. */
+static const struct resource resource_secrets = {
+	"secrets", "Secret", "v1", "/api/v1/secrets", "cache_objects", no_columns, 22, 0, 1,
+	NULL,
+};
+/* Whole: the Service CIDR controller reads each ServiceCIDR's CIDRs, finalizers and
+ * conditions, and the names and labels of the IPAddresses the ipallocator holds. */
+static const struct resource resource_servicecidrs = {
+	"servicecidrs", "ServiceCIDR", "networking.k8s.io/v1",
+	"/apis/networking.k8s.io/v1/servicecidrs", "cache_objects", no_columns, 23, 0, 0, NULL,
+};
+static const struct resource resource_ipaddresses = {
+	"ipaddresses", "IPAddress", "networking.k8s.io/v1",
+	"/apis/networking.k8s.io/v1/ipaddresses", "cache_objects", no_columns, 24, 0, 0, NULL,
+};
 
 const struct resource *const resource_all[] = {
 	&resource_pods, &resource_replicasets, &resource_deployments, &resource_namespaces,
@@ -391,7 +414,8 @@ const struct resource *const resource_all[] = {
 	&resource_services, &resource_endpoints, &resource_endpointslices,
 	&resource_controllerrevisions, &resource_daemonsets, &resource_jobs, &resource_cronjobs,
 	&resource_statefulsets, &resource_persistentvolumeclaims, &resource_poddisruptionbudgets,
-	&resource_resourcequotas,
+	&resource_resourcequotas, &resource_clusterroles, &resource_secrets,
+	&resource_servicecidrs, &resource_ipaddresses,
 };
 const int resource_count = sizeof resource_all / sizeof resource_all[0];
 

@@ -383,6 +383,15 @@ restops_apply(struct client *c, const struct resource *r, const char *ns, const 
     const char *field_manager, int force, const char *body, restops_done_cb on_done,
     void *arg, char **error)
 {
+	return restops_apply_subresource(c, r, ns, name, NULL, field_manager, force, body,
+	    on_done, arg, error);
+}
+
+struct restops_request *
+restops_apply_subresource(struct client *c, const struct resource *r, const char *ns,
+    const char *name, const char *subresource, const char *field_manager, int force,
+    const char *body, restops_done_cb on_done, void *arg, char **error)
+{
 	struct buf b;
 	char *path;
 
@@ -391,7 +400,7 @@ restops_apply(struct client *c, const struct resource *r, const char *ns, const 
 		return NULL;
 	}
 	if (restops_check_body(body, error) != 0 ||
-	    (path = restops_path(r, ns, name, NULL, error)) == NULL)
+	    (path = restops_path(r, ns, name, subresource, error)) == NULL)
 		return NULL;
 	buf_init(&b);
 	buf_append_str(&b, path);

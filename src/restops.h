@@ -81,6 +81,11 @@ struct restops_request *restops_patch_status(struct client *c, const struct reso
 struct restops_request *restops_apply(struct client *c, const struct resource *r,
     const char *ns, const char *name, const char *field_manager, int force,
     const char *body, restops_done_cb on_done, void *arg, char **error);
+/* The same to the object's subresource ("status": kube's ApplyStatus); NULL: the object. */
+struct restops_request *restops_apply_subresource(struct client *c,
+    const struct resource *r, const char *ns, const char *name, const char *subresource,
+    const char *field_manager, int force, const char *body, restops_done_cb on_done,
+    void *arg, char **error);
 /* DELETE the object. precondition_uid and precondition_rv (each NULL for none) make the
  * delete fail with a Conflict when the object has another uid or resourceVersion;
  * propagation is NULL (the resource's default) or a RESTOPS_PROPAGATE_* value. */

@@ -865,6 +865,9 @@ run_configz(const struct run_options *opts, const struct client *client)
 		for (int j = 0; controller_types[i]->flags != NULL &&
 		    controller_types[i]->flags[j].name != NULL; j++) {
 			const struct controller_flag *f = &controller_types[i]->flags[j];
+			/* A flag two controllers share (--root-ca-file) appears once. */
+			if (cJSON_GetObjectItemCaseSensitive(flags, f->name) != NULL)
+				continue;
 			const char *v = opts->configs[i].flags[j] != NULL ?
 			    opts->configs[i].flags[j] :
 			    f->default_value;

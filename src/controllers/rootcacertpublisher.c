@@ -39,15 +39,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/err.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-
 #include "consistency.h"
 #include "controllers/rootcacertpublisher.h"
 #include "json.h"
 #include "log.h"
 #include "resource.h"
+#include "rootca.h"
 #include "util.h"
 
 /* kube's names and words, which clients and people look for. */
@@ -58,9 +55,6 @@
 	"when using internal endpoints such as the internal service IP or " \
 	"kubernetes.default.svc. No other usage is guaranteed across distributions of " \
 	"Kubernetes clusters."
-
-/* The largest --root-ca-file read (a ConfigMap holds 1 MiB at most). */
-#define ROOT_CA_FILE_MAX (1 << 20)
 
 enum {
 	STMT_CONFIGMAP,
@@ -92,68 +86,19 @@ struct publisher_state {
 
 /* --- the CA ---------------------------------------------------------------------------- */
 
-/* Checks that the n bytes at pem hold a certificate, as kube's ParseCertsPEM does: every
- * CERTIFICATE block without headers must be an X.509 certificate, and there must be one;
- * other blocks are skipped. -1 with *error saying what is wrong. */
-static int
-pem_check_certificates(const char *pem, size_t n, char **error)
-{
-	BIO *bio = BIO_new_mem_buf(pem, (int)n);
-	int certificates = 0, bad = 0;
-	char *name, *header;
-	unsigned char *der;
-	long len;
-
-	if (bio == NULL)
-		return error_set(error, "out of memory");
-	while (!bad && PEM_read_bio(bio, &name, &header, &der, &len) == 1) {
-		if (strcmp(name, "CERTIFICATE") == 0 && header[0] == '\0') {
-			const unsigned char *p = der;
-			X509 *x = d2i_X509(NULL, &p, len);
-
-			bad = x == NULL || p != der + len;
-			certificates++;
-			X509_free(x);
-		}
-		OPENSSL_free(name);
-		OPENSSL_free(header);
-		OPENSSL_free(der);
-	}
-	/* The loop ends at the first thing that is no block: the end of the text. */
-	ERR_clear_error();
-	BIO_free(bio);
-	if (bad)
-		return error_set(error, "a CERTIFICATE block is not an X.509 certificate");
-	if (certificates == 0)
-		return error_set(error, "data does not contain any valid RSA or ECDSA "
-		    "certificates");
-	return 0;
-}
-
 /* Reads the CA file path into *ca (malloc'd), as kube's readCA: -1 with *error naming the
  * file when it cannot be read or holds no certificate. */
 static int
 read_root_ca(const char *path, char **ca, char **error)
 {
-	struct buf b;
 	char *why = NULL;
-	int rc;
 
-	buf_init(&b);
-	rc = file_read_all(path, "open", ROOT_CA_FILE_MAX, &b, NULL, &why);
-	/* The CA goes into a JSON string and an SQL text: text, no NUL in it. */
-	if (rc == 0 && b.len > 0 && memchr(b.data, '\0', b.len) != NULL)
-		rc = error_set(&why, "the file holds a NUL byte");
-	if (rc == 0)
-		rc = pem_check_certificates(b.len > 0 ? b.data : "", b.len, &why);
-	if (rc != 0) {
+	if (rootca_read_file(path, ca, &why) != 0) {
 		error_set(error, "root-ca-cert-publisher: error parsing root-ca-file at %s: %s",
 		    path, why);
 		free(why);
-		buf_free(&b);
 		return -1;
 	}
-	*ca = buf_detach(&b);
 	return 0;
 }
 

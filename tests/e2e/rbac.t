@@ -15,7 +15,10 @@
 # TTL-after-finished controller; rbac-job.yaml for the Job controller; rbac-cronjob.yaml
 # for the CronJob controller; rbac-disruption.yaml for the disruption controller;
 # rbac-resourcequota.yaml for the resource quota controller; rbac-statefulset.yaml for
-# the StatefulSet controller.
+# the StatefulSet controller; rbac-clusterrole-aggregation.yaml for the ClusterRole
+# aggregation controller; rbac-serviceaccount-token.yaml for the token controller;
+# rbac-legacy-service-account-token-cleaner.yaml for the legacy token cleaner;
+# rbac-service-cidr-controller.yaml for the Service CIDR controller.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -56,6 +59,20 @@ cleanup() {
 	    --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:statefulset-controller \
 	    --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole \
+	    sqlkcm:clusterrole-aggregation-controller --wait=false >/dev/null 2>&1
+	kubectl delete clusterrole "$ns-aggregated" "$ns-aggregated-part" --wait=false \
+	    >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole \
+	    sqlkcm:serviceaccount-token-controller --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole \
+	    sqlkcm:legacy-service-account-token-cleaner --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole sqlkcm:service-cidrs-controller \
+	    --wait=false >/dev/null 2>&1
+	kubectl delete servicecidr "$ns-cidr" --wait=false >/dev/null 2>&1
+	[ -n "${tracking_since:-}" ] && kubectl patch configmap -n kube-system \
+	    kube-apiserver-legacy-service-account-token-tracking --type=merge \
+	    -p "{\"data\":{\"since\":\"$tracking_since\"}}" >/dev/null 2>&1
 	kubectl patch job "$ns-ttl" -n "$ns" --type=merge -p '{"metadata":{"finalizers":null}}' \
 	    >/dev/null 2>&1
 	kubectl delete -n sqlkcm-system rolebinding,role sqlkcm:leader-election \
@@ -799,5 +816,135 @@ check "no request of the StatefulSet controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/stssa.log"'
 sqlkcm_stop stssa
 kubectl delete sts -n "$ns" rbac-sts --wait=false >/dev/null 2>&1
+
+# The ClusterRole aggregation controller's manifest: an aggregated role of the test's own
+# gets the rule of the role its selector picks, a rule the controller itself does not hold
+# (so writing it takes escalate).
+check "rbac-clusterrole-aggregation.yaml applies" \
+    kubectl apply -f "$manifests/rbac-clusterrole-aggregation.yaml"
+check "with it, it may escalate and patch ClusterRoles" \
+    eval 'cluster_wait_until 30 "the role" can escalate clusterroles.rbac.authorization.k8s.io &&
+     can patch clusterroles.rbac.authorization.k8s.io'
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: $ns-aggregated}
+aggregationRule:
+  clusterRoleSelectors: [{matchLabels: {example.com/aggregate-to-$ns: "true"}}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: $ns-aggregated-part
+  labels: {example.com/aggregate-to-$ns: "true"}
+rules: [{apiGroups: [example.com], resources: [gadgets], verbs: [get, delete]}]
+YAML
+sqlkcm_start aggsa --kubeconfig "$work/kubeconfig" --db "$work/agg.db" \
+    --controllers clusterrole-aggregation -v 2
+check "the aggregation controller writes the picked role's rule with those rights" \
+    cluster_wait_until 60 "the rule" eval '[ "$(kubectl get clusterrole '"$ns"'-aggregated \
+     -o jsonpath="{.rules[0].resources[0]}/{.rules[0].verbs[1]}")" = gadgets/delete ]'
+check "no request of the aggregation controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/aggsa.log"'
+sqlkcm_stop aggsa
+
+# The token controller's manifest: a token Secret of a ServiceAccount of the test's gets
+# its token (a patch), and one naming no ServiceAccount that exists is deleted.
+check "rbac-serviceaccount-token.yaml applies" \
+    kubectl apply -f "$manifests/rbac-serviceaccount-token.yaml"
+check "with it, it may patch and delete Secrets, not update them" \
+    eval 'cluster_wait_until 30 "the role" can patch secrets -n '"$ns"' &&
+     can delete secrets -n '"$ns"' && cannot update secrets -n '"$ns"
+kubectl create serviceaccount "$ns-robot" -n "$ns" >/dev/null
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Secret
+metadata:
+  name: $ns-robot-token
+  annotations: {kubernetes.io/service-account.name: $ns-robot}
+type: kubernetes.io/service-account-token
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: $ns-ghost-token
+  annotations: {kubernetes.io/service-account.name: $ns-nobody}
+type: kubernetes.io/service-account-token
+YAML
+sqlkcm_start tokensa --kubeconfig "$work/kubeconfig" --db "$work/token.db" \
+    --controllers serviceaccount-token -v 2 \
+    --service-account-private-key-file "$cluster/pki/sa.key"
+check "the token controller fills in a token Secret with those rights" \
+    cluster_wait_until 60 "the token" eval '[ -n "$(kubectl get secret '"$ns"'-robot-token \
+     -n '"$ns"' -o jsonpath="{.data.token}")" ]'
+check "and deletes one whose ServiceAccount does not exist" \
+    cluster_wait_until 60 "the deletion" eval '! kubectl get secret '"$ns"'-ghost-token \
+     -n '"$ns"' >/dev/null 2>&1'
+check "no request of the token controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/tokensa.log"'
+sqlkcm_stop tokensa
+
+# The legacy token cleaner's manifest: an auto-generated token (listed by its
+# ServiceAccount, mounted by no pod, never used) is labelled invalid, with a clean-up
+# period of a second and the apiserver's tracking made to start in 2020 (put back at the
+# end). Its deletion would come a period after the label's day: tomorrow.
+check "rbac-legacy-service-account-token-cleaner.yaml applies" \
+    kubectl apply -f "$manifests/rbac-legacy-service-account-token-cleaner.yaml"
+check "with it, it may patch and delete Secrets and get the tracking ConfigMap" \
+    eval 'cluster_wait_until 30 "the role" can patch secrets -n '"$ns"' &&
+     can delete secrets -n '"$ns"' && can get configmaps/kube-apiserver-legacy-service-account-token-tracking -n kube-system'
+tracking_since=$(kubectl get configmap -n kube-system \
+    kube-apiserver-legacy-service-account-token-tracking -o jsonpath='{.data.since}')
+kubectl patch configmap -n kube-system kube-apiserver-legacy-service-account-token-tracking \
+    --type=merge -p '{"data":{"since":"2020-01-01"}}' >/dev/null
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: $ns-legacy}
+secrets: [{name: $ns-legacy-token}]
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: $ns-legacy-token
+  annotations: {kubernetes.io/service-account.name: $ns-legacy}
+type: kubernetes.io/service-account-token
+YAML
+sleep 2		# older than the period: made more than a second before the sync
+sqlkcm_start cleanersa --kubeconfig "$work/kubeconfig" --db "$work/cleaner.db" \
+    --controllers legacy-service-account-token-cleaner -v 2 \
+    --legacy-service-account-token-clean-up-period 1s
+check "the cleaner labels the unused auto-generated token invalid with those rights" \
+    cluster_wait_until 60 "the label" eval '[ "$(kubectl get secret '"$ns"'-legacy-token \
+     -n '"$ns"' -o jsonpath="{.metadata.labels.kubernetes\.io/legacy-token-invalid-since}")" = \
+     "$(date -u +%Y-%m-%d)" ]'
+check "no request of the cleaner was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/cleanersa.log"'
+sqlkcm_stop cleanersa
+
+# The Service CIDR controller's manifest: a ServiceCIDR of the test's own gets its
+# finalizer and its Ready condition (a server-side apply of the status).
+check "rbac-service-cidr-controller.yaml applies" \
+    kubectl apply -f "$manifests/rbac-service-cidr-controller.yaml"
+check "with it, it may patch ServiceCIDRs and their status, and watch IPAddresses" \
+    eval 'cluster_wait_until 30 "the role" can patch servicecidrs.networking.k8s.io &&
+     can patch servicecidrs.networking.k8s.io --subresource=status &&
+     can watch ipaddresses.networking.k8s.io'
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: networking.k8s.io/v1
+kind: ServiceCIDR
+metadata: {name: $ns-cidr}
+spec: {cidrs: [10.201.$((RANDOM % 200 + 20)).0/24]}
+YAML
+sqlkcm_start cidrsa --kubeconfig "$work/kubeconfig" --db "$work/cidr.db" \
+    --controllers service-cidr-controller -v 2
+check "the Service CIDR controller makes the ServiceCIDR Ready with those rights" \
+    cluster_wait_until 60 "Ready" eval '[ "$(kubectl get servicecidr '"$ns"'-cidr \
+     -o jsonpath="{.metadata.finalizers[0]}/{.status.conditions[?(@.type==\"Ready\")].status}")" = \
+     networking.k8s.io/service-cidr-finalizer/True ]'
+check "no request of the Service CIDR controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/cidrsa.log"'
+sqlkcm_stop cidrsa
+kubectl delete servicecidr "$ns-cidr" --wait=false >/dev/null 2>&1
 
 tap_done

@@ -161,6 +161,10 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		{ "disruption", 1000 },
 		{ "resourcequota", 1000 },
 		{ "statefulset", 1000 },
+		{ "service-cidr-controller", 1000 },
+		{ "legacy-service-account-token-cleaner", 1000 },
+		{ "serviceaccount-token", 1000 },
+		{ "clusterrole-aggregation", 1000 },
 	};
 	/* Where kube's queue starts at another backoff than client-go's 5 ms. */
 	static const struct {

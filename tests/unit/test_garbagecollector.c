@@ -64,9 +64,9 @@
 #define NONBLOCKING_REF(api_version, kind, name, uid) \
 	"{\"apiVersion\":\"" api_version "\",\"kind\":\"" kind "\",\"name\":\"" name \
 	"\",\"uid\":\"" uid "\",\"blockOwnerDeletion\":false}"
-#define SECRET(name, uid) REF("v1", "Secret", name, uid)
-#define BLOCKING_SECRET(name, uid) BLOCKING_REF("v1", "Secret", name, uid)
-#define NONBLOCKING_SECRET(name, uid) NONBLOCKING_REF("v1", "Secret", name, uid)
+#define SECRET(name, uid) REF("v1", "PodTemplate", name, uid)
+#define BLOCKING_SECRET(name, uid) BLOCKING_REF("v1", "PodTemplate", name, uid)
+#define NONBLOCKING_SECRET(name, uid) NONBLOCKING_REF("v1", "PodTemplate", name, uid)
 #define CONFIGMAP(name, uid) REF("v1", "ConfigMap", name, uid)
 #define BLOCKING_CONFIGMAP(name, uid) BLOCKING_REF("v1", "ConfigMap", name, uid)
 #define NONBLOCKING_CONFIGMAP(name, uid) NONBLOCKING_REF("v1", "ConfigMap", name, uid)
@@ -135,10 +135,10 @@ static const struct {
 	int namespaced;
 } metadata_resources[] = {
 	{ "", "v1", "configmaps", "ConfigMap", 1 },
-	{ "", "v1", "secrets", "Secret", 1 },
+	{ "", "v1", "podtemplates", "PodTemplate", 1 },
 	{ "", "v1", "replicationcontrollers", "ReplicationController", 1 },
 	{ "", "v1", "nodes", "Node", 0 },
-	{ "rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", 0 },
+	{ "scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", 0 },
 	{ "rbac.authorization.k8s.io", "v1", "roles", "Role", 1 },
 	{ "example.com", "v1", "widgets", "Widget", 1 },
 };
@@ -408,12 +408,12 @@ static const struct sync_case sync_cases[] = {
 		.name = "isDangling: an owner re-created under its name with another uid is "
 		    "absent (garbagecollector.go:447-453)",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-new"),
+			OBJECT("podtemplates", "ns1", "owner", "uid-new"),
 			OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "42",
 			    .owners = "[" SECRET("owner", "uid-old") "]"),
 		},
 		.key = "uid-child",
-		.confirms = "get secrets ns1/owner uid=uid-old",
+		.confirms = "get podtemplates ns1/owner uid=uid-old",
 		.writes = "delete configmaps ns1/child Background rv=42",
 	},
 	{
@@ -435,7 +435,7 @@ static const struct sync_case sync_cases[] = {
 			    .owners = "[" SECRET("s2", "uid-s2") "]", .finalizers = ORPHAN),
 		},
 		.key = "uid-child",
-		.confirms = "get secrets ns1/s2 uid=uid-s2",
+		.confirms = "get podtemplates ns1/s2 uid=uid-s2",
 		.writes = "delete configmaps ns1/child Orphan rv=42",
 	},
 	{
@@ -446,7 +446,7 @@ static const struct sync_case sync_cases[] = {
 			    .owners = "[" SECRET("s2", "uid-s2") "]", .finalizers = FOREGROUND),
 		},
 		.key = "uid-child",
-		.confirms = "get secrets ns1/s2 uid=uid-s2",
+		.confirms = "get podtemplates ns1/s2 uid=uid-s2",
 		.writes = "delete configmaps ns1/child Foreground rv=42",
 	},
 
@@ -493,9 +493,9 @@ static const struct sync_case sync_cases[] = {
 		    "namespaced one is left alone (namespacedOwnerOfClusterScopedObjectErr, "
 		    "garbagecollector.go:351-353)",
 		.objects = {
-			OBJECT("clusterroles.rbac.authorization.k8s.io", NULL, "admin", "uid-admin"),
+			OBJECT("priorityclasses.scheduling.k8s.io", NULL, "admin", "uid-admin"),
 			OBJECT("nodes", NULL, "nodename", "nodeuid1",
-			    .owners = "[" REF("rbac.authorization.k8s.io/v1", "ClusterRole", "admin",
+			    .owners = "[" REF("scheduling.k8s.io/v1", "PriorityClass", "admin",
 			    "uid-admin") "," POD("podname1", "poduid1") "]"),
 		},
 		.key = "nodeuid1",
@@ -578,7 +578,7 @@ static const struct sync_case sync_cases[] = {
 			    .owners = "[" SECRET("secretname", "deploymentuid1") "]"),
 		},
 		.key = "badpoduid",
-		.confirms = "get secrets ns1/secretname uid=deploymentuid1",
+		.confirms = "get podtemplates ns1/secretname uid=deploymentuid1",
 		.writes = "delete pods ns1/badpod Background rv=42",
 	},
 	{
@@ -612,20 +612,20 @@ static const struct sync_case sync_cases[] = {
 		.name = "attemptToDeleteItem, solid and absent owners: the absent one is confirmed "
 		    "and patched out (TestDeleteOwnerRefPatch)",
 		.objects = {
-			OBJECT("secrets", "ns1", "s1", "uid-s1"),
+			OBJECT("podtemplates", "ns1", "s1", "uid-s1"),
 			OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "42",
 			    .owners = "[" SECRET("s1", "uid-s1") "," SECRET("s2", "uid-s2") "]"),
 		},
 		.key = "uid-child",
-		.confirms = "get secrets ns1/s2 uid=uid-s2",
+		.confirms = "get podtemplates ns1/s2 uid=uid-s2",
 		.writes = "patch configmaps ns1/child rv=42 ownerReferences=[uid-s1]",
 	},
 	{
 		.name = "attemptToDeleteItem, solid and waiting owners: the reference to the "
 		    "owner deleting in the foreground is patched out, nothing confirmed",
 		.objects = {
-			OBJECT("secrets", "ns1", "s1", "uid-s1"),
-			OBJECT("secrets", "ns1", "w1", "uid-w1", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "s1", "uid-s1"),
+			OBJECT("podtemplates", "ns1", "w1", "uid-w1", .deleting = 1,
 			    .finalizers = FOREGROUND),
 			OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "42",
 			    .owners = "[" SECRET("s1", "uid-s1") "," BLOCKING_SECRET("w1", "uid-w1")
@@ -638,23 +638,23 @@ static const struct sync_case sync_cases[] = {
 		.name = "attemptToDeleteItem, solid, absent and waiting owners: both others "
 		    "patched out in one patch, the absent one confirmed",
 		.objects = {
-			OBJECT("secrets", "ns1", "s1", "uid-s1"),
-			OBJECT("secrets", "ns1", "w1", "uid-w1", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "s1", "uid-s1"),
+			OBJECT("podtemplates", "ns1", "w1", "uid-w1", .deleting = 1,
 			    .finalizers = FOREGROUND),
 			OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "42",
 			    .owners = "[" SECRET("s2", "uid-s2") "," SECRET("s1", "uid-s1") ","
 			    BLOCKING_SECRET("w1", "uid-w1") "]"),
 		},
 		.key = "uid-child",
-		.confirms = "get secrets ns1/s2 uid=uid-s2",
+		.confirms = "get podtemplates ns1/s2 uid=uid-s2",
 		.writes = "patch configmaps ns1/child rv=42 ownerReferences=[uid-s1]",
 	},
 	{
 		.name = "attemptToDeleteItem, only solid owners: nothing to do "
 		    "(garbagecollector.go:576-578)",
 		.objects = {
-			OBJECT("secrets", "ns1", "s1", "uid-s1"),
-			OBJECT("secrets", "ns1", "s3", "uid-s3"),
+			OBJECT("podtemplates", "ns1", "s1", "uid-s1"),
+			OBJECT("podtemplates", "ns1", "s3", "uid-s3"),
 			OBJECT("configmaps", "ns1", "child", "uid-child",
 			    .owners = "[" SECRET("s1", "uid-s1") "," SECRET("s3", "uid-s3") "]"),
 		},
@@ -664,15 +664,15 @@ static const struct sync_case sync_cases[] = {
 		.name = "attemptToDeleteItem, a solid owner and one cached in another namespace: "
 		    "OwnerRefInvalidNamespace, the latter confirmed absent and patched out",
 		.objects = {
-			OBJECT("secrets", "ns1", "s1", "uid-s1"),
-			OBJECT("secrets", "ns2", "s2", "uid-s2"),
+			OBJECT("podtemplates", "ns1", "s1", "uid-s1"),
+			OBJECT("podtemplates", "ns2", "s2", "uid-s2"),
 			OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "42",
 			    .owners = "[" SECRET("s1", "uid-s1") "," SECRET("s2", "uid-s2") "]"),
 		},
 		.key = "uid-child",
-		.events = "Warning OwnerRefInvalidNamespace ownerRef [v1/Secret, namespace: ns1, "
+		.events = "Warning OwnerRefInvalidNamespace ownerRef [v1/PodTemplate, namespace: ns1, "
 		    "name: s2, uid: uid-s2] does not exist in namespace \"ns1\"",
-		.confirms = "get secrets ns1/s2 uid=uid-s2",
+		.confirms = "get podtemplates ns1/s2 uid=uid-s2",
 		.writes = "patch configmaps ns1/child rv=42 ownerReferences=[uid-s1]",
 	},
 
@@ -682,7 +682,7 @@ static const struct sync_case sync_cases[] = {
 		.name = "attemptToDeleteItem: an owner deletes in the foreground and the object "
 		    "has dependents: deleted in the foreground",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-owner", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "owner", "uid-owner", .deleting = 1,
 			    .finalizers = FOREGROUND),
 			OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "42",
 			    .owners = "[" BLOCKING_SECRET("owner", "uid-owner") "]"),
@@ -697,7 +697,7 @@ static const struct sync_case sync_cases[] = {
 		    "deletes its own dependents: the object's references are unblocked, then it is "
 		    "deleted in the foreground",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-owner", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "owner", "uid-owner", .deleting = 1,
 			    .finalizers = FOREGROUND),
 			OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "42",
 			    .owners = "[" BLOCKING_SECRET("owner", "uid-owner") "]"),
@@ -713,7 +713,7 @@ static const struct sync_case sync_cases[] = {
 		.name = "attemptToDeleteItem: a dependent deleted with the orphan finalizer does "
 		    "not delete its dependents, so no unblocking",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-owner", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "owner", "uid-owner", .deleting = 1,
 			    .finalizers = FOREGROUND),
 			OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "42",
 			    .owners = "[" BLOCKING_SECRET("owner", "uid-owner") "]"),
@@ -728,7 +728,7 @@ static const struct sync_case sync_cases[] = {
 		.name = "attemptToDeleteItem: an owner deletes in the foreground, the object has "
 		    "no dependents: deleted in the background",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-owner", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "owner", "uid-owner", .deleting = 1,
 			    .finalizers = FOREGROUND),
 			OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "42",
 			    .owners = "[" BLOCKING_SECRET("owner", "uid-owner") "]"),
@@ -740,7 +740,7 @@ static const struct sync_case sync_cases[] = {
 		.name = "attemptToDeleteItem: an owner deletes in the foreground, the object has "
 		    "no dependents and the orphan finalizer: deleted with the Orphan policy",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-owner", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "owner", "uid-owner", .deleting = 1,
 			    .finalizers = FOREGROUND),
 			OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "42",
 			    .owners = "[" BLOCKING_SECRET("owner", "uid-owner") "]",
@@ -753,7 +753,7 @@ static const struct sync_case sync_cases[] = {
 		.name = "attemptToDeleteItem: an owner deletes in the foreground, the object has "
 		    "no dependents and the foregroundDeletion finalizer: deleted in the foreground",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-owner", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "owner", "uid-owner", .deleting = 1,
 			    .finalizers = FOREGROUND),
 			OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "42",
 			    .owners = "[" BLOCKING_SECRET("owner", "uid-owner") "]",
@@ -766,7 +766,7 @@ static const struct sync_case sync_cases[] = {
 		.name = "attemptToDeleteItem: one owner absent, one deleting in the foreground, "
 		    "and dependents: the absent one confirmed, the object deleted in the foreground",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-owner", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "owner", "uid-owner", .deleting = 1,
 			    .finalizers = FOREGROUND),
 			OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "42",
 			    .owners = "[" SECRET("s2", "uid-s2") "," BLOCKING_SECRET("owner",
@@ -775,7 +775,7 @@ static const struct sync_case sync_cases[] = {
 			    .owners = "[" CONFIGMAP("child", "uid-child") "]"),
 		},
 		.key = "uid-child",
-		.confirms = "get secrets ns1/s2 uid=uid-s2",
+		.confirms = "get podtemplates ns1/s2 uid=uid-s2",
 		.writes = "delete configmaps ns1/child Foreground rv=42",
 	},
 
@@ -785,7 +785,7 @@ static const struct sync_case sync_cases[] = {
 		.name = "processDeletingDependentsItem: an owner deleting in the foreground waits "
 		    "while a dependent blocks its deletion",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-owner", .rv = "42", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "owner", "uid-owner", .rv = "42", .deleting = 1,
 			    .finalizers = FOREGROUND),
 			OBJECT("configmaps", "ns1", "child", "uid-child",
 			    .owners = "[" BLOCKING_SECRET("owner", "uid-owner") "]"),
@@ -799,7 +799,7 @@ static const struct sync_case sync_cases[] = {
 		.name = "processDeletingDependentsItem: no dependent blocks (blockOwnerDeletion "
 		    "false or unset): the foregroundDeletion finalizer is removed",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-owner", .rv = "42", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "owner", "uid-owner", .rv = "42", .deleting = 1,
 			    .finalizers = FOREGROUND),
 			OBJECT("configmaps", "ns1", "child", "uid-child",
 			    .owners = "[" NONBLOCKING_SECRET("owner", "uid-owner") "]"),
@@ -807,26 +807,26 @@ static const struct sync_case sync_cases[] = {
 			    .owners = "[" SECRET("owner", "uid-owner") "]"),
 		},
 		.key = "uid-owner",
-		.writes = "patch secrets ns1/owner rv=42 finalizers=null",
+		.writes = "patch podtemplates ns1/owner rv=42 finalizers=null",
 	},
 	{
 		.name = "removeFinalizer: the owner's other finalizers stay",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-owner", .rv = "42", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "owner", "uid-owner", .rv = "42", .deleting = 1,
 			    .finalizers = "[\"foregroundDeletion\",\"example.com/keep\"]"),
 		},
 		.key = "uid-owner",
-		.writes = "patch secrets ns1/owner rv=42 finalizers=[example.com/keep]",
+		.writes = "patch podtemplates ns1/owner rv=42 finalizers=[example.com/keep]",
 	},
 	{
 		.name = "attemptToDeleteItem: an object deleting its dependents is not collected "
 		    "itself, its own absent owners not even confirmed (garbagecollector.go:546-548)",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-owner", .rv = "42", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "owner", "uid-owner", .rv = "42", .deleting = 1,
 			    .finalizers = FOREGROUND, .owners = "[" SECRET("gone", "uid-gone") "]"),
 		},
 		.key = "uid-owner",
-		.writes = "patch secrets ns1/owner rv=42 finalizers=null",
+		.writes = "patch podtemplates ns1/owner rv=42 finalizers=null",
 	},
 
 	/* --- orphanDependents and attemptToOrphanWorker (garbagecollector.go:683-775) --- */
@@ -834,9 +834,9 @@ static const struct sync_case sync_cases[] = {
 		.name = "orphanDependents: each dependent loses its reference to the owner, then "
 		    "the orphan finalizer is removed",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-owner", .rv = "42", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "owner", "uid-owner", .rv = "42", .deleting = 1,
 			    .finalizers = ORPHAN),
-			OBJECT("secrets", "ns1", "other", "uid-other"),
+			OBJECT("podtemplates", "ns1", "other", "uid-other"),
 			OBJECT("configmaps", "ns1", "dep1", "uid-dep1", .rv = "5",
 			    .owners = "[" BLOCKING_SECRET("owner", "uid-owner") "]"),
 			OBJECT("pods", "ns1", "dep2", "uid-dep2", .rv = "6",
@@ -846,18 +846,18 @@ static const struct sync_case sync_cases[] = {
 		.key = "uid-owner",
 		.writes = "patch configmaps ns1/dep1 rv=5 ownerReferences=null; "
 		    "patch pods ns1/dep2 rv=6 ownerReferences=[uid-other]; "
-		    "patch secrets ns1/owner rv=42 finalizers=null",
+		    "patch podtemplates ns1/owner rv=42 finalizers=null",
 		.writes_unordered = 1,
 	},
 	{
 		.name = "attemptToOrphanWorker: an owner without dependents only loses its orphan "
 		    "finalizer, the others stay",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-owner", .rv = "42", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "owner", "uid-owner", .rv = "42", .deleting = 1,
 			    .finalizers = "[\"orphan\",\"example.com/keep\"]"),
 		},
 		.key = "uid-owner",
-		.writes = "patch secrets ns1/owner rv=42 finalizers=[example.com/keep]",
+		.writes = "patch podtemplates ns1/owner rv=42 finalizers=[example.com/keep]",
 	},
 
 	/* --- nothing to do --- */
@@ -865,7 +865,7 @@ static const struct sync_case sync_cases[] = {
 		.name = "attemptToDeleteItem: an object gone from the cache is nothing to do "
 		    "(kube's virtual delete event, garbagecollector.go:523-531)",
 		.objects = {
-			OBJECT("secrets", "ns1", "s1", "uid-s1"),
+			OBJECT("podtemplates", "ns1", "s1", "uid-s1"),
 		},
 		.key = "uid-gone",
 	},
@@ -1043,7 +1043,7 @@ static const struct event_case event_cases[] = {
 	},
 	{
 		.name = "addDependentToOwners: an object added with its owner cached is not queued",
-		.cache = { OBJECT("secrets", "ns1", "owner", "uid-owner") },
+		.cache = { OBJECT("podtemplates", "ns1", "owner", "uid-owner") },
 		.type = INFORMER_ADDED,
 		.object = OBJECT("configmaps", "ns1", "child", "uid-child",
 		    .owners = "[" SECRET("owner", "uid-owner") "]"),
@@ -1059,7 +1059,7 @@ static const struct event_case event_cases[] = {
 	{
 		.name = "addDependentToOwners: an object added whose owner's uid is cached in "
 		    "another namespace is queued (graph_builder.go:471-480)",
-		.cache = { OBJECT("secrets", "ns2", "owner", "uid-owner") },
+		.cache = { OBJECT("podtemplates", "ns2", "owner", "uid-owner") },
 		.type = INFORMER_ADDED,
 		.object = OBJECT("configmaps", "ns1", "child", "uid-child",
 		    .owners = "[" SECRET("owner", "uid-owner") "]"),
@@ -1078,7 +1078,7 @@ static const struct event_case event_cases[] = {
 	{
 		.name = "addDependentToOwners: an update that adds a reference to an owner absent "
 		    "from the cache queues the object (graph_builder.go:777-785)",
-		.cache = { OBJECT("secrets", "ns1", "s1", "uid-s1") },
+		.cache = { OBJECT("podtemplates", "ns1", "s1", "uid-s1") },
 		.type = INFORMER_UPDATED,
 		.object = OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "2",
 		    .owners = "[" SECRET("s1", "uid-s1") "," SECRET("s2", "uid-s2") "]"),
@@ -1090,7 +1090,7 @@ static const struct event_case event_cases[] = {
 		.name = "sqlkcm's: an object added whose owner deletes in the foreground is queued "
 		    "(a sync cannot queue, as processDeletingDependentsItem queues blocking "
 		    "dependents in kube)",
-		.cache = { OBJECT("secrets", "ns1", "owner", "uid-owner", .deleting = 1,
+		.cache = { OBJECT("podtemplates", "ns1", "owner", "uid-owner", .deleting = 1,
 		    .finalizers = FOREGROUND) },
 		.type = INFORMER_ADDED,
 		.object = OBJECT("configmaps", "ns1", "child", "uid-child",
@@ -1105,9 +1105,9 @@ static const struct event_case event_cases[] = {
 		.cache = { OBJECT("configmaps", "ns1", "child", "uid-child",
 		    .owners = "[" BLOCKING_SECRET("owner", "uid-owner") "]") },
 		.type = INFORMER_UPDATED,
-		.object = OBJECT("secrets", "ns1", "owner", "uid-owner", .rv = "2", .deleting = 1,
+		.object = OBJECT("podtemplates", "ns1", "owner", "uid-owner", .rv = "2", .deleting = 1,
 		    .finalizers = ORPHAN),
-		.old = OBJECT("secrets", "ns1", "owner", "uid-owner", .rv = "1"),
+		.old = OBJECT("podtemplates", "ns1", "owner", "uid-owner", .rv = "1"),
 		.queued = "uid-owner",
 	},
 	{
@@ -1120,16 +1120,16 @@ static const struct event_case event_cases[] = {
 			    .owners = "[" SECRET("owner", "uid-owner") "]"),
 		},
 		.type = INFORMER_UPDATED,
-		.object = OBJECT("secrets", "ns1", "owner", "uid-owner", .rv = "2", .deleting = 1,
+		.object = OBJECT("podtemplates", "ns1", "owner", "uid-owner", .rv = "2", .deleting = 1,
 		    .finalizers = FOREGROUND),
-		.old = OBJECT("secrets", "ns1", "owner", "uid-owner", .rv = "1"),
+		.old = OBJECT("podtemplates", "ns1", "owner", "uid-owner", .rv = "1"),
 		.queued = "uid-child1,uid-child2,uid-owner",
 	},
 	{
 		.name = "processTransitions: an object first seen already being deleted with the "
 		    "orphan finalizer is queued (graph_builder.go:772-774)",
 		.type = INFORMER_ADDED,
-		.object = OBJECT("secrets", "ns1", "owner", "uid-owner", .deleting = 1,
+		.object = OBJECT("podtemplates", "ns1", "owner", "uid-owner", .deleting = 1,
 		    .finalizers = ORPHAN),
 		.queued = "uid-owner",
 	},
@@ -1139,9 +1139,9 @@ static const struct event_case event_cases[] = {
 		.cache = { OBJECT("configmaps", "ns1", "child", "uid-child",
 		    .owners = "[" BLOCKING_SECRET("owner", "uid-owner") "]") },
 		.type = INFORMER_UPDATED,
-		.object = OBJECT("secrets", "ns1", "owner", "uid-owner", .rv = "3", .deleting = 1,
+		.object = OBJECT("podtemplates", "ns1", "owner", "uid-owner", .rv = "3", .deleting = 1,
 		    .finalizers = FOREGROUND),
-		.old = OBJECT("secrets", "ns1", "owner", "uid-owner", .rv = "2", .deleting = 1,
+		.old = OBJECT("podtemplates", "ns1", "owner", "uid-owner", .rv = "2", .deleting = 1,
 		    .finalizers = FOREGROUND),
 	},
 
@@ -1155,13 +1155,13 @@ static const struct event_case event_cases[] = {
 			    .owners = "[" SECRET("owner", "uid-owner") "]"),
 		},
 		.type = INFORMER_DELETED,
-		.object = OBJECT("secrets", "ns1", "owner", "uid-owner"),
+		.object = OBJECT("podtemplates", "ns1", "owner", "uid-owner"),
 		.queued = "uid-child1,uid-child2",
 	},
 	{
 		.name = "processGraphChanges: the owner deleting its dependents is queued when one "
 		    "of them is deleted",
-		.cache = { OBJECT("secrets", "ns1", "owner", "uid-owner", .deleting = 1,
+		.cache = { OBJECT("podtemplates", "ns1", "owner", "uid-owner", .deleting = 1,
 		    .finalizers = FOREGROUND) },
 		.type = INFORMER_DELETED,
 		.object = OBJECT("configmaps", "ns1", "child", "uid-child",
@@ -1171,7 +1171,7 @@ static const struct event_case event_cases[] = {
 	{
 		.name = "processGraphChanges: an owner that is not deleting its dependents is not "
 		    "queued when one of them is deleted (graph_builder.go:870-874)",
-		.cache = { OBJECT("secrets", "ns1", "owner", "uid-owner") },
+		.cache = { OBJECT("podtemplates", "ns1", "owner", "uid-owner") },
 		.type = INFORMER_DELETED,
 		.object = OBJECT("configmaps", "ns1", "child", "uid-child",
 		    .owners = "[" BLOCKING_SECRET("owner", "uid-owner") "]"),
@@ -1181,7 +1181,7 @@ static const struct event_case event_cases[] = {
 	{
 		.name = "addUnblockedOwnersToDeleteQueue: removing a blocking reference queues its "
 		    "owner",
-		.cache = { OBJECT("secrets", "ns1", "owner", "uid-owner") },
+		.cache = { OBJECT("podtemplates", "ns1", "owner", "uid-owner") },
 		.type = INFORMER_UPDATED,
 		.object = OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "2"),
 		.old = OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "1",
@@ -1191,7 +1191,7 @@ static const struct event_case event_cases[] = {
 	{
 		.name = "addUnblockedOwnersToDeleteQueue: blockOwnerDeletion turned from true to "
 		    "false queues the owner",
-		.cache = { OBJECT("secrets", "ns1", "owner", "uid-owner") },
+		.cache = { OBJECT("podtemplates", "ns1", "owner", "uid-owner") },
 		.type = INFORMER_UPDATED,
 		.object = OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "2",
 		    .owners = "[" NONBLOCKING_SECRET("owner", "uid-owner") "]"),
@@ -1202,7 +1202,7 @@ static const struct event_case event_cases[] = {
 	{
 		.name = "addUnblockedOwnersToDeleteQueue: blockOwnerDeletion turned from true to "
 		    "unset queues the owner",
-		.cache = { OBJECT("secrets", "ns1", "owner", "uid-owner") },
+		.cache = { OBJECT("podtemplates", "ns1", "owner", "uid-owner") },
 		.type = INFORMER_UPDATED,
 		.object = OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "2",
 		    .owners = "[" SECRET("owner", "uid-owner") "]"),
@@ -1213,7 +1213,7 @@ static const struct event_case event_cases[] = {
 	{
 		.name = "addUnblockedOwnersToDeleteQueue: removing a reference that did not block "
 		    "queues nothing",
-		.cache = { OBJECT("secrets", "ns1", "owner", "uid-owner") },
+		.cache = { OBJECT("podtemplates", "ns1", "owner", "uid-owner") },
 		.type = INFORMER_UPDATED,
 		.object = OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "2"),
 		.old = OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "1",
@@ -1222,7 +1222,7 @@ static const struct event_case event_cases[] = {
 	{
 		.name = "addUnblockedOwnersToDeleteQueue: blockOwnerDeletion turned from false to "
 		    "true queues nothing",
-		.cache = { OBJECT("secrets", "ns1", "owner", "uid-owner") },
+		.cache = { OBJECT("podtemplates", "ns1", "owner", "uid-owner") },
 		.type = INFORMER_UPDATED,
 		.object = OBJECT("configmaps", "ns1", "child", "uid-child", .rv = "2",
 		    .owners = "[" BLOCKING_SECRET("owner", "uid-owner") "]"),
@@ -1275,7 +1275,7 @@ static const struct list_case list_cases[] = {
 	{
 		.name = "list_keys: an object with an owner absent from the cache is listed",
 		.objects = {
-			OBJECT("secrets", "ns1", "s1", "uid-s1"),
+			OBJECT("podtemplates", "ns1", "s1", "uid-s1"),
 			OBJECT("configmaps", "ns1", "child", "uid-child",
 			    .owners = "[" SECRET("s1", "uid-s1") "," SECRET("s2", "uid-s2") "]"),
 		},
@@ -1284,7 +1284,7 @@ static const struct list_case list_cases[] = {
 	{
 		.name = "list_keys: an object being deleted with the orphan finalizer is listed",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-owner", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "owner", "uid-owner", .deleting = 1,
 			    .finalizers = ORPHAN),
 			OBJECT("configmaps", "ns1", "child", "uid-child",
 			    .owners = "[" SECRET("owner", "uid-owner") "]"),
@@ -1295,7 +1295,7 @@ static const struct list_case list_cases[] = {
 		.name = "list_keys: an object being deleted with foregroundDeletion is listed, "
 		    "with every dependent of it",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-owner", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "owner", "uid-owner", .deleting = 1,
 			    .finalizers = FOREGROUND),
 			OBJECT("configmaps", "ns1", "child1", "uid-child1",
 			    .owners = "[" BLOCKING_SECRET("owner", "uid-owner") "]"),
@@ -1307,7 +1307,7 @@ static const struct list_case list_cases[] = {
 	{
 		.name = "list_keys: settled objects are not listed",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-owner"),
+			OBJECT("podtemplates", "ns1", "owner", "uid-owner"),
 			OBJECT("nodes", NULL, "nodename", "nodeuid1"),
 			OBJECT("configmaps", "ns1", "child", "uid-child",
 			    .owners = "[" SECRET("owner", "uid-owner") "," REF("v1", "Node",
@@ -1318,7 +1318,7 @@ static const struct list_case list_cases[] = {
 		.name = "list_keys: an object being deleted with other finalizers only is not "
 		    "listed",
 		.objects = {
-			OBJECT("secrets", "ns1", "owner", "uid-owner", .deleting = 1,
+			OBJECT("podtemplates", "ns1", "owner", "uid-owner", .deleting = 1,
 			    .finalizers = "[\"example.com/keep\"]"),
 			OBJECT("configmaps", "ns1", "child", "uid-child",
 			    .owners = "[" SECRET("owner", "uid-owner") "]"),
@@ -1329,7 +1329,7 @@ static const struct list_case list_cases[] = {
 		    "listed (the informers' first adds go through addDependentToOwners, "
 		    "graph_builder.go:471-480)",
 		.objects = {
-			OBJECT("secrets", "ns2", "owner", "uid-owner"),
+			OBJECT("podtemplates", "ns2", "owner", "uid-owner"),
 			OBJECT("configmaps", "ns1", "child", "uid-child",
 			    .owners = "[" SECRET("owner", "uid-owner") "]"),
 		},
@@ -1370,7 +1370,7 @@ owner_seen_deleted_needs_no_live_read(void **state)
 {
 	struct ctl_world *w = *state;
 	const struct object_spec objects[MAX_OBJECTS] = {
-		OBJECT("secrets", "ns1", "s1", "uid-s1"),
+		OBJECT("podtemplates", "ns1", "s1", "uid-s1"),
 		OBJECT("configmaps", "ns1", "c1", "uid-c1", .owners = "[" SECRET("s1", "uid-s1")
 		    "]"),
 		OBJECT("configmaps", "ns1", "c2", "uid-c2", .owners = "[" SECRET("s2", "uid-s2")
@@ -1379,8 +1379,8 @@ owner_seen_deleted_needs_no_live_read(void **state)
 	struct sync_result other;
 
 	cache_objects(w, objects);
-	ctl_uncache(w, resource_find_any("secrets"), "uid-s1");
-	ctl_tell(w, INFORMER_DELETED, resource_find_any("secrets"), object_new(&objects[0]),
+	ctl_uncache(w, resource_find_any("podtemplates"), "uid-s1");
+	ctl_tell(w, INFORMER_DELETED, resource_find_any("podtemplates"), object_new(&objects[0]),
 	    NULL);
 	assert_described("queued", ctl_keep(w, sorted_keys(w)), "uid-c1");
 
@@ -1393,7 +1393,7 @@ owner_seen_deleted_needs_no_live_read(void **state)
 	if (w->c->type->sync(w->c, "uid-c2", NOW, &other, &w->error) != 0)
 		fail_msg("sync: %s", w->error);
 	assert_described("confirmations", ctl_keep(w, describe_confirms(&other)),
-	    "get secrets ns1/s2 uid=uid-s2");
+	    "get podtemplates ns1/s2 uid=uid-s2");
 	sync_result_clear(&other);
 }
 

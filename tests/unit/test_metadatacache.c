@@ -91,7 +91,7 @@ discover(struct discovery *d, int limitranges, int widgets)
 		add(d, "", "v1", "limitranges", "LimitRange", 1, ALL);
 	add(d, "", "v1", "events", "Event", 1, ALL);
 	add(d, "", "v1", "bindings", "Binding", 1, DISCOVERY_LIST);
-	add(d, "rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", 0, ALL);
+	add(d, "scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", 0, ALL);
 	if (widgets)
 		add(d, "example.com", "v1", "widgets", "Widget", 1, ALL);
 }
@@ -122,11 +122,11 @@ deletable_resources_get_a_metadata_informer_that_starts_at_once(void **state)
 	discover(&d, 1, 0);
 	metadatacache_apply(e->mc, &d);
 	discovery_clear(&d);
-	/* limitranges and clusterroles; not pods (cached whole), events (ignored by kube's
+	/* limitranges and priorityclasses; not pods (cached whole), events (ignored by kube's
 	 * collector) or bindings (no watch, no delete). */
 	assert_int_equal(metadatacache_count(e->mc), 2);
 	svcs = resource_find_any("limitranges");
-	crs = resource_find_any("clusterroles.rbac.authorization.k8s.io");
+	crs = resource_find_any("priorityclasses.scheduling.k8s.io");
 	assert_non_null(svcs);
 	assert_non_null(crs);
 	assert_null(resource_find_any("events"));
@@ -137,7 +137,7 @@ deletable_resources_get_a_metadata_informer_that_starts_at_once(void **state)
 	/* The set was running: the new informer's sync is on its way. */
 	path = informer_set_request_path(e->informers, crs);
 	assert_non_null(path);
-	assert_non_null(strstr(path, "/apis/rbac.authorization.k8s.io/v1/clusterroles?"));
+	assert_non_null(strstr(path, "/apis/scheduling.k8s.io/v1/priorityclasses?"));
 	/* A second identical discovery changes nothing. */
 	discover(&d, 1, 0);
 	metadatacache_apply(e->mc, &d);

@@ -93,7 +93,7 @@ static const struct {
 	{ "example.com", "v1", "flakes", "Flake", 1, ALL_VERBS },
 	{ "example.com", "v1", "gadgets", "Gadget", 1, NO_COLLECTION },
 	{ "example.com", "v1", "gizmos", "Gizmo", 1, -1 },
-	{ "rbac.authorization.k8s.io", "v1", "clusterroles", "ClusterRole", 0, ALL_VERBS },
+	{ "scheduling.k8s.io", "v1", "priorityclasses", "PriorityClass", 0, ALL_VERBS },
 };
 
 /* --- objects -------------------------------------------------------------------------- */
@@ -697,7 +697,7 @@ static const struct sync_case sync_cases[] = {
 		.passes = 2,
 		.objects = {
 			OBJECT("configmaps", "c1", .ns = "ns2"),
-			OBJECT("clusterroles.rbac.authorization.k8s.io", "r1", .ns = ""),
+			OBJECT("priorityclasses.scheduling.k8s.io", "r1", .ns = ""),
 		},
 		.writes = EVERY_COLLECTION "; finalize []",
 		.requeue = SYNC_PERIOD,
@@ -996,7 +996,7 @@ static const struct event_case event_cases[] = {
 	},
 	{
 		.name = "sqlkcm's: a cluster-scoped object queues nothing",
-		.object = OBJECT("clusterroles.rbac.authorization.k8s.io", "r1", .ns = ""),
+		.object = OBJECT("priorityclasses.scheduling.k8s.io", "r1", .ns = ""),
 		.type = INFORMER_UPDATED,
 	},
 };

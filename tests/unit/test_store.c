@@ -372,7 +372,8 @@ static void
 parse_object_drops_what_the_resource_does_not_keep_and_refuses_bad_text(void **state)
 {
 	(void)state;
-	const struct resource *sas = resource_find("serviceaccounts");
+	const struct resource *templates = resource_metadata("", "v1", "podtemplates",
+	    "PodTemplate", 1);
 	const char *text = "{\"metadata\":{\"name\":\"default\",\"annotations\":{\"a\":\"b\"},"
 	    "\"managedFields\":[],\"uid\":\"u\"}}";
 	const char *bad[] = { "", "[]", "{\"metadata\":{\"name\":}}", "{\"metadata\":{}",
@@ -381,8 +382,8 @@ parse_object_drops_what_the_resource_does_not_keep_and_refuses_bad_text(void **s
 	size_t len;
 	cJSON *obj;
 
-	assert_non_null(sas);
-	obj = store_parse_object(sas, text, strlen(text), &body, &len);
+	assert_non_null(templates);
+	obj = store_parse_object(templates, text, strlen(text), &body, &len);
 	assert_non_null(obj);
 	assert_string_equal(body, "{\"metadata\":{\"name\":\"default\",\"uid\":\"u\"}}");
 	cJSON_Delete(obj);
@@ -1194,8 +1195,8 @@ make_meta(const char *uid, const char *ns, const char *name, const char *rv,
 	return obj;
 }
 
-/* namespaces, configmaps and nodes are kept whole in cache_objects, serviceaccounts by
- * their metadata; each keeps its own rows there, and the objects view and the owner graph
+/* namespaces, configmaps, serviceaccounts and nodes are kept whole in cache_objects;
+ * each keeps its own rows there, and the objects view and the owner graph
  * see them with their fixed api_resources rows (schema 006). */
 /* Every resource of resource_all kept in cache_objects has its fixed api_resources row, as
  * its apiVersion, kind and scope say, so that the objects view (and the garbage
@@ -1247,7 +1248,7 @@ core_resources_live_in_cache_objects_whole_or_by_metadata(void **state)
 	assert_false(nss->metadata_only);
 	assert_false(nss->namespaced);
 	assert_false(cms->metadata_only);
-	assert_true(sas->metadata_only);
+	assert_false(sas->metadata_only);	/* the legacy token cleaner reads secrets */
 	assert_false(nodes->metadata_only);
 	assert_true(resource_in_objects(nss) && resource_in_objects(nodes));
 	assert_false(resource_in_objects(pods));
@@ -1261,8 +1262,7 @@ core_resources_live_in_cache_objects_whole_or_by_metadata(void **state)
 	    "\"annotations\":{\"a\":\"b\"}"), 1), STORE_ADDED);
 	assert_int_equal(upsert(s, nodes, make_meta("u-node", "", "kwok-0", "4", ""), 1),
 	    STORE_ADDED);
-	/* Whole bodies keep spec, status, data and annotations; metadata ones no
-	 * annotations. */
+	/* Whole bodies keep spec, status, data and annotations. */
 	assert_int_equal(query_int(s, "SELECT count(*) FROM cache_objects WHERE resource = "
 	    "'namespaces' AND json_extract(body, '$.spec.finalizers[0]') = 'kubernetes' AND "
 	    "json_extract(body, '$.status.phase') = 'Active' AND "
@@ -1270,7 +1270,8 @@ core_resources_live_in_cache_objects_whole_or_by_metadata(void **state)
 	assert_int_equal(query_int(s, "SELECT count(*) FROM cache_objects WHERE resource = "
 	    "'configmaps' AND json_extract(body, '$.data.\"ca.crt\"') = 'PEM'", NULL), 1);
 	assert_int_equal(query_int(s, "SELECT count(*) FROM cache_objects WHERE resource = "
-	    "'serviceaccounts' AND instr(body, 'annotations') = 0", NULL), 1);
+	    "'serviceaccounts' AND json_extract(body, '$.metadata.annotations.a') = 'b'",
+	    NULL), 1);
 	for (const struct resource *const *r = (const struct resource *const[]){ nss, cms,
 	    sas, nodes, NULL }; *r != NULL; r++)
 		assert_int_equal(store_count(s, *r), 1);
@@ -1290,83 +1291,84 @@ metadata_resources_share_one_table_and_each_keeps_its_rows(void **state)
 {
 	struct store *s = open_memory();
 	const struct resource *cms = resource_metadata("", "v1", "limitranges", "LimitRange", 1);
-	const struct resource *secrets = resource_metadata("", "v1", "secrets", "Secret", 1);
-	const struct resource *crs = resource_metadata("rbac.authorization.k8s.io", "v1",
-	    "clusterroles", "ClusterRole", 0);
+	const struct resource *templates = resource_metadata("", "v1", "podtemplates",
+	    "PodTemplate", 1);
+	const struct resource *crs = resource_metadata("scheduling.k8s.io", "v1",
+	    "priorityclasses", "PriorityClass", 0);
 	long long epoch;
 	int deleted;
 	char *error = NULL, *path;
 
 	(void)state;
 	assert_true(cms->metadata_only);
-	assert_string_equal(crs->name, "clusterroles.rbac.authorization.k8s.io");
-	assert_string_equal(crs->path, "/apis/rbac.authorization.k8s.io/v1/clusterroles");
+	assert_string_equal(crs->name, "priorityclasses.scheduling.k8s.io");
+	assert_string_equal(crs->path, "/apis/scheduling.k8s.io/v1/priorityclasses");
 	assert_ptr_equal(resource_metadata("", "v1", "limitranges", "LimitRange", 1), cms);
 	/* A typed resource is not registered twice. */
 	assert_ptr_equal(resource_metadata("apps", "v1", "replicasets", "ReplicaSet", 1),
 	    replicasets);
-	assert_ptr_equal(resource_find_kind("v1", "Secret"), secrets);
+	assert_ptr_equal(resource_find_kind("v1", "PodTemplate"), templates);
 	/* Requests address the plural, not the "plural.group" name. */
 	path = restops_path(crs, NULL, "admin", NULL, &error);
-	assert_string_equal(path, "/apis/rbac.authorization.k8s.io/v1/clusterroles/admin");
+	assert_string_equal(path, "/apis/scheduling.k8s.io/v1/priorityclasses/admin");
 	free(path);
 	path = restops_path(resource_metadata("example.com", "v1", "widgets", "Widget", 1), "ns",
 	    "w", NULL, &error);
 	assert_string_equal(path, "/apis/example.com/v1/namespaces/ns/widgets/w");
 	free(path);
 	assert_ptr_equal(resource_find_kind("apps/v1beta2", "ReplicaSet"), replicasets);
-	assert_null(resource_find_kind("example.com/v1", "Secret"));
+	assert_null(resource_find_kind("example.com/v1", "PodTemplate"));
 	assert_int_equal(store_note_api_resource(s, cms, 1, &error), 0);
-	assert_int_equal(store_note_api_resource(s, secrets, 1, &error), 0);
+	assert_int_equal(store_note_api_resource(s, templates, 1, &error), 0);
 	assert_int_equal(store_note_api_resource(s, crs, 1, &error), 0);
 
 	/* The same namespace and name in two resources are two objects. */
 	assert_int_equal(upsert(s, cms, make_meta("u-cm", "ns", "same", "1",
-	    "\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"Secret\","
+	    "\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"PodTemplate\","
 	    "\"name\":\"same\",\"uid\":\"u-secret\",\"blockOwnerDeletion\":true}]"), 1),
 	    STORE_ADDED);
-	assert_int_equal(upsert(s, secrets, make_meta("u-secret", "ns", "same", "2",
+	assert_int_equal(upsert(s, templates, make_meta("u-secret", "ns", "same", "2",
 	    "\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":"
 	    "\"{\\\"data\\\":{\\\"password\\\":\\\"c2VjcmV0\\\"}}\"}"), 1), STORE_ADDED);
-	/* A Secret's annotations (kubectl's copy of its data) are not kept. */
+	/* A metadata object's annotations (kubectl's copy of a Secret's data) are not kept. */
 	assert_int_equal(query_int(s, "SELECT count(*) FROM cache_objects WHERE uid = "
 	    "'u-secret' AND instr(body, 'c2VjcmV0') = 0 AND instr(body, 'annotations') = 0",
 	    NULL), 1);
 	assert_int_equal(upsert(s, crs, make_meta("u-cr", "", "admin", "3",
 	    "\"labels\":{\"a\":\"b\"}"), 1), STORE_ADDED);
 	assert_int_equal(store_count(s, cms), 1);
-	assert_int_equal(store_count(s, secrets), 1);
+	assert_int_equal(store_count(s, templates), 1);
 	assert_int_equal(store_count(s, crs), 1);
 	assert_int_equal(query_int(s, "SELECT count(*) FROM objects WHERE kind = 'LimitRange' "
 	    "AND api_version = 'v1' AND name = 'same'", NULL), 1);
-	assert_int_equal(query_int(s, "SELECT count(*) FROM objects WHERE kind = 'ClusterRole' "
+	assert_int_equal(query_int(s, "SELECT count(*) FROM objects WHERE kind = 'PriorityClass' "
 	    "AND namespace = '' AND NOT namespaced", NULL), 1);
-	/* The owner graph spans resources: the LimitRange's owner is the cached Secret. */
+	/* The owner graph spans resources: the LimitRange's owner is the cached PodTemplate. */
 	assert_int_equal(query_int(s, "SELECT count(*) FROM dependents WHERE owner_uid = "
 	    "'u-secret' AND dependent_uid = 'u-cm' AND block_owner_deletion", NULL), 1);
 	assert_int_equal(query_int(s, "SELECT count(*) FROM dangling_owner_refs", NULL), 0);
 	assert_int_equal(query_int(s, "SELECT count(*) FROM labels WHERE key = 'a'", NULL), 0);
 	assert_int_equal(query_int(s, "SELECT count(*) FROM object_labels WHERE key = 'a'", NULL), 1);
 
-	/* A relist of the Secrets (the first list had epoch 1) removes only Secrets. */
-	assert_int_equal(store_begin_list(s, secrets, &epoch, &error), 0);
-	assert_int_equal(store_begin_list(s, secrets, &epoch, &error), 0);
+	/* A relist of the PodTemplates (the first list had epoch 1) removes only them. */
+	assert_int_equal(store_begin_list(s, templates, &epoch, &error), 0);
+	assert_int_equal(store_begin_list(s, templates, &epoch, &error), 0);
 	assert_int_equal(epoch, 2);
-	assert_int_equal(store_delete_unlisted(s, secrets, epoch, 100, NULL, NULL, &deleted,
+	assert_int_equal(store_delete_unlisted(s, templates, epoch, 100, NULL, NULL, &deleted,
 	    &error), 0);
 	assert_int_equal(deleted, 1);
-	assert_int_equal(store_count(s, secrets), 0);
+	assert_int_equal(store_count(s, templates), 0);
 	assert_int_equal(store_count(s, cms), 1);
 	/* Its owner gone, the LimitRange's reference dangles. */
 	assert_int_equal(query_int(s, "SELECT count(*) FROM dangling_owner_refs WHERE "
-	    "dependent_uid = 'u-cm' AND owner_kind = 'Secret'", NULL), 1);
+	    "dependent_uid = 'u-cm' AND owner_kind = 'PodTemplate'", NULL), 1);
 
 	/* A resource discovery no longer serves is forgotten whole. */
 	assert_int_equal(store_forget_resource(s, crs, &error), 0);
 	assert_int_equal(store_count(s, crs), 0);
 	assert_int_equal(query_int(s, "SELECT count(*) FROM object_labels", NULL), 0);
 	assert_int_equal(query_int(s, "SELECT served FROM api_resources WHERE resource = "
-	    "'clusterroles.rbac.authorization.k8s.io'", NULL), 0);
+	    "'priorityclasses.scheduling.k8s.io'", NULL), 0);
 	assert_int_equal(store_count(s, cms), 1);
 	assert_int_not_equal(store_forget_resource(s, pods, &error), 0);
 	assert_non_null(strstr(error, "not cached by its metadata"));
