@@ -263,6 +263,140 @@ controller_enqueue_matching(sqlite3_stmt *stmt, const char *namespace, const cJS
 	sqlite3_reset(stmt);
 }
 
+/* At most this many namespaces' selectors are kept; the one looked up longest ago goes. */
+#define SELECTOR_CACHE_NAMESPACES 64
+
+struct selector_entry {
+	char *name;
+	struct selector *sel;
+};
+
+struct selector_namespace {
+	char *namespace;
+	struct selector_entry *entries;
+	int n;
+	unsigned long used;		/* when last looked up (a counter) */
+	int incomplete;			/* the read failed: forgotten once used */
+};
+
+struct selector_cache {
+	struct selector_namespace ns[SELECTOR_CACHE_NAMESPACES];
+	int n;
+	unsigned long clock;
+};
+
+struct selector_cache *
+selector_cache_new(void)
+{
+	return xcalloc(1, sizeof(struct selector_cache));
+}
+
+static void
+selector_namespace_clear(struct selector_namespace *ns)
+{
+	for (int i = 0; i < ns->n; i++) {
+		free(ns->entries[i].name);
+		selector_free(ns->entries[i].sel);
+	}
+	free(ns->entries);
+	free(ns->namespace);
+	memset(ns, 0, sizeof *ns);
+}
+
+void
+selector_cache_free(struct selector_cache *cache)
+{
+	if (cache == NULL)
+		return;
+	for (int i = 0; i < cache->n; i++)
+		selector_namespace_clear(&cache->ns[i]);
+	free(cache);
+}
+
+void
+selector_cache_forget(struct selector_cache *cache, const char *namespace)
+{
+	for (int i = 0; i < cache->n; i++) {
+		if (strcmp(cache->ns[i].namespace, namespace) != 0)
+			continue;
+		selector_namespace_clear(&cache->ns[i]);
+		cache->ns[i] = cache->ns[--cache->n];
+		memset(&cache->ns[cache->n], 0, sizeof cache->ns[cache->n]);
+		return;
+	}
+}
+
+/* The selectors of namespace, read through stmt when not kept. */
+static struct selector_namespace *
+selector_cache_get(struct selector_cache *cache, sqlite3_stmt *stmt, const char *namespace)
+{
+	struct selector_namespace *ns = NULL;
+	int cap = 0, rc;
+
+	cache->clock++;
+	for (int i = 0; i < cache->n; i++) {
+		if (strcmp(cache->ns[i].namespace, namespace) == 0) {
+			cache->ns[i].used = cache->clock;
+			return &cache->ns[i];
+		}
+	}
+	if (cache->n < SELECTOR_CACHE_NAMESPACES) {
+		ns = &cache->ns[cache->n++];
+	} else {
+		ns = &cache->ns[0];
+		for (int i = 1; i < cache->n; i++)
+			if (cache->ns[i].used < ns->used)
+				ns = &cache->ns[i];
+		selector_namespace_clear(ns);
+	}
+	ns->namespace = xstrdup(namespace);
+	ns->used = cache->clock;
+	controller_stmt(stmt);
+	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		const char *text = (const char *)sqlite3_column_text(stmt, 1);
+		cJSON *json = text != NULL ? cJSON_Parse(text) : NULL;
+		struct selector *sel = selector_from_json(json, NULL);
+
+		cJSON_Delete(json);
+		/* An empty selector would match everything: kube skips those here. */
+		if (sel == NULL || selector_matches_everything(sel)) {
+			selector_free(sel);
+			continue;
+		}
+		if (ns->n == cap) {
+			cap = cap ? cap * 2 : 16;
+			ns->entries = xrealloc(ns->entries, (size_t)cap * sizeof *ns->entries);
+		}
+		ns->entries[ns->n].name = xstrdup((const char *)sqlite3_column_text(stmt, 0));
+		ns->entries[ns->n++].sel = sel;
+	}
+	sqlite3_reset(stmt);
+	ns->incomplete = rc != SQLITE_DONE;
+	return ns;
+}
+
+void
+controller_enqueue_matching_cached(struct selector_cache *cache, sqlite3_stmt *stmt,
+    const char *namespace, const cJSON *labels, const struct controller_queue *q)
+{
+	struct selector_namespace *ns;
+
+	if (!cJSON_IsObject(labels) || labels->child == NULL)
+		return;
+	ns = selector_cache_get(cache, stmt, namespace);
+	for (int i = 0; i < ns->n; i++) {
+		if (selector_matches(ns->entries[i].sel, labels)) {
+			char *key = xasprintf("%s/%s", namespace, ns->entries[i].name);
+
+			q->add(key, q->arg);
+			free(key);
+		}
+	}
+	if (ns->incomplete)
+		selector_cache_forget(cache, namespace);
+}
+
 int
 controller_list_keys_of(sqlite3_stmt *stmt, const char *what,
     void (*cb)(const char *key, void *arg), void *arg, char **error)

@@ -185,6 +185,19 @@ cJSON *controller_column_json(sqlite3_stmt *stmt, int col);
 void controller_enqueue_matching(sqlite3_stmt *stmt, const char *namespace,
     const cJSON *labels, const struct controller_queue *q);
 
+/* The selectors controller_enqueue_matching reads, kept parsed by namespace for a
+ * controller whose every pod event looks through the owners of its namespace (kube's
+ * Service selector cache of the EndpointSlice controller): built from the statement at
+ * the first lookup in a namespace, forgotten when an owner of it changes. */
+struct selector_cache;
+struct selector_cache *selector_cache_new(void);
+void selector_cache_free(struct selector_cache *cache);
+/* An owner of namespace was added, changed or deleted. */
+void selector_cache_forget(struct selector_cache *cache, const char *namespace);
+/* controller_enqueue_matching through cache. */
+void controller_enqueue_matching_cached(struct selector_cache *cache, sqlite3_stmt *stmt,
+    const char *namespace, const cJSON *labels, const struct controller_queue *q);
+
 /* Calls cb with "namespace/name" for each row (namespace, name) of stmt, or with the
  * name for each row of one column (a cluster-scoped key: a namespace), for list_keys;
  * what names the controller in an error. */

@@ -103,6 +103,7 @@ static const char *const ep_sql[STMT_COUNT] = {
 struct ep_state {
 	sqlite3_stmt *stmt[STMT_COUNT];
 	struct podendpoints_tracker *triggers;	/* kube's trigger time tracker */
+	struct selector_cache *selectors;	/* its Services' selectors, by namespace */
 	double batch;				/* --endpoint-updates-batch-period, seconds */
 	const struct resource *services;
 	const struct resource *endpoints;
@@ -758,6 +759,8 @@ ep_handle_event(struct controller *c, const struct informer_event *ev, double no
 	const char *name = json_string(ev->object, "metadata.name");
 
 	(void)now;
+	if (strcmp(ev->resource->name, "services") == 0)
+		selector_cache_forget(st->selectors, namespace);
 	if (strcmp(ev->resource->name, "services") == 0 ||
 	    (strcmp(ev->resource->name, "endpoints") == 0 && ev->type == INFORMER_DELETED)) {
 		if (*namespace != '\0' && *name != '\0') {
@@ -772,10 +775,12 @@ ep_handle_event(struct controller *c, const struct informer_event *ev, double no
 		struct controller_delayed_queue d;
 		const struct controller_queue *dq = controller_queue_delayed(&d, q, st->batch);
 
-		controller_enqueue_matching(st->stmt[STMT_SERVICES_IN_NAMESPACE], namespace,
+		controller_enqueue_matching_cached(st->selectors,
+		    st->stmt[STMT_SERVICES_IN_NAMESPACE], namespace,
 		    json_path(ev->object, "metadata.labels"), dq);
 		if (old != NULL)
-			controller_enqueue_matching(st->stmt[STMT_SERVICES_IN_NAMESPACE], namespace,
+			controller_enqueue_matching_cached(st->selectors,
+		    st->stmt[STMT_SERVICES_IN_NAMESPACE], namespace,
 			    json_path(old, "metadata.labels"), dq);
 		cJSON_Delete(old);
 	}
@@ -799,6 +804,7 @@ ep_init(struct controller *c, char **error)
 
 	c->state = st;
 	st->triggers = podendpoints_tracker_new();
+	st->selectors = selector_cache_new();
 	st->batch = controller_flag_seconds(c, "endpoint-updates-batch-period");
 	st->services = resource_find("services");
 	st->endpoints = resource_find("endpoints");
@@ -817,6 +823,7 @@ ep_fini(struct controller *c)
 		return;
 	store_finalize_statements(st->stmt, STMT_COUNT);
 	podendpoints_tracker_free(st->triggers);
+	selector_cache_free(st->selectors);
 	free(st);
 	c->state = NULL;
 }

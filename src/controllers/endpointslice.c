@@ -131,6 +131,7 @@ static const char *const eps_sql[STMT_COUNT] = {
 struct eps_state {
 	sqlite3_stmt *stmt[STMT_COUNT];
 	struct podendpoints_tracker *triggers;	/* kube's trigger time tracker */
+	struct selector_cache *selectors;	/* its Services' selectors, by namespace */
 	double batch;				/* --endpointslice-updates-batch-period, seconds */
 	const struct resource *services;
 	const struct resource *slices;
@@ -1273,16 +1274,19 @@ eps_handle_event(struct controller *c, const struct informer_event *ev, double n
 
 	(void)now;
 	if (strcmp(ev->resource->name, "services") == 0) {
+		selector_cache_forget(st->selectors, namespace);
 		queue_key(q, namespace, json_string(ev->object, "metadata.name"));
 	} else if (strcmp(ev->resource->name, "pods") == 0) {
 		/* kube's pod queue adds its Services after the batch period. */
 		struct controller_delayed_queue d;
 		const struct controller_queue *dq = controller_queue_delayed(&d, q, st->batch);
 
-		controller_enqueue_matching(st->stmt[STMT_SERVICES_IN_NAMESPACE], namespace,
+		controller_enqueue_matching_cached(st->selectors,
+		    st->stmt[STMT_SERVICES_IN_NAMESPACE], namespace,
 		    json_path(ev->object, "metadata.labels"), dq);
 		if (old != NULL)
-			controller_enqueue_matching(st->stmt[STMT_SERVICES_IN_NAMESPACE], namespace,
+			controller_enqueue_matching_cached(st->selectors,
+		    st->stmt[STMT_SERVICES_IN_NAMESPACE], namespace,
 			    json_path(old, "metadata.labels"), dq);
 	} else if (strcmp(ev->resource->name, "endpointslices") == 0) {
 		/* A slice's change: after a second at least, or the batch period (kube's
@@ -1361,6 +1365,7 @@ eps_init(struct controller *c, char **error)
 
 	c->state = st;
 	st->triggers = podendpoints_tracker_new();
+	st->selectors = selector_cache_new();
 	st->batch = controller_flag_seconds(c, "endpointslice-updates-batch-period");
 	st->services = resource_find("services");
 	st->slices = resource_find("endpointslices");
@@ -1384,6 +1389,7 @@ eps_fini(struct controller *c)
 		return;
 	store_finalize_statements(st->stmt, STMT_COUNT);
 	podendpoints_tracker_free(st->triggers);
+	selector_cache_free(st->selectors);
 	free(st);
 	c->state = NULL;
 }

@@ -736,6 +736,59 @@ test_batch_period(void **state)
 	free(keys);
 }
 
+/* The Services' selectors kept by namespace (kube's selector cache): a Service added, its
+ * selector changed or the Service deleted is seen by the next pod event. */
+static void
+test_selector_cache(void **state)
+{
+	struct ctl_world *w = *state;
+	const struct resource *services = resource_find("services");
+	const struct resource *pods = resource_find("pods");
+	cJSON *other = service_new(80, NULL, V4, 0);
+	char *keys;
+
+	assert_int_equal(ctl_start(w, &endpointslice_controller_type, NULL), 0);
+	ctl_cache(w, services, service_new(80, NULL, V4, 0));
+	ctl_tell(w, INFORMER_ADDED, pods, pod_make(0, 1, 0, 0), NULL);
+	keys = ctl_keys(w);
+	assert_string_equal(keys, "test/foo");
+	free(keys);
+	ctl_keys_clear(w);
+	/* A second Service of the same selector. */
+	json_set(json_child_object(other, "metadata"), "name", cJSON_CreateString("bar"));
+	json_set(json_child_object(other, "metadata"), "uid", cJSON_CreateString("uid-bar"));
+	ctl_cache(w, services, cJSON_Duplicate(other, 1));
+	ctl_tell(w, INFORMER_ADDED, services, cJSON_Duplicate(other, 1), NULL);
+	ctl_keys_clear(w);
+	ctl_tell(w, INFORMER_UPDATED, pods, pod_make(0, 0, 0, 0), NULL);
+	keys = ctl_keys(w);
+	assert_string_equal(keys, "test/foo,test/bar");
+	free(keys);
+	ctl_keys_clear(w);
+	/* Its selector changed to one the pod does not match. */
+	json_set(json_child_object(other, "spec"), "selector",
+	    fixture_parse("{\"app\":\"nothing\"}"));
+	json_set(json_child_object(other, "metadata"), "resourceVersion",
+	    cJSON_CreateString("2"));
+	ctl_cache(w, services, cJSON_Duplicate(other, 1));
+	ctl_tell(w, INFORMER_UPDATED, services, cJSON_Duplicate(other, 1), NULL);
+	ctl_keys_clear(w);
+	ctl_tell(w, INFORMER_UPDATED, pods, pod_make(0, 1, 0, 0), NULL);
+	keys = ctl_keys(w);
+	assert_string_equal(keys, "test/foo");
+	free(keys);
+	ctl_keys_clear(w);
+	/* The first one deleted: no Service selects the pod. */
+	ctl_uncache(w, services, "svc-uid");
+	ctl_tell(w, INFORMER_DELETED, services, service_new(80, NULL, V4, 0), NULL);
+	ctl_keys_clear(w);
+	ctl_tell(w, INFORMER_UPDATED, pods, pod_make(0, 0, 0, 0), NULL);
+	keys = ctl_keys(w);
+	assert_string_equal(keys, "");
+	free(keys);
+	cJSON_Delete(other);
+}
+
 static int
 world_setup(void **state)
 {
@@ -753,7 +806,7 @@ world_teardown(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(reconcile_rows) + NELEM(endpoint_rows) + 7];
+	struct CMUnitTest tests[NELEM(reconcile_rows) + NELEM(endpoint_rows) + 8];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(reconcile_rows); i++)
@@ -770,6 +823,8 @@ main(void)
 	    NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "TestReconcilerPodMissingNode", test_missing_node, NULL,
 	    NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "the Services' selectors kept by namespace",
+	    test_selector_cache, world_setup, world_teardown, NULL };
 	tests[n++] = (struct CMUnitTest){ "the batch period", test_batch_period, world_setup,
 	    world_teardown, NULL };
 	tests[n++] = (struct CMUnitTest){ "a sync through the cache and a pod's event",
