@@ -65,4 +65,26 @@ void podendpoints_tracker_forget(struct podendpoints_tracker *t, const char *key
  * whole second. out holds at least 32 bytes. */
 void podendpoints_format_time(double t, char *out, size_t size);
 
+/* SQL: the bodies of the pods Service ?2 of namespace ?1 selects, by name: the pods of the
+ * view service_pods (schema/022-endpoints.sql) for that Service, found from its selector's
+ * first label through the index of object_labels by key and value (schema/030), where the
+ * view reads every pod of the namespace. */
+#define PODENDPOINTS_SELECTED_PODS_SQL \
+	"WITH svc AS (SELECT body FROM cache_objects" \
+	"             WHERE resource = 'services' AND namespace = ?1 AND name = ?2" \
+	"               AND coalesce(json_extract(body, '$.spec.type'), '') != 'ExternalName'" \
+	"               AND json_type(body, '$.spec.selector') = 'object')," \
+	"     first AS (SELECT w.key AS key, w.value AS value" \
+	"                 FROM svc, json_each(svc.body, '$.spec.selector') w" \
+	"                ORDER BY w.key LIMIT 1)" \
+	"SELECT p.body FROM first" \
+	"  JOIN object_labels l ON l.key = first.key AND l.value = first.value" \
+	"  JOIN cache_pods p ON p.id = l.object_id" \
+	" WHERE p.namespace = ?1" \
+	"   AND NOT EXISTS (SELECT 1 FROM svc, json_each(svc.body, '$.spec.selector') want" \
+	"                    WHERE NOT EXISTS (SELECT 1 FROM object_labels m" \
+	"                                       WHERE m.object_id = p.id AND m.key = want.key" \
+	"                                         AND m.value = want.value))" \
+	" ORDER BY p.name"
+
 #endif

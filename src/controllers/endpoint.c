@@ -78,8 +78,7 @@ static const char *const ep_sql[STMT_COUNT] = {
 	/* The pods Service ?2 selects, by name (the sync leaves out those that are no
 	 * endpoint). */
 	[STMT_PODS] =
-	    "SELECT pod_body FROM service_pods"
-	    " WHERE namespace = ?1 AND service = ?2 ORDER BY pod",
+	    PODENDPOINTS_SELECTED_PODS_SQL,
 	[STMT_ENDPOINTS] =
 	    "SELECT body FROM cache_objects"
 	    " WHERE resource = 'endpoints' AND namespace = ?1 AND name = ?2",

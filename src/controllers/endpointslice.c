@@ -98,8 +98,7 @@ static const char *const eps_sql[STMT_COUNT] = {
 	    " WHERE resource = 'services' AND namespace = ?1 AND name = ?2",
 	/* The pods it selects, by name (the sync leaves out those that are no endpoint). */
 	[STMT_PODS] =
-	    "SELECT pod_body FROM service_pods"
-	    " WHERE namespace = ?1 AND service = ?2 ORDER BY pod",
+	    PODENDPOINTS_SELECTED_PODS_SQL,
 	/* The slices of Service ?2 this controller manages, not being deleted, by name. */
 	[STMT_SLICES] =
 	    "SELECT o.body FROM cache_objects o"
