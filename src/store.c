@@ -927,6 +927,47 @@ static const char *const store_dropped[] = { "managedFields", NULL };
 static const char *const store_dropped_metadata_only[] = { "managedFields", "annotations",
 	NULL };
 
+/* What a cached Secret's data holds instead of each value but ca.crt and namespace (a
+ * CA's certificate and a namespace's name): no controller of sqlkcm reads the others, it
+ * only asks whether they are there, so a token or a key never reaches the cache file.
+ * Base64 of "redacted by sqlkcm". */
+#define STORE_REDACTED "cmVkYWN0ZWQgYnkgc3Fsa2Nt"
+
+/* The text of Secret body (len bytes) as the cache keeps it: its data values redacted, and
+ * kubectl's last-applied-configuration annotation (a copy of them) dropped; NULL when body
+ * is not a JSON object. */
+static char *
+store_redact_secret(const char *body, size_t len)
+{
+	cJSON *o = cJSON_ParseWithLength(body, len), *v, *ann;
+	char *out;
+
+	if (!cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(o, "data")) {
+		if (!cJSON_IsString(v) || *v->valuestring == '\0' ||
+		    strcmp(v->string, "ca.crt") == 0 || strcmp(v->string, "namespace") == 0)
+			continue;
+		cJSON_SetValuestring(v, STORE_REDACTED);
+	}
+	ann = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "metadata"),
+	    "annotations");
+	cJSON_DeleteItemFromObjectCaseSensitive(ann,
+	    "kubectl.kubernetes.io/last-applied-configuration");
+	out = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return out;
+}
+
+/* 1 for the resource whose objects store_redact_secret rewrites: Secrets cached whole. */
+static int
+store_redacts(const struct resource *r)
+{
+	return !r->metadata_only && strcmp(r->name, "secrets") == 0;
+}
+
 cJSON *
 store_parse_object(const struct resource *r, const char *text, size_t text_len,
     char **body, size_t *len)
@@ -938,6 +979,15 @@ store_parse_object(const struct resource *r, const char *text, size_t text_len,
 	    store_dropped_metadata_only : store_dropped, len);
 	if (*body == NULL)
 		return NULL;
+	if (store_redacts(r)) {
+		char *redacted = store_redact_secret(*body, *len);
+
+		free(*body);
+		*body = redacted;
+		if (redacted == NULL)
+			return NULL;
+		*len = strlen(redacted);
+	}
 	object = json_arena_parse(*body, *len);
 	if (!cJSON_IsObject(object)) {
 		cJSON_Delete(object);
@@ -1092,6 +1142,12 @@ store_upsert_text(struct store *s, const struct resource *r, cJSON *object,
 		    store_dropped; *d != NULL; d++)
 			cJSON_DeleteItemFromObjectCaseSensitive(metadata, *d);
 		body = cJSON_PrintUnformatted(object);
+		if (body != NULL && store_redacts(r)) {
+			char *redacted = store_redact_secret(body, strlen(body));
+
+			free(body);
+			body = redacted;
+		}
 		if (body == NULL)
 			return error_set(error, "%s %s/%s: cannot serialise the object", r->kind,
 			    ns != NULL ? ns : "", name);

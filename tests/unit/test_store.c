@@ -277,6 +277,53 @@ pod_columns_are_copied_and_managed_fields_dropped(void **state)
 	store_close(s);
 }
 
+/* A Secret is cached without its secrets: each data value but ca.crt and namespace
+ * replaced, an empty one kept empty, kubectl's last-applied-configuration dropped; read
+ * from text (the informers) or from an object (replay) alike. */
+static void
+secret_data_never_reaches_the_cache(void **state)
+{
+	(void)state;
+	const struct resource *secrets = resource_find("secrets");
+	struct store *s = open_memory();
+	const char *text = "{\"kind\":\"Secret\",\"apiVersion\":\"v1\",\"metadata\":"
+	    "{\"name\":\"t\",\"namespace\":\"ns\",\"uid\":\"u1\",\"resourceVersion\":\"4\","
+	    "\"annotations\":{\"kubectl.kubernetes.io/last-applied-configuration\":"
+	    "\"{\\\"data\\\":{\\\"token\\\":\\\"c2VjcmV0\\\"}}\",\"a\":\"b\"}},"
+	    "\"type\":\"kubernetes.io/service-account-token\",\"data\":{\"token\":\"c2VjcmV0\","
+	    "\"ca.crt\":\"Q0E=\",\"namespace\":\"bnM=\",\"empty\":\"\"}}";
+	enum store_change change;
+	char *body, *error = NULL;
+	size_t len;
+	cJSON *obj;
+
+	assert_non_null(secrets);
+	obj = store_parse_object(secrets, text, strlen(text), &body, &len);
+	assert_non_null(obj);
+	assert_null(strstr(body, "c2VjcmV0"));
+	assert_int_equal(store_upsert_text(s, secrets, obj, body, len, 1, &change, NULL, &error),
+	    0);
+	assert_query(s, "SELECT json_extract(body, '$.data.token') || ' ' ||"
+	    " json_extract(body, '$.data.\"ca.crt\"') || ' ' || json_extract(body, '$.data.namespace')"
+	    " || ' [' || json_extract(body, '$.data.empty') || '] ' ||"
+	    " json_extract(body, '$.metadata.annotations.a') || ' ' ||"
+	    " coalesce(json_extract(body, '$.metadata.annotations.\"kubectl.kubernetes.io/"
+	    "last-applied-configuration\"'), 'none') FROM cache_objects", NULL,
+	    "cmVkYWN0ZWQgYnkgc3Fsa2Nt Q0E= bnM= [] b none");
+	cJSON_Delete(obj);
+	free(body);
+	/* The same Secret, changed, as an object. */
+	obj = cJSON_Parse(text);
+	cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(obj, "metadata"),
+	    "resourceVersion", cJSON_CreateString("5"));
+	assert_int_equal(store_upsert_object(s, secrets, obj, 2, &change, NULL, &error), 0);
+	assert_int_equal(change, STORE_UPDATED);
+	assert_query(s, "SELECT count(*) FROM cache_objects WHERE body LIKE '%c2VjcmV0%'", NULL,
+	    "0");
+	cJSON_Delete(obj);
+	store_close(s);
+}
+
 /* An object given as text is stored as it came, less managedFields: a number cJSON would
  * print as a double (2^53 + 1) and the members' order and spelling are kept. */
 static void
@@ -1413,6 +1460,7 @@ main(void)
 		cmocka_unit_test(text_is_stored_as_received_less_managed_fields),
 		cmocka_unit_test(first_list_inserts_and_a_repeated_object_still_ends_as_one_row),
 		cmocka_unit_test(parse_object_drops_what_the_resource_does_not_keep_and_refuses_bad_text),
+		cmocka_unit_test(secret_data_never_reaches_the_cache),
 		cmocka_unit_test(metadata_resources_share_one_table_and_each_keeps_its_rows),
 		cmocka_unit_test(core_resources_live_in_cache_objects_whole_or_by_metadata),
 		cmocka_unit_test(every_typed_resource_in_cache_objects_is_in_the_objects_view),
