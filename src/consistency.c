@@ -201,6 +201,28 @@ consistency_ready(struct consistency *c, const char *key, const char *owner_uid,
 }
 
 int
+consistency_is_own(struct consistency *c, const char *key, const char *resource,
+    const char *resource_version, int *own, char **error)
+{
+	sqlite3_stmt *stmt = consistency_stmt(c, STMT_GET_ONE, key);
+	int rc;
+
+	*own = 0;
+	sqlite3_bind_text(stmt, 3, resource, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		const char *rv = (const char *)sqlite3_column_text(stmt, 1);
+
+		*own = rv != NULL && resource_version != NULL && *resource_version != '\0' &&
+		    strcmp(rv, resource_version) == 0;
+	}
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error_set(error, "controller writes: %s", sqlite3_errmsg(c->db));
+	return 0;
+}
+
+int
 consistency_forget(struct consistency *c, const char *key, char **error)
 {
 	return consistency_step(c, consistency_stmt(c, STMT_FORGET, key), error);

@@ -26,6 +26,11 @@ int consistency_wrote_at(struct consistency *c, const char *key, const char *own
 int consistency_ready(struct consistency *c, const char *key, const char *owner_uid,
     int *ready, const char **behind, char **error);
 
+/* Sets *own to 1 when the newest write recorded for key to resource returned
+ * resource_version: an informer event of that version is the controller's own write
+ * coming back (kube's EndpointSlice tracker's "expected generation"), 0 otherwise. */
+int consistency_is_own(struct consistency *c, const char *key, const char *resource,
+    const char *resource_version, int *own, char **error);
 /* Forgets key's records (the owner is gone). */
 int consistency_forget(struct consistency *c, const char *key, char **error);
 

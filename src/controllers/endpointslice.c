@@ -51,9 +51,11 @@
  *   each ready endpoint's zone, and its node for PreferSameNode);
  * - of kube's endpoint_slice_controller_* metrics, only changes{operation} and
  *   endpoints_added_per_sync and endpoints_removed_per_sync;
- * - kube's slice tracker, which skips the events of its own writes: here every change of
- *   a managed slice queues its Service (after a second, as kube's for others' changes);
- *   the sync that follows finds nothing to do.
+ * - kube's slice tracker, which skips the events of its own writes: here an event of a
+ *   managed slice at the resourceVersion this controller's newest write to the Service's
+ *   slices returned is skipped (consistency_is_own); one of its earlier writes in the
+ *   same sync, or one whose event comes before the write's answer, queues the Service
+ *   (after a second), and that sync finds nothing to do.
  *
  * The handlers queue a Service when it changes; the Services of a pod's namespace whose
  * selector matches the pod's labels, old or new, when a pod changes; and a slice's
@@ -1294,7 +1296,28 @@ eps_handle_event(struct controller *c, const struct informer_event *ev, double n
 		const struct controller_queue *dq = controller_queue_delayed(&d, q,
 		    st->batch > 1 ? st->batch : 1);
 		const cJSON *objects[2] = { ev->object, old };
+		const cJSON *service = cJSON_GetObjectItemCaseSensitive(json_path(ev->object,
+		    "metadata.labels"), LABEL_SERVICE_NAME);
 
+		if (ev->type != INFORMER_DELETED && cJSON_IsString(service)) {
+			/* This controller's own write coming back: nothing to do (kube's
+			 * endpointSliceTracker.ShouldSync). */
+			char *key = xasprintf("%s/%s", namespace, service->valuestring);
+			char *error = NULL;
+			int own = 0;
+
+			if (consistency_is_own(c->writes, key, "endpointslices",
+			    json_string(ev->object, "metadata.resourceVersion"), &own,
+			    &error) != 0) {
+				log_error("endpointslice %s: %s", key, error);
+				free(error);
+			}
+			free(key);
+			if (own) {
+				cJSON_Delete(old);
+				return;
+			}
+		}
 		for (int i = 0; i < 2; i++) {
 			const cJSON *by = json_path(objects[i], "metadata.labels");
 			const cJSON *m = cJSON_GetObjectItemCaseSensitive(by, LABEL_MANAGED_BY);
