@@ -618,7 +618,6 @@ struct ds_pod {
 
 struct ds_node {
 	char *name;
-	cJSON *body;
 	int should_run, should_continue;
 	int *pods;		/* indices into the pods, oldest first */
 	int npods;
@@ -652,7 +651,6 @@ view_clear(struct ds_view *v)
 	}
 	for (int i = 0; i < v->nnodes; i++) {
 		free(v->nodes[i].name);
-		cJSON_Delete(v->nodes[i].body);
 		free(v->nodes[i].pods);
 	}
 	for (int i = 0; i < v->nrevisions; i++) {
@@ -711,8 +709,9 @@ load_nodes(struct daemonset_state *st, const cJSON *ds, struct ds_view *v, char 
 		n = &v->nodes[v->nnodes++];
 		memset(n, 0, sizeof *n);
 		n->name = column_strdup(stmt, 0);
-		n->body = body;
 		daemonset_node_should_run(body, ds, &n->should_run, &n->should_continue);
+		/* Nothing else reads the node: one body at a time, not every node's. */
+		cJSON_Delete(body);
 	}
 	return step_error(st, stmt, rc, "listing nodes", error);
 }
