@@ -607,13 +607,13 @@ daemonsets_resource(void)
 
 struct ds_pod {
 	char *uid, *name, *phase, *hash, *generation;
-	const char *node;	/* target node, in body; NULL: none */
+	char *node;		/* target node; NULL: none */
 	int scheduled;		/* spec.nodeName set */
 	int ready, available, deleting, updated;
 	int orphan;		/* no controller: adopted if the selector matches */
 	int unclaimed;		/* released or left alone: not the DaemonSet's */
 	double created;
-	cJSON *body;
+	cJSON *labels;		/* its metadata.labels (the rest of the body is not kept) */
 };
 
 struct ds_node {
@@ -647,7 +647,8 @@ view_clear(struct ds_view *v)
 		free(v->pods[i].phase);
 		free(v->pods[i].hash);
 		free(v->pods[i].generation);
-		cJSON_Delete(v->pods[i].body);
+		cJSON_Delete(v->pods[i].labels);
+		free(v->pods[i].node);
 	}
 	for (int i = 0; i < v->nnodes; i++) {
 		free(v->nodes[i].name);
@@ -778,6 +779,8 @@ read_pods(struct daemonset_state *st, sqlite3_stmt *stmt, int orphan, long long 
 		struct ds_pod *p;
 		double ready_since;
 		const cJSON *labels;
+		const char *node;
+		cJSON *body;
 
 		v->pods = xrealloc(v->pods, (size_t)(v->npods + 1) * sizeof *v->pods);
 		p = &v->pods[v->npods++];
@@ -790,12 +793,16 @@ read_pods(struct daemonset_state *st, sqlite3_stmt *stmt, int orphan, long long 
 		ready_since = column_time(stmt, 4);
 		p->deleting = sqlite3_column_int(stmt, 5);
 		p->created = column_time(stmt, 6);
-		p->body = controller_column_json(stmt, 7);
-		p->node = daemonset_target_node(p->body);
-		p->scheduled = json_string(json_path(p->body, "spec"), "nodeName")[0] != '\0';
-		labels = json_path(p->body, "metadata.labels");
+		body = controller_column_json(stmt, 7);
+		node = daemonset_target_node(body);
+		p->node = node != NULL ? xstrdup(node) : NULL;
+		p->scheduled = json_string(json_path(body, "spec"), "nodeName")[0] != '\0';
+		labels = json_path(body, "metadata.labels");
 		p->hash = xstrdup(json_string(labels, HISTORY_HASH_LABEL));
 		p->generation = xstrdup(json_string(labels, DAEMONSET_GENERATION_LABEL));
+		p->labels = labels != NULL ? cJSON_Duplicate(labels, 1) : NULL;
+		/* One pod's body at a time: what the sync reads of it is kept above. */
+		cJSON_Delete(body);
 		/* kube's IsPodAvailable: ready for longer than minReadySeconds. */
 		p->available = p->ready && (min_ready <= 0 ||
 		    (ready_since != 0 && ready_since + (double)min_ready < now));
@@ -832,7 +839,7 @@ load_pods(struct daemonset_state *st, struct sync_result *out, const cJSON *ds,
 		return -1;
 	for (int i = 0; i < v->npods; i++) {
 		struct ds_pod *p = &v->pods[i];
-		int matches = selector_matches(sel, json_path(p->body, "metadata.labels"));
+		int matches = selector_matches(sel, p->labels);
 		enum controllerref_claim claim = controllerref_decide(p->orphan ?
 		    CONTROLLERREF_ORPHAN : CONTROLLERREF_OURS, matches, p->deleting, 0, 0);
 
