@@ -75,6 +75,10 @@ struct action {
 	 * (kube's MarkPodsNotReady goes through every pod and reports the failures at the
 	 * end). */
 	int failure_stops_nothing;
+	/* A status update not sent again over the owner read back after a conflict: the
+	 * sync fails and runs again from the cache (kube's disruption controller, whose
+	 * budget status an eviction may have just changed, never retries its write). */
+	int status_no_retry;
 	/* The done and failed events below are about the object written (body), not the
 	 * sync's owner, and the done one is of done_type (NULL: Normal): kube's Warning
 	 * NodeNotReady on each pod it marks not ready. */

@@ -786,7 +786,8 @@ status_done(struct execution *x, struct action *a, struct restops_result *res)
 		record_write(x, a->resource, res->object);
 		return;
 	}
-	if (res->status.reason != API_NOT_FOUND && x->status_tries <= STATUS_UPDATE_RETRIES) {
+	if (res->status.reason != API_NOT_FOUND && !a->status_no_retry &&
+	    x->status_tries <= STATUS_UPDATE_RETRIES) {
 		log_v(2, "%s %s: the status update failed (%s); reading the owner again",
 		    x->r.controller, x->r.key, res->status.message);
 		if (request_send(x, REQUEST_REREAD, NULL, NULL) != 0)

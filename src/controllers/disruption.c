@@ -610,6 +610,7 @@ status_action(struct disruption_state *st, struct sync_result *out, const cJSON 
 	a->body = cJSON_Duplicate(pdb, 1);
 	json_set(a->body, "status", status);
 	a->reason = reason;
+	a->status_no_retry = 1;
 	out->status = a;
 }
 
@@ -952,6 +953,8 @@ sync_pod(struct controller *c, const char *key, double now, struct sync_result *
 	a->uid = xstrdup(out->owner_uid);
 	a->body = pod;
 	a->reason = xstrdup("stale DisruptionTarget condition reset to False");
+	/* not over a pod read back: the kubelet's newer status would be lost */
+	a->status_no_retry = 1;
 	out->status = a;
 	return 0;
 }

@@ -788,6 +788,29 @@ status_update_rereads_the_object_it_names_whatever_the_key(void **state)
 	assert_outcome(h, 0, 0);
 }
 
+/* A status update marked status_no_retry (the disruption controller's) is not sent again
+ * over the owner read back after a conflict: the sync fails and runs again. */
+static void
+status_update_without_retry_fails_at_the_conflict(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault conflict = { "PUT", "replicasets/foobar/status", 1, 1,
+	    409, "Conflict", "the object has been modified", NULL };
+	static const char *const names[] = { "pod-a" };
+	struct sync_result r;
+
+	add_rs(h->f, &(struct rs){ .replicas = 1, .status = "{\"replicas\":0}" });
+	add_owned_pods(h, names, 1);
+	fake_apiserver_set_faults(h->fake, &conflict, 1);
+	sync_key(h->f, KEY, time_now(), &r);
+	assert_non_null(r.status);
+	r.status->status_no_retry = 1;
+	carry_out_result(h, &r);
+
+	assert_requests(h, "PUT replicasets/foobar/status");
+	assert_outcome(h, 1, 0);
+}
+
 /* A status PUT that finds the ReplicaSet gone is not read again (sqlkcm's choice: kube
  * reads it again, and fails on that GET's NotFound). */
 static void
@@ -2533,6 +2556,7 @@ main(void)
 		T(status_update_failing_twice_fails_after_one_reread),
 		T(status_update_failing_once_succeeds_on_the_second_put),
 		T(status_update_rereads_the_object_it_names_whatever_the_key),
+		T(status_update_without_retry_fails_at_the_conflict),
 		T(status_update_of_a_deleted_replicaset_is_not_retried),
 		/* claims */
 		T(adoption_rechecks_the_owner_live_first),
