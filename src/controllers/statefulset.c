@@ -52,6 +52,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -640,7 +641,8 @@ history_sync(struct statefulset_state *st, struct sync_result *out, const cJSON 
 	/* kube's nextRevision is the last's number plus one. */
 	if (v->nrevisions > 0) {
 		latest = sorted[v->nrevisions - 1].index;
-		next = sorted[v->nrevisions - 1].revision + 1;
+		next = sorted[v->nrevisions - 1].revision < LLONG_MAX ?
+		    sorted[v->nrevisions - 1].revision + 1 : LLONG_MAX;
 	}
 	for (int i = 0; i < v->nrevisions; i++) {
 		const cJSON *rd = cJSON_GetObjectItemCaseSensitive(
@@ -958,8 +960,23 @@ plan_claim_owners(struct statefulset_state *st, struct sync_result *out, const c
     const struct statefulset_retention *policy)
 {
 	const cJSON *t;
-	int updated = 0;
+	int updated = 0, all_up_to_date = 1;
 
+	/* kube's ClaimsMatchRetentionPolicy first: only a pod with a claim whose owners are
+	 * not up to date goes through UpdatePodClaimForRetentionPolicy, which alone records
+	 * ConflictingController. */
+	cJSON_ArrayForEach(t, json_path(set, "spec.volumeClaimTemplates")) {
+		char *cname = claim_name(t, set_name, p->ordinal);
+		cJSON *cached = cached_by_name(st, STMT_CLAIM, namespace, cname);
+
+		if (cached != NULL && !statefulset_claim_owner_up_to_date(cached, set, p->body,
+		    scaled_down, policy))
+			all_up_to_date = 0;
+		cJSON_Delete(cached);
+		free(cname);
+	}
+	if (all_up_to_date)
+		return 0;
 	cJSON_ArrayForEach(t, json_path(set, "spec.volumeClaimTemplates")) {
 		char *cname = claim_name(t, set_name, p->ordinal);
 		cJSON *cached = cached_by_name(st, STMT_CLAIM, namespace, cname);
