@@ -54,8 +54,8 @@ static const char *const clusterroleaggregation_sql[STMT_COUNT] = {
 	    "SELECT rule FROM clusterrole_rules WHERE role = ?1 ORDER BY rule_index",
 	/* Every cached ClusterRole with an aggregationRule. */
 	[STMT_KEYS] =
-	    "SELECT name FROM cache_objects WHERE resource = 'clusterroles' AND namespace = ''"
-	    " AND json_type(body, '$.aggregationRule') = 'object' ORDER BY name",
+	    ("SELECT name FROM cache_objects WHERE resource = 'clusterroles' AND namespace = ''"
+	    " AND json_type(body, '$.aggregationRule') = 'object' ORDER BY name"),
 };
 
 struct clusterroleaggregation_state {

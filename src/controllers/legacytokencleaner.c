@@ -57,8 +57,8 @@ static const char *const cleaner_sql[STMT_COUNT] = {
 	    " FROM legacy_token_secrets WHERE namespace = ?1 AND name = ?2",
 	[STMT_TRACKING] = "SELECT since FROM legacy_token_tracking",
 	[STMT_KEYS] =
-	    "SELECT namespace || '/' || name FROM legacy_token_secrets"
-	    " ORDER BY namespace, name",
+	    ("SELECT namespace || '/' || name FROM legacy_token_secrets"
+	    " ORDER BY namespace, name"),
 };
 
 struct cleaner_state {

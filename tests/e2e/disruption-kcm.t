@@ -6,7 +6,9 @@
 # under each (with their replicaset and deployment controllers), every check of it passing
 # under both, and their end states (each budget's status and condition, the SyncFailed
 # message, the pods left Ready, the reset condition) are compared.
-# e2e: locks disruption replicaset deployment nodes
+# garbagecollector: its pod of a gone ReplicaSet must outlive the test, which a garbage
+# collector running beside it (statefulset.t's) would not let it.
+# e2e: locks disruption replicaset deployment nodes garbagecollector
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster

@@ -10,7 +10,9 @@
 #
 # With E2E_PDB_CM=kcm the same runs against kube-controller-manager 1.36
 # (disruption-kcm.t), which writes the end state to E2E_PDB_STATE for comparison.
-# e2e: locks disruption replicaset deployment nodes
+# garbagecollector: its pod of a gone ReplicaSet must outlive the test, which a garbage
+# collector running beside it (statefulset.t's) would not let it.
+# e2e: locks disruption replicaset deployment nodes garbagecollector
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
