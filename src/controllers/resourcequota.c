@@ -343,7 +343,7 @@ pod_resources_of(const cJSON *pod, const char *which, struct quota_list *out, ch
 
 		if (!limits)
 			list_add_one(out, one.v[i].name, &one.v[i].q);
-		else if (e != NULL && e->q.nanos != 0)
+		else if (e != NULL)	/* kube's PodLimits: a limit given, even 0 */
 			list_add_one(out, one.v[i].name, &one.v[i].q);
 	}
 	rc = 0;
@@ -598,13 +598,19 @@ pvc_evaluator_matches(const char *name)
 	    has_suffix(name, STORAGE_CLASS_SUFFIX "requests.storage");
 }
 
-/* Rounds q up to a whole number of units (kube's RoundUp(0)). */
+/* Rounds q up to a whole number of units (kube's RoundUp(0)); a value within a unit of
+ * the largest held stays at the largest whole number of units (kube's arbitrary
+ * precision would go one further). */
 static void
 round_up_units(struct quantity *q)
 {
-	__int128 unit = 1000000000, r = q->nanos % unit;
+	const __int128 unit = 1000000000;
+	const __int128 max = (__int128)(((unsigned __int128)1 << 127) - 1);
+	__int128 r = q->nanos % unit;
 
-	if (r > 0)
+	if (r > 0 && q->nanos > max - (unit - r))
+		q->nanos -= r;
+	else if (r > 0)
 		q->nanos += unit - r;
 	else if (r < 0)
 		q->nanos -= r;
@@ -1108,11 +1114,17 @@ static int
 same_usage(const struct informer_event *ev, double now)
 {
 	const char *r = ev->resource->name;
-	cJSON *old = ev->old_body != NULL ? cJSON_Parse(ev->old_body) : NULL;
+	cJSON *old;
 	struct quota_list a = { 0 }, b = { 0 };
 	char *why = NULL;
 	int same = 0;
 
+	/* an object counted: only its deletion changes the count (and every update of every
+	 * resource comes here: not parsed for nothing) */
+	if (strcmp(r, "pods") != 0 && strcmp(r, "services") != 0 &&
+	    strcmp(r, "persistentvolumeclaims") != 0)
+		return 1;
+	old = ev->old_body != NULL ? cJSON_Parse(ev->old_body) : NULL;
 	if (old == NULL)
 		return 0;
 	if (strcmp(r, "pods") == 0) {

@@ -70,6 +70,18 @@ struct serviceaccounttoken_signer {
 	char kid[48];
 };
 
+/* OpenSSL's passphrase callback: none, so an encrypted key fails instead of prompting on
+ * the terminal. */
+static int
+no_passphrase(char *buf, int size, int rwflag, void *arg)
+{
+	(void)buf;
+	(void)size;
+	(void)rwflag;
+	(void)arg;
+	return -1;
+}
+
 /* Appends the unpadded base64url of n bytes at data to b. */
 static void
 base64url_append(struct buf *b, const unsigned char *data, size_t n)
@@ -108,7 +120,7 @@ serviceaccounttoken_signer_new(const char *pem, size_t n, const char *name, char
 	int len;
 
 	bio = BIO_new_mem_buf(pem, (int)n);
-	s->key = bio != NULL ? PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL) : NULL;
+	s->key = bio != NULL ? PEM_read_bio_PrivateKey(bio, NULL, no_passphrase, NULL) : NULL;
 	BIO_free(bio);
 	ERR_clear_error();
 	if (s->key == NULL) {

@@ -294,6 +294,11 @@ static const struct object_case pvc_cases[] = {
 	{ "pvc-usage-rounded",
 	  "{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"1.5\"}}}}",
 	  "count/persistentvolumeclaims=1 persistentvolumeclaims=1 requests.storage=2" },
+	{ "sqlkcm's: a request within a unit of the largest held rounds down, not over",
+	  "{\"spec\":{\"resources\":{\"requests\":{\"storage\":"
+	  "\"170141183460469231731687303715.884105727\"}}}}",
+	  "count/persistentvolumeclaims=1 persistentvolumeclaims=1 "
+	  "requests.storage=170141183460469231731687303715" },
 	{ "pvc-usage-higher-allocated-resource",
 	  "{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"10Gi\"}}},"
 	  "\"status\":{\"allocatedResources\":{\"storage\":\"20Gi\"}}}",
