@@ -226,6 +226,25 @@ controller_stmt(sqlite3_stmt *stmt)
 	return stmt;
 }
 
+double
+controller_column_time(sqlite3_stmt *stmt, int col)
+{
+	const char *text = (const char *)sqlite3_column_text(stmt, col);
+	time_t t;
+
+	if (text == NULL || time_parse_rfc3339(text, &t) != 0)
+		return 0;
+	return (double)t;
+}
+
+char *
+controller_column_strdup(sqlite3_stmt *stmt, int col)
+{
+	const char *text = (const char *)sqlite3_column_text(stmt, col);
+
+	return text != NULL ? xstrdup(text) : NULL;
+}
+
 cJSON *
 controller_column_json(sqlite3_stmt *stmt, int col)
 {

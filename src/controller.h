@@ -178,6 +178,10 @@ sqlite3_stmt *controller_stmt(sqlite3_stmt *stmt);
  * kept as written (json_parse_exact), for a body that may be sent back; NULL when the
  * column is NULL or not JSON. */
 cJSON *controller_column_json(sqlite3_stmt *stmt, int col);
+/* Column col of stmt's current row: an RFC 3339 time as Unix seconds (0 when NULL or not
+ * a time); a copy of its text (malloc'd; NULL when NULL). */
+double controller_column_time(sqlite3_stmt *stmt, int col);
+char *controller_column_strdup(sqlite3_stmt *stmt, int col);
 
 /* Adds to q every owner of namespace that stmt lists (rows of name and selector JSON, for
  * namespace bound as ?1) whose selector is not empty and matches labels: kube's lookup of

@@ -664,17 +664,6 @@ view_clear(struct ds_view *v)
 	memset(v, 0, sizeof *v);
 }
 
-static double
-column_time(sqlite3_stmt *stmt, int i)
-{
-	const char *text = (const char *)sqlite3_column_text(stmt, i);
-	time_t t;
-
-	if (text == NULL || time_parse_rfc3339(text, &t) != 0)
-		return 0;
-	return (double)t;
-}
-
 static char *
 column_strdup(sqlite3_stmt *stmt, int i)
 {
@@ -790,9 +779,9 @@ read_pods(struct daemonset_state *st, sqlite3_stmt *stmt, int orphan, long long 
 		p->name = column_strdup(stmt, 1);
 		p->phase = column_strdup(stmt, 2);
 		p->ready = sqlite3_column_int(stmt, 3);
-		ready_since = column_time(stmt, 4);
+		ready_since = controller_column_time(stmt, 4);
 		p->deleting = sqlite3_column_int(stmt, 5);
-		p->created = column_time(stmt, 6);
+		p->created = controller_column_time(stmt, 6);
 		body = controller_column_json(stmt, 7);
 		node = daemonset_target_node(body);
 		p->node = node != NULL ? xstrdup(node) : NULL;
@@ -904,7 +893,7 @@ read_revisions(struct daemonset_state *st, sqlite3_stmt *stmt, struct sync_resul
 		    (size_t)(v->nrevisions + 1) * sizeof *v->revisions);
 		r = &v->revisions[v->nrevisions++];
 		r->name = column_strdup(stmt, 0);
-		r->created = column_time(stmt, 1);
+		r->created = controller_column_time(stmt, 1);
 		r->body = body;
 	}
 	return step_error(st, stmt, rc, "listing revisions", error);

@@ -425,26 +425,6 @@ candidates_clear(struct candidates *cs)
 	cs->n = 0;
 }
 
-/* Parses an optional RFC 3339 column into Unix seconds, 0 when NULL or not a time. */
-static double
-column_time(sqlite3_stmt *stmt, int i)
-{
-	const char *text = (const char *)sqlite3_column_text(stmt, i);
-	time_t t;
-
-	if (text == NULL || time_parse_rfc3339(text, &t) != 0)
-		return 0;
-	return (double)t;
-}
-
-static char *
-column_strdup(sqlite3_stmt *stmt, int i)
-{
-	const char *text = (const char *)sqlite3_column_text(stmt, i);
-
-	return text != NULL ? xstrdup(text) : NULL;
-}
-
 /* Returns the prepared pod listing for the SQL in sql, from the cache or prepared now;
  * NULL with *error set on failure. */
 static sqlite3_stmt *
@@ -542,13 +522,13 @@ candidates_load(struct replicaset_state *st, const char *namespace, const char *
 		out->v = xrealloc(out->v, (size_t)(out->n + 1) * sizeof *out->v);
 		c = &out->v[out->n++];
 		memset(c, 0, sizeof *c);
-		c->uid = column_strdup(stmt, 0);
-		c->name = column_strdup(stmt, 1);
-		c->phase = column_strdup(stmt, 2);
+		c->uid = controller_column_strdup(stmt, 0);
+		c->name = controller_column_strdup(stmt, 1);
+		c->phase = controller_column_strdup(stmt, 2);
 		c->readiness.ready = sqlite3_column_int(stmt, 3);
-		c->readiness.ready_since = column_time(stmt, 4);
+		c->readiness.ready_since = controller_column_time(stmt, 4);
 		c->controlled = sqlite3_column_int(stmt, 5);
-		c->node = column_strdup(stmt, 6);
+		c->node = controller_column_strdup(stmt, 6);
 		c->fully_labeled = sqlite3_column_int(stmt, 7);
 		c->terminating = sqlite3_column_int(stmt, 8);
 		c->matches = sqlite3_column_int(stmt, 9);
@@ -863,7 +843,7 @@ replicaset_read(struct replicaset_state *st, const char *namespace, const char *
 	sqlite3_bind_text(stmt, 2, name, -1, SQLITE_TRANSIENT);
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {
-		*uid = column_strdup(stmt, 0);
+		*uid = controller_column_strdup(stmt, 0);
 		*rs = controller_column_json(stmt, 1);
 		rc = SQLITE_DONE;
 		if (*rs == NULL) {

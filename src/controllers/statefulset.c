@@ -343,25 +343,6 @@ step_error(struct statefulset_state *st, sqlite3_stmt *stmt, int rc, const char 
 	return 0;
 }
 
-static double
-column_time(sqlite3_stmt *stmt, int i)
-{
-	const char *text = (const char *)sqlite3_column_text(stmt, i);
-	time_t t;
-
-	if (text == NULL || time_parse_rfc3339(text, &t) != 0)
-		return 0;
-	return (double)t;
-}
-
-static char *
-column_strdup(sqlite3_stmt *stmt, int i)
-{
-	const char *text = (const char *)sqlite3_column_text(stmt, i);
-
-	return xstrdup(text != NULL ? text : "");
-}
-
 /* --- what the sync reads --------------------------------------------------------------- */
 
 struct sts_pod {
@@ -435,11 +416,11 @@ read_pods(struct statefulset_state *st, sqlite3_stmt *stmt, struct sync_result *
 		v->pods = xrealloc(v->pods, (size_t)(v->npods + 1) * sizeof *v->pods);
 		p = &v->pods[v->npods++];
 		memset(p, 0, sizeof *p);
-		p->uid = column_strdup(stmt, 0);
-		p->name = column_strdup(stmt, 1);
-		p->phase = column_strdup(stmt, 2);
+		p->uid = controller_column_strdup(stmt, 0);
+		p->name = controller_column_strdup(stmt, 1);
+		p->phase = controller_column_strdup(stmt, 2);
 		p->ready = sqlite3_column_int(stmt, 3) && strcmp(p->phase, "Running") == 0;
-		ready_since = column_time(stmt, 4);
+		ready_since = controller_column_time(stmt, 4);
 		p->deleting = sqlite3_column_int(stmt, 5);
 		p->body = controller_column_json(stmt, 6);
 		p->ordinal = member ? ordinal : -1;
@@ -525,8 +506,8 @@ read_revisions(struct statefulset_state *st, sqlite3_stmt *stmt, struct sync_res
 		v->revisions = xrealloc(v->revisions,
 		    (size_t)(v->nrevisions + 1) * sizeof *v->revisions);
 		r = &v->revisions[v->nrevisions++];
-		r->name = column_strdup(stmt, 0);
-		r->created = column_time(stmt, 1);
+		r->name = controller_column_strdup(stmt, 0);
+		r->created = controller_column_time(stmt, 1);
 		r->body = body;
 	}
 	return step_error(st, stmt, rc, "listing revisions", error);
@@ -1340,7 +1321,7 @@ statefulset_read(struct statefulset_state *st, const char *namespace, const char
 	sqlite3_bind_text(stmt, 2, name, -1, SQLITE_TRANSIENT);
 	rc = sqlite3_step(stmt);
 	if (rc == SQLITE_ROW) {
-		*uid = column_strdup(stmt, 0);
+		*uid = controller_column_strdup(stmt, 0);
 		*set = controller_column_json(stmt, 1);
 		rc = *set != NULL ? SQLITE_DONE : SQLITE_ERROR;
 	}
