@@ -45,7 +45,7 @@ kubectl create serviceaccount robot -n "$ns" >/dev/null
 token_secret robot-token robot
 check "the Secret gets a token" cluster_wait_until 60 "the token" eval \
     '[ -n "$(data robot-token token)" ]'
-check "its namespace is the Secret's" \
+check "its namespace is the Secret's" cluster_wait_until 30 "the namespace" \
     eval '[ "$(data robot-token namespace | base64 -d)" = "'"$ns"'" ]'
 check "its ca.crt is --root-ca-file's" \
     eval '[ "$(data robot-token ca.crt | base64 -d)" = "$(cat "$cluster/pki/ca.crt")" ]'
