@@ -407,6 +407,36 @@ static const struct resource resource_ipaddresses = {
 	"/apis/networking.k8s.io/v1/ipaddresses", "cache_objects", no_columns, 24, 0, 0, NULL,
 };
 
+/* Whole, for the storage controllers (persistentvolume-binder, the protection
+ * controllers, attachdetach, the expander): volumes and their classes, the drivers that
+ * say whether a volume is attached, the nodes' CSI drivers, and the attachments. */
+static const struct resource resource_persistentvolumes = {
+	"persistentvolumes", "PersistentVolume", "v1", "/api/v1/persistentvolumes",
+	"cache_objects", no_columns, 25, 0, 0, NULL,
+};
+static const struct resource resource_storageclasses = {
+	"storageclasses", "StorageClass", "storage.k8s.io/v1",
+	"/apis/storage.k8s.io/v1/storageclasses", "cache_objects", no_columns, 26, 0, 0, NULL,
+};
+static const struct resource resource_volumeattachments = {
+	"volumeattachments", "VolumeAttachment", "storage.k8s.io/v1",
+	"/apis/storage.k8s.io/v1/volumeattachments", "cache_objects", no_columns, 27, 0, 0,
+	NULL,
+};
+static const struct resource resource_csidrivers = {
+	"csidrivers", "CSIDriver", "storage.k8s.io/v1", "/apis/storage.k8s.io/v1/csidrivers",
+	"cache_objects", no_columns, 28, 0, 0, NULL,
+};
+static const struct resource resource_csinodes = {
+	"csinodes", "CSINode", "storage.k8s.io/v1", "/apis/storage.k8s.io/v1/csinodes",
+	"cache_objects", no_columns, 29, 0, 0, NULL,
+};
+static const struct resource resource_volumeattributesclasses = {
+	"volumeattributesclasses", "VolumeAttributesClass", "storage.k8s.io/v1",
+	"/apis/storage.k8s.io/v1/volumeattributesclasses", "cache_objects", no_columns, 30, 0,
+	0, NULL,
+};
+
 const struct resource *const resource_all[] = {
 	&resource_pods, &resource_replicasets, &resource_deployments, &resource_namespaces,
 	&resource_configmaps, &resource_serviceaccounts, &resource_nodes,
@@ -415,7 +445,9 @@ const struct resource *const resource_all[] = {
 	&resource_controllerrevisions, &resource_daemonsets, &resource_jobs, &resource_cronjobs,
 	&resource_statefulsets, &resource_persistentvolumeclaims, &resource_poddisruptionbudgets,
 	&resource_resourcequotas, &resource_clusterroles, &resource_secrets,
-	&resource_servicecidrs, &resource_ipaddresses,
+	&resource_servicecidrs, &resource_ipaddresses, &resource_persistentvolumes,
+	&resource_storageclasses, &resource_volumeattachments, &resource_csidrivers,
+	&resource_csinodes, &resource_volumeattributesclasses,
 };
 const int resource_count = sizeof resource_all / sizeof resource_all[0];
 
