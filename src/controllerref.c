@@ -109,6 +109,17 @@ controllerref_release_patch(const char *owner_uid, const char *object_uid)
 }
 
 void
+controllerref_patch_finalizer(cJSON *patch, enum controllerref_claim claim,
+    const char *finalizer)
+{
+	cJSON *meta = cJSON_GetObjectItemCaseSensitive(patch, "metadata");
+	cJSON *list = cJSON_AddArrayToObject(meta, claim == CONTROLLERREF_ADOPT ? "finalizers" :
+	    "$deleteFromPrimitiveList/finalizers");
+
+	cJSON_AddItemToArray(list, cJSON_CreateString(finalizer));
+}
+
+void
 controllerref_claim_action(struct action *a, enum controllerref_claim claim,
     const struct resource *resource, const char *namespace, const char *name,
     const char *uid, cJSON *body, char *reason)

@@ -50,6 +50,12 @@ cJSON *controllerref_adopt_patch(const struct resource *owner_resource, const cJ
 /* The strategic merge patch that removes the owner reference owner_uid from object_uid. */
 cJSON *controllerref_release_patch(const char *owner_uid, const char *object_uid);
 
+/* Adds finalizer to patch, an adopt or release patch of controllerref_*_patch: the
+ * adoption adds it, the release removes it (kube's ControllerRefManager given finalizers,
+ * as the Job controller gives its tracking finalizer). */
+void controllerref_patch_finalizer(cJSON *patch, enum controllerref_claim claim,
+    const char *finalizer);
+
 /* Fills a (zeroed) with the adopt or release of resource's object namespace/name (uid),
  * whose patch is body (taken), for the reason given (taken). claim is ADOPT or RELEASE. */
 void controllerref_claim_action(struct action *a, enum controllerref_claim claim,

@@ -66,8 +66,11 @@
  * stale cache is refused (409) and synced again. Creations and deletions are counted by
  * expectations, kept in the store across restarts (the recovery below). Of kube's
  * job_controller_* metrics, all but terminated_pods_tracking_finalizer_total and
- * stale_sync_skips_total; a write's counters are added once it succeeds. Not yet here, as
- * kube has it: adopting orphan pods.
+ * stale_sync_skips_total; a write's counters are added once it succeeds.
+ * Claiming (controllerref.c) as kube's getPodsForJob: the namespace's orphans the
+ * selector matches are adopted with the tracking finalizer, and counted as tracked in the
+ * sync that adopts them; its own pods the selector no longer matches are released, the
+ * finalizer removed with the reference, and no longer counted.
  * kube's workqueue backs a failed sync off from 1 s to 60 s, and runs
  * --concurrent-job-syncs workers (5).
  */
@@ -90,6 +93,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "resource.h"
+#include "selector.h"
 #include "timeutil.h"
 #include "util.h"
 
@@ -110,6 +114,7 @@ enum {
 	STMT_PODS,
 	STMT_JOB_BY_UID,
 	STMT_KEYS,
+	STMT_IN_NAMESPACE,
 	STMT_COUNT
 };
 
@@ -128,7 +133,18 @@ static const char *const job_sql[STMT_COUNT] = {
 	[STMT_KEYS] =
 	    "SELECT namespace, name FROM cache_objects WHERE resource = 'jobs'"
 	    " ORDER BY namespace, name",
+	/* The Jobs of namespace ?1 with their selectors: those that could adopt an orphan. */
+	[STMT_IN_NAMESPACE] =
+	    "SELECT name, json_extract(body, '$.spec.selector') FROM cache_objects"
+	    " WHERE resource = 'jobs' AND namespace = ?1 ORDER BY name",
 };
+
+/* The orphans of a namespace that a selector matches, in the columns of STMT_PODS: the
+ * selector's expression (selector_to_sql) goes at the end, its parameters after ?1. */
+#define ORPHANS_SQL \
+	"SELECT p.name, p.uid, p.phase, p.deletion_timestamp IS NOT NULL, 0," \
+	" coalesce(p.ready, 0), p.body FROM cache_pods p" \
+	" WHERE p.namespace = ?1 AND p.controller_uid IS NULL AND "
 
 /* kube's job_controller_* metrics, in the daemon (NULL otherwise). */
 struct job_metrics {
@@ -145,6 +161,10 @@ struct job_sync_kind {
 
 struct job_state {
 	sqlite3_stmt *stmt[STMT_COUNT];
+	/* The last orphan listing prepared, and its SQL (selectors of one shape, the
+	 * controller-uid label of a generated one, share it). */
+	sqlite3_stmt *orphans;
+	struct buf orphans_sql, orphans_next;
 	const struct resource *jobs, *pods;
 	struct job_metrics m;
 	struct job_sync_kind *kinds;
@@ -165,6 +185,7 @@ struct job_pod {
 	int ignored, fail_index;
 	enum job_failure_action policy_action;
 	char *fail_job;
+	int orphan;			/* without a controller: adopted by this sync */
 	/* The failures of its index before it, counted and ignored (the annotations kube
 	 * writes on the pods of a Job with backoffLimitPerIndex). */
 	long long index_failures, index_ignored;
@@ -563,16 +584,57 @@ pods_clear(struct job_pod *pods, int n)
 	free(pods);
 }
 
-static int
-pods_load(struct job_state *st, struct controller *c, const char *job_uid,
-    int only_replace_failed, const cJSON *policy, struct job_pod **out, int *n,
-    char **error)
-{
-	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_PODS]);
-	struct job_pod *v = NULL;
-	int rc, count = 0, cap = 0;
+/* How a sync claims the Job's pods. */
+struct job_claim {
+	const cJSON *job;
+	const struct selector *sel;	/* NULL: claims nothing, releases nothing */
+	const char *namespace, *uid;
+	int deleting;			/* the Job is being deleted */
+	int orphans;			/* the rows being read are orphans */
+	struct sync_result *out;	/* takes the adoptions and releases */
+};
 
-	sqlite3_bind_text(stmt, 1, job_uid, -1, SQLITE_STATIC);
+/* Claims one pod of stmt's current row (kube's ClaimPods with the tracking finalizer):
+ * 1 when the Job counts it, kept or adopted; a release or an adoption goes into
+ * claim->out. */
+static int
+pod_claimed(struct job_state *st, const struct job_claim *claim, sqlite3_stmt *stmt,
+    const cJSON *body, int deleting)
+{
+	const char *name = (const char *)sqlite3_column_text(stmt, 0);
+	const char *uid = (const char *)sqlite3_column_text(stmt, 1);
+	int matches = claim->sel == NULL ||
+	    selector_matches(claim->sel, json_path(body, "metadata.labels"));
+	enum controllerref_claim decision = controllerref_decide(claim->orphans ?
+	    CONTROLLERREF_ORPHAN : CONTROLLERREF_OURS, matches, deleting, claim->deleting, 0);
+	cJSON *patch;
+
+	if (decision == CONTROLLERREF_ADOPT) {
+		patch = controllerref_adopt_patch(st->jobs, claim->job, uid);
+		controllerref_patch_finalizer(patch, decision, TRACKING_FINALIZER);
+		controllerref_claim_action(action_append(&claim->out->claims,
+		    &claim->out->nclaims), decision, st->pods, claim->namespace, name, uid,
+		    patch, xstrdup("an orphan the selector matches"));
+		claim->out->recheck_owner = 1;
+	} else if (decision == CONTROLLERREF_RELEASE) {
+		patch = controllerref_release_patch(claim->uid, uid);
+		controllerref_patch_finalizer(patch, decision, TRACKING_FINALIZER);
+		controllerref_claim_action(action_append(&claim->out->claims,
+		    &claim->out->nclaims), decision, st->pods, claim->namespace, name, uid,
+		    patch, xstrdup("the selector no longer matches its labels"));
+	}
+	return decision == CONTROLLERREF_KEEP || decision == CONTROLLERREF_ADOPT;
+}
+
+/* Reads stmt's rows (pod, pod_uid, phase, deleting, tracked, ready, body) into *v; the
+ * pods the selector does not match (claim: released, or not adopted) are left out. */
+static int
+pods_read(struct job_state *st, sqlite3_stmt *stmt, const struct job_claim *claim,
+    int only_replace_failed, const cJSON *policy, struct job_pod **v, int *count,
+    int *cap)
+{
+	int rc;
+
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		const char *phase = (const char *)sqlite3_column_text(stmt, 2);
 		int deleting = sqlite3_column_int(stmt, 3);
@@ -582,15 +644,21 @@ pods_load(struct job_state *st, struct controller *c, const char *job_uid,
 
 		if (phase == NULL)
 			phase = "";
-		if (count == cap) {
-			cap = cap ? cap * 2 : 16;
-			v = xrealloc(v, (size_t)cap * sizeof *v);
+		if (!pod_claimed(st, claim, stmt, body, deleting)) {
+			cJSON_Delete(body);
+			continue;
 		}
-		p = &v[count++];
+		if (*count == *cap) {
+			*cap = *cap ? *cap * 2 : 16;
+			*v = xrealloc(*v, (size_t)*cap * sizeof **v);
+		}
+		p = &(*v)[(*count)++];
 		memset(p, 0, sizeof *p);
 		p->name = xstrdup((const char *)sqlite3_column_text(stmt, 0));
 		p->uid = xstrdup((const char *)sqlite3_column_text(stmt, 1));
-		p->tracked = sqlite3_column_int(stmt, 4);
+		p->orphan = claim->orphans;
+		/* kube counts an adopted pod as carrying the finalizer its adoption adds. */
+		p->tracked = claim->orphans || sqlite3_column_int(stmt, 4);
 		p->succeeded = strcmp(phase, "Succeeded") == 0;
 		terminal = p->succeeded || strcmp(phase, "Failed") == 0;
 		/* kube's isPodFailed. */
@@ -624,14 +692,78 @@ pods_load(struct job_state *st, struct controller *c, const char *job_uid,
 		cJSON_Delete(body);
 	}
 	sqlite3_reset(stmt);
-	if (rc != SQLITE_DONE) {
-		pods_clear(v, count);
-		return error_set(error, "job: reading the pods of job %s: %s", job_uid,
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* The statement listing the orphans sel matches in a namespace (kept until a selector of
+ * another shape needs another), or NULL with *error set. */
+static sqlite3_stmt *
+orphans_stmt(struct job_state *st, struct controller *c, const struct selector *sel,
+    char **error)
+{
+	sqlite3_stmt *stmt = NULL;
+
+	buf_reset(&st->orphans_next);
+	buf_append_str(&st->orphans_next, ORPHANS_SQL);
+	selector_to_sql(sel, "p.id", &st->orphans_next);
+	buf_append_str(&st->orphans_next, " ORDER BY p.name");
+	if (st->orphans != NULL && st->orphans_sql.len == st->orphans_next.len &&
+	    memcmp(st->orphans_sql.data, st->orphans_next.data, st->orphans_sql.len) == 0)
+		return st->orphans;
+	if (sqlite3_prepare_v3(store_db(c->store), st->orphans_next.data, -1,
+	    SQLITE_PREPARE_PERSISTENT, &stmt, NULL) != SQLITE_OK) {
+		error_set(error, "job: listing orphan pods: %s",
 		    sqlite3_errmsg(store_db(c->store)));
+		sqlite3_finalize(stmt);
+		return NULL;
+	}
+	sqlite3_finalize(st->orphans);
+	st->orphans = stmt;
+	buf_reset(&st->orphans_sql);
+	buf_append_str(&st->orphans_sql, st->orphans_next.data);
+	return stmt;
+}
+
+/* The Job's pods (kube's getPodsForJob): those it controls that its selector matches, and
+ * the namespace's orphans it matches, adopted (claim says how; claim->sel NULL: the Job
+ * adopts and releases nothing). */
+static int
+pods_load(struct job_state *st, struct controller *c, struct job_claim *claim,
+    int only_replace_failed, const cJSON *policy, struct job_pod **out, int *n,
+    char **error)
+{
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_PODS]);
+	struct job_pod *v = NULL;
+	int count = 0, cap = 0;
+
+	claim->orphans = 0;
+	sqlite3_bind_text(stmt, 1, claim->uid, -1, SQLITE_STATIC);
+	if (pods_read(st, stmt, claim, only_replace_failed, policy, &v, &count, &cap) != 0)
+		goto failed;
+	if (claim->sel != NULL && !claim->deleting) {
+		if ((stmt = orphans_stmt(st, c, claim->sel, error)) == NULL) {
+			pods_clear(v, count);
+			return -1;
+		}
+		sqlite3_bind_text(stmt, 1, claim->namespace, -1, SQLITE_STATIC);
+		if (selector_bind(claim->sel, stmt, 2, error) < 0) {
+			sqlite3_clear_bindings(stmt);
+			pods_clear(v, count);
+			return -1;
+		}
+		claim->orphans = 1;
+		if (pods_read(st, stmt, claim, only_replace_failed, policy, &v, &count,
+		    &cap) != 0)
+			goto failed;
+		sqlite3_clear_bindings(stmt);
 	}
 	*out = v;
 	*n = count;
 	return 0;
+failed:
+	pods_clear(v, count);
+	return error_set(error, "job: reading the pods of job %s: %s", claim->uid,
+	    sqlite3_errmsg(store_db(c->store)));
 }
 
 /* --- actions --------------------------------------------------------------------------- */
@@ -1696,11 +1828,14 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 	struct job_state *st = c->state;
 	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_JOB]);
 	struct job_sync s;
-	char *namespace = NULL, *rv = NULL;
+	struct job_claim claim;
+	struct selector *sel = NULL;
+	char *namespace = NULL, *rv = NULL, *sel_error = NULL;
 	const char *name, *managed_by, *mode, *behind = NULL;
 	int rc, ready = 1, only_replace_failed;
 
 	memset(&s, 0, sizeof s);
+	memset(&claim, 0, sizeof claim);
 	out->controller = c->type->name;
 	out->key = xstrdup(key);
 	out->owner_resource = st->jobs;
@@ -1766,7 +1901,19 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 	}
 	only_replace_failed = strcmp(json_string(s.job, "spec.podReplacementPolicy"),
 	    "Failed") == 0 || json_path(s.job, "spec.podFailurePolicy") != NULL;
-	if ((rc = pods_load(st, c, out->owner_uid, only_replace_failed,
+	claim.job = s.job;
+	claim.namespace = namespace;
+	claim.uid = out->owner_uid;
+	claim.deleting = json_is_set(s.job, "metadata.deletionTimestamp");
+	claim.out = out;
+	if ((sel = selector_from_json(json_path(s.job, "spec.selector"), &sel_error)) == NULL) {
+		/* kube's "couldn't convert Job selector": retried, as kube retries it. */
+		rc = error_set(error, "job: job %s: its selector: %s", key, sel_error);
+		free(sel_error);
+		goto out;
+	}
+	claim.sel = sel;
+	if ((rc = pods_load(st, c, &claim, only_replace_failed,
 	    json_path(s.job, "spec.podFailurePolicy"), &s.pods, &s.npods, error)) != 0)
 		goto out;
 	s.st = st;
@@ -1793,6 +1940,7 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 		k->action = s.action;
 	}
 out:
+	selector_free(sel);
 	pods_clear(s.pods, s.npods);
 	free(s.done);
 	free(s.failed_ix);
@@ -1833,6 +1981,28 @@ observe_failed(const struct controller *c, const char *what, const char *key, ch
 	free(error);
 }
 
+/* An orphan pod added or changed: every Job of its namespace whose selector matches it
+ * looks at it (kube's getPodJobs), and the Job that has just released it (kube's
+ * updatePod) looks again. */
+static void
+orphan_event(struct job_state *st, const struct informer_event *ev, const char *namespace,
+    const struct controller_queue *q)
+{
+	const cJSON *labels = json_path(ev->object, "metadata.labels");
+	cJSON *old = ev->old_body != NULL ? cJSON_Parse(ev->old_body) : NULL;
+	char *key;
+
+	if (ev->type == INFORMER_ADDED || old == NULL ||
+	    !cJSON_Compare(json_path(old, "metadata.labels"), labels, 1) ||
+	    controllerref_of(old) != NULL)
+		controller_enqueue_matching(st->stmt[STMT_IN_NAMESPACE], namespace, labels, q);
+	if (old != NULL && (key = pod_job_key(st, old)) != NULL) {
+		q->add(key, q->arg);
+		free(key);
+	}
+	cJSON_Delete(old);
+}
+
 static void
 job_handle_event(struct controller *c, const struct informer_event *ev, double now,
     const struct controller_queue *q)
@@ -1864,8 +2034,11 @@ job_handle_event(struct controller *c, const struct informer_event *ev, double n
 	if (strcmp(ev->resource->name, "pods") != 0)
 		return;
 	key = pod_job_key(st, ev->object);
-	if (key == NULL)
-		return;		/* orphans are not adopted (yet) */
+	if (key == NULL) {
+		if (ev->type != INFORMER_DELETED && controllerref_of(ev->object) == NULL)
+			orphan_event(st, ev, namespace, q);
+		return;
+	}
 	if (ev->type == INFORMER_DELETED ||
 	    json_is_set(ev->object, "metadata.deletionTimestamp")) {
 		pod_key = xasprintf("%s/%s", namespace, name);
@@ -1983,6 +2156,9 @@ job_fini(struct controller *c)
 	if (st == NULL)
 		return;
 	store_finalize_statements(st->stmt, STMT_COUNT);
+	sqlite3_finalize(st->orphans);
+	buf_free(&st->orphans_sql);
+	buf_free(&st->orphans_next);
 	for (int i = 0; i < st->nkinds; i++)
 		free(st->kinds[i].key);
 	free(st->kinds);

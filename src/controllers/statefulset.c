@@ -429,12 +429,13 @@ read_pods(struct statefulset_state *st, sqlite3_stmt *stmt, struct sync_result *
 		/* kube's IsPodAvailable (the phase aside, as kube's isUnavailable has it). */
 		p->available = sqlite3_column_int(stmt, 3) && (min_ready <= 0 ||
 		    (ready_since != 0 && ready_since + (double)min_ready < now));
-		matches = selector_matches(sel, json_path(p->body, "metadata.labels"));
+		/* kube's ClaimPods filter (isMemberOf) is part of the match: a pod of ours
+		 * that is not named as the set's is released as one the selector no longer
+		 * matches. */
+		matches = member &&
+		    selector_matches(sel, json_path(p->body, "metadata.labels"));
 		claim = controllerref_decide(orphan ? CONTROLLERREF_ORPHAN : CONTROLLERREF_OURS,
 		    matches, p->deleting, 0, 0);
-		/* kube's ClaimPods filter keeps only the set's members, ours included. */
-		if (!member)
-			claim = CONTROLLERREF_IGNORE;
 		if (claim == CONTROLLERREF_ADOPT) {
 			controllerref_claim_action(action_append(&out->claims, &out->nclaims),
 			    claim, pods, namespace, p->name, p->uid,
@@ -445,7 +446,8 @@ read_pods(struct statefulset_state *st, sqlite3_stmt *stmt, struct sync_result *
 			controllerref_claim_action(action_append(&out->claims, &out->nclaims),
 			    claim, pods, namespace, p->name, p->uid,
 			    controllerref_release_patch(uid_of(set), p->uid),
-			    xstrdup("the selector no longer matches its labels"));
+			    xstrdup(member ? "the selector no longer matches its labels" :
+			    "its name is not one of the set's"));
 		}
 		p->unclaimed = claim != CONTROLLERREF_KEEP && claim != CONTROLLERREF_ADOPT;
 	}

@@ -13,8 +13,9 @@
 # index has finished (FailedIndexes); a
 # suspended Job creates nothing until resumed, and loses its pods when suspended again;
 # sqlkcm killed -9 while a Job's pods finish counts none twice and loses none; a Job
-# managed by another controller is left alone; every finished pod loses its tracking
-# finalizer.
+# managed by another controller is left alone; an orphan pod a Job's selector matches is
+# adopted (controller reference and tracking finalizer), counted, and its success completes
+# the Job; every finished pod loses its tracking finalizer.
 #
 # kwok's pod-complete stage makes a running Job pod Succeeded at once. The pods the test
 # finishes itself are kept off every node (a nodeSelector no node has), so kwok never
@@ -323,6 +324,44 @@ check "the crash Job completes" \
 check "with succeeded 6: no pod counted twice or lost" \
     eval '[ "$(jstatus crash succeeded)" = 6 ] && [ "$(pods_of crash | grep -c Succeeded)" = 6 ]'
 
+# An orphan pod the selector of a Job matches is adopted (kube's getPodsForJob): the Job
+# becomes its controller, adds the tracking finalizer, counts it and creates no other.
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: stray, labels: {example.com/adopt: me}}
+spec:
+  restartPolicy: Never
+  nodeSelector: {example.com/no-such-node: "true"}
+  containers: [{name: c, image: busybox}]
+YAML
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: batch/v1
+kind: Job
+metadata: {name: adopter}
+spec:
+  manualSelector: true
+  selector: {matchLabels: {example.com/adopt: me}}
+  template:
+    metadata: {labels: {example.com/adopt: me}}
+    spec:
+      restartPolicy: Never
+      nodeSelector: {example.com/no-such-node: "true"}
+      containers: [{name: c, image: busybox}]
+YAML
+check "an orphan pod its selector matches is adopted by the Job, with the tracking finalizer" \
+    cluster_wait_until 60 "the adoption" eval '[ "$(kubectl get pod stray -n '"$ns"' -o \
+     jsonpath="{.metadata.ownerReferences[?(@.controller==true)].name} {.metadata.finalizers}")" \
+     = "adopter [\"batch.kubernetes.io/job-tracking\"]" ]'
+check "and counted: active 1, no other pod created" \
+    cluster_wait_until 30 "active 1" eval '[ "$(jstatus adopter active)" = 1 ] &&
+     [ "$(kubectl get pods -n '"$ns"' -l example.com/adopt=me --no-headers | wc -l)" = 1 ]'
+kubectl patch pod stray -n "$ns" --subresource=status --type=merge \
+    -p '{"status":{"phase":"Succeeded"}}' >/dev/null
+check "the adopted pod's success completes the Job" \
+    cluster_wait_until 60 "Complete" eval '[ "$(cond adopter Complete)" = TrueCompletionsReached ] &&
+     [ "$(jstatus adopter succeeded)" = 1 ]'
+
 # Someone else's Job.
 kubectl apply -n "$ns" -f - >/dev/null <<YAML
 apiVersion: batch/v1
@@ -349,7 +388,7 @@ fi
 # For job-kcm.t: the end states.
 if [ -n "${E2E_JOB_STATES:-}" ]; then
 	for j in once ten indexed held failing deadline policysuccess policy perindex paused \
-	    crash elsewhere; do
+	    crash adopter elsewhere; do
 		kubectl get job "$j" -n "$ns" -o json | python3 -c '
 import json, sys
 j = json.load(sys.stdin); s = j.get("status", {})

@@ -1089,10 +1089,167 @@ active_deadline(void **state)
 	free(status);
 }
 
+/* kube's TestGetPodsForJob as data: which pods a Job claims (adopting the orphans its
+ * selector matches, with the tracking finalizer; releasing its own it no longer matches),
+ * seen through the sync: Running, the pods it counts leave nothing to create or delete
+ * for a parallelism of their number; Succeeded, those it counts as tracked go into
+ * uncountedTerminatedPods. */
+static const struct claim_case {
+	const char *name;
+	int deleting;
+	/* Each pod: its name, then o (the Job's), x (another Job's), n (no owner), then l
+	 * (the Job's labels), - (none), then f (the tracking finalizer) or -. */
+	const char *pods[4];
+	const char *want_pods;		/* counted, by name */
+	const char *want_finalizer;	/* counted as tracked */
+	const char *claims;		/* "adopt pod2", "release pod2" */
+} claim_cases[] = {
+	{ "claiming: only matching", 0, { "pod1 olf", "pod2 xl-", "pod3 n--", "pod4 ol-" },
+	    "pod1 pod4", "pod1", "" },
+	{ "claiming: adopt", 0, { "pod1 ol-", "pod2 nl-", "pod3 xl-" }, "pod1 pod2", "pod2",
+	    "adopt pod2" },
+	{ "claiming: no adopt when deleting", 1, { "pod1 ol-", "pod2 nl-" }, "pod1", "", "" },
+	{ "claiming: release", 0, { "pod1 ol-", "pod2 o--" }, "pod1", "", "release pod2" },
+};
+
+static cJSON *
+claim_pod_new(const char *spec, const char *phase)
+{
+	char name[8];
+	const char *shape = strchr(spec, ' ') + 1;
+	struct buf b;
+	cJSON *pod;
+
+	snprintf(name, sizeof name, "%.*s", (int)(shape - 1 - spec), spec);
+	buf_init(&b);
+	buf_printf(&b, "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\","
+	    "\"namespace\":\"default\",\"uid\":\"uid-%s\",\"resourceVersion\":\"1\"", name,
+	    name);
+	if (shape[2] == 'f')
+		buf_append_str(&b, ",\"finalizers\":[\"batch.kubernetes.io/job-tracking\"]");
+	if (shape[1] == 'l')
+		buf_append_str(&b, ",\"labels\":{\"batch.kubernetes.io/controller-uid\":"
+		    "\"uid-job\"}");
+	if (shape[0] != 'n')
+		buf_printf(&b, ",\"ownerReferences\":[{\"apiVersion\":\"batch/v1\",\"kind\":"
+		    "\"Job\",\"name\":\"%s\",\"uid\":\"%s\",\"controller\":true}]",
+		    shape[0] == 'o' ? "foobar" : "other", shape[0] == 'o' ? "uid-job" :
+		    "uid-other");
+	buf_printf(&b, "},\"spec\":{\"containers\":[{\"name\":\"c\"}]},\"status\":{"
+	    "\"phase\":\"%s\"}}", phase);
+	pod = fixture_parse(b.data);
+	buf_free(&b);
+	return pod;
+}
+
+static int
+count_words(const char *s)
+{
+	int n = 0;
+
+	for (const char *p = s; *p != '\0'; p++)
+		n += *p != ' ' && (p == s || p[-1] == ' ');
+	return n;
+}
+
+static void
+claim_case(void **state)
+{
+	const struct claim_case *r = *state;
+	struct sync_case shape = sync_cases[0];
+	const struct resource *pods = resource_find("pods"), *jobs = resource_find("jobs");
+
+	for (int succeeded = 0; succeeded < 2; succeeded++) {
+		struct ctl_world *w = ctl_world_new(&job_controller_type, NULL);
+		struct buf claims, tracked;
+		const cJSON *uid;
+
+		shape.deleting = r->deleting;
+		shape.parallelism = count_words(r->want_pods);
+		shape.completions = 6;
+		ctl_cache(w, jobs, job_new(&shape));
+		ctl_cache(w, jobs, fixture_parse("{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\","
+		    "\"metadata\":{\"name\":\"other\",\"namespace\":\"default\",\"uid\":"
+		    "\"uid-other\",\"resourceVersion\":\"1\"},\"spec\":{\"selector\":{"
+		    "\"matchLabels\":{\"batch.kubernetes.io/controller-uid\":\"uid-other\"}},"
+		    "\"template\":{\"spec\":{\"containers\":[{\"name\":\"c\"}]}}}}"));
+		for (int i = 0; i < 4 && r->pods[i] != NULL; i++)
+			ctl_cache(w, pods, claim_pod_new(r->pods[i], succeeded ? "Succeeded" :
+			    "Running"));
+		ctl_sync(w, "default/foobar", NOW);
+		buf_init(&claims);
+		for (int i = 0; i < w->result.nclaims; i++) {
+			const struct action *a = &w->result.claims[i];
+			const cJSON *list = json_path(a->body, strcmp(a->verb, "adopt") == 0 ?
+			    "metadata.finalizers" : "metadata.$deleteFromPrimitiveList/finalizers");
+
+			buf_printf(&claims, "%s%s %s", i > 0 ? "; " : "", a->verb, a->name);
+			assert_string_equal(json_string(cJSON_GetArrayItem(list, 0), ""),
+			    "batch.kubernetes.io/job-tracking");
+		}
+		assert_string_equal(claims.data != NULL ? claims.data : "", r->claims);
+		assert_int_equal(w->result.recheck_owner, strstr(r->claims, "adopt") != NULL);
+		if (!succeeded) {
+			/* The counted pods are as many as the parallelism asks. */
+			assert_int_equal(w->result.nmanage, 0);
+		} else {
+			const struct action *st = w->result.status;
+
+			/* The uncounted pods are written first, before their finalizers go. */
+			for (int i = 0; i < w->result.nwrites; i++)
+				if (w->result.writes[i].type == ACTION_UPDATE_STATUS)
+					st = &w->result.writes[i];
+			buf_init(&tracked);
+			cJSON_ArrayForEach(uid, json_path(st != NULL ? st->body : NULL,
+			    "status.uncountedTerminatedPods.succeeded"))
+				buf_printf(&tracked, "%s%s", tracked.len > 0 ? " " : "",
+				    uid->valuestring + 4);
+			assert_string_equal(tracked.data != NULL ? tracked.data : "",
+			    r->want_finalizer);
+			buf_free(&tracked);
+		}
+		buf_free(&claims);
+		ctl_world_free(w);
+	}
+}
+
+/* An orphan added or relabelled: the Jobs whose selectors match it look at it; one the
+ * Job has just released: that Job looks again. */
+static void
+orphan_events(void **state)
+{
+	struct ctl_world *w = ctl_world_new(&job_controller_type, NULL);
+	const struct resource *pods = resource_find("pods");
+	struct sync_case shape = sync_cases[0];
+	cJSON *pod;
+	char *keys;
+
+	(void)state;
+	ctl_cache(w, resource_find("jobs"), job_new(&shape));
+	pod = claim_pod_new("pod1 nl-", "Running");
+	ctl_cache(w, pods, cJSON_Duplicate(pod, 1));
+	ctl_tell(w, INFORMER_ADDED, pods, cJSON_Duplicate(pod, 1), NULL);
+	assert_string_equal(keys = ctl_keys(w), "default/foobar");
+	free(keys);
+	ctl_keys_clear(w);
+	ctl_tell(w, INFORMER_ADDED, pods, claim_pod_new("pod2 n--", "Running"), NULL);
+	assert_string_equal(keys = ctl_keys(w), "");
+	free(keys);
+	ctl_keys_clear(w);
+	/* Released: the old body names the Job, the new one nothing, labels gone. */
+	ctl_tell(w, INFORMER_UPDATED, pods, claim_pod_new("pod3 n--", "Running"),
+	    claim_pod_new("pod3 ol-", "Running"));
+	assert_string_equal(keys = ctl_keys(w), "default/foobar");
+	free(keys);
+	cJSON_Delete(pod);
+	ctl_world_free(w);
+}
+
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(sync_cases) + NELEM(per_index_cases) + 11];
+	struct CMUnitTest tests[NELEM(sync_cases) + NELEM(per_index_cases) +
+	    NELEM(claim_cases) + 12];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(sync_cases); i++)
@@ -1101,6 +1258,11 @@ main(void)
 	for (size_t i = 0; i < NELEM(per_index_cases); i++)
 		tests[n++] = (struct CMUnitTest){ per_index_cases[i].name, per_index_case,
 		    world_setup, world_teardown, (void *)&per_index_cases[i] };
+	for (size_t i = 0; i < NELEM(claim_cases); i++)
+		tests[n++] = (struct CMUnitTest){ claim_cases[i].name, claim_case, NULL, NULL,
+		    (void *)&claim_cases[i] };
+	tests[n++] = (struct CMUnitTest){ "orphan pods' events", orphan_events, NULL, NULL,
+	    NULL };
 	tests[n++] = (struct CMUnitTest){ "the failure count annotations", index_failure_count,
 	    NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "kube's job_controller_* metrics", metrics, NULL,

@@ -791,6 +791,30 @@ orphans_are_adopted_by_name_and_selector(void **state)
 	ctl_world_free(w);
 }
 
+/* A pod the set controls whose name is not one of the set's is released (kube's ClaimPods
+ * with its isMemberOf filter), not counted, and its ordinal made anew. */
+static void
+misnamed_pods_are_released(void **state)
+{
+	struct set_spec s = { 2, 0, 0, -1, 0, 0, 0, 0, "web-new" };
+	struct ctl_world *w = world_new(&s, "");
+	cJSON *misnamed = pod_from_token("1Rn");
+
+	(void)state;
+	json_set(json_child_object(misnamed, "metadata"), "name", cJSON_CreateString("webx-1"));
+	json_set(json_child_object(misnamed, "metadata"), "uid", cJSON_CreateString("x"));
+	ctl_cache(w, resource_find("pods"), pod_from_token("0Rn"));
+	ctl_cache(w, resource_find("pods"), misnamed);
+	ctl_sync(w, "default/web", SYNC_NOW);
+	assert_int_equal(w->result.nclaims, 1);
+	assert_string_equal(w->result.claims[0].verb, "release");
+	assert_string_equal(w->result.claims[0].name, "webx-1");
+	assert_non_null(strstr(w->result.claims[0].reason, "name"));
+	assert_int_equal(w->result.nmanage, 1);
+	assert_string_equal(w->result.manage[0].name, "web-1");
+	ctl_world_free(w);
+}
+
 /* Expectations: the creation planned holds the next sync back until it is observed. */
 static void
 expectations_hold_a_second_creation(void **state)
@@ -872,6 +896,8 @@ main(void)
 	    NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "orphans are adopted by name and selector",
 	    orphans_are_adopted_by_name_and_selector, NULL, NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "misnamed pods of the set are released",
+	    misnamed_pods_are_released, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "expectations hold a second creation back",
 	    expectations_hold_a_second_creation, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "the view statefulset_ordinals", ordinals_view, NULL,
