@@ -11,6 +11,8 @@ usage: workloads.py make-jobs KUBECONFIG NAMESPACE J C P
        workloads.py make-quota-pods KUBECONFIG Q P
        workloads.py make-quotas KUBECONFIG Q
        workloads.py quotas-done KUBECONFIG Q P
+       workloads.py make-volumes KUBECONFIG NAMESPACE V
+       workloads.py volumes-done KUBECONFIG NAMESPACE V
 
 make-jobs: J Jobs job-0..job-(J-1) in NAMESPACE (created), each of C completions at
 parallelism P, 16 requests at a time.
@@ -42,6 +44,12 @@ BestEffort scope.
 
 quotas-done: exits 0 when every quota of those Q namespaces has a status of its spec's
 hard limits, and the pods quota's used is P.
+
+make-volumes: V PersistentVolumes NAMESPACE-pv-0.. (1Gi, ReadWriteOnce, a CSI volume of a
+driver that does not exist, StorageClass NAMESPACE, which is not made) and V claims
+claim-0.. of NAMESPACE (created) of that class asking for 1Gi, 16 requests at a time.
+
+volumes-done: exits 0 when the V claims of NAMESPACE are Bound.
 """
 import concurrent.futures
 import os
@@ -207,6 +215,34 @@ def quotas_done(kubeconfig, q, p):
     return 0 if done == q * len(QUOTAS) else 1
 
 
+def make_volumes(kubeconfig, ns, v):
+    namespace(kubeconfig, ns)
+
+    def volume(cl, i):
+        return cl.request("POST", "/api/v1/persistentvolumes", {
+            "metadata": {"name": f"{ns}-pv-{i}"},
+            "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                     "storageClassName": ns, "persistentVolumeReclaimPolicy": "Retain",
+                     "csi": {"driver": "bench.example.com", "volumeHandle": f"{ns}-{i}"}}},
+            "application/json")
+
+    def claim(cl, i):
+        return cl.request("POST", f"/api/v1/namespaces/{ns}/persistentvolumeclaims", {
+            "metadata": {"name": f"claim-{i}"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": ns,
+                     "resources": {"requests": {"storage": "1Gi"}}}},
+            "application/json")
+    each(kubeconfig, volume, range(v))
+    each(kubeconfig, claim, range(v))
+
+
+def volumes_done(kubeconfig, ns, v):
+    bound = sum(1 for x in list_items(kubeconfig,
+                                      f"/api/v1/namespaces/{ns}/persistentvolumeclaims")
+                if x.get("status", {}).get("phase") == "Bound")
+    return 0 if bound == v else 1
+
+
 def main(argv):
     cmd, args = (argv[1], argv[2:]) if len(argv) > 1 else ("", [])
     if cmd == "make-jobs" and len(args) == 5:
@@ -227,6 +263,10 @@ def main(argv):
         make_quotas(args[0], int(args[1]))
     elif cmd == "quotas-done" and len(args) == 3:
         return poll(quotas_done, args[0], *map(int, args[1:]))
+    elif cmd == "make-volumes" and len(args) == 3:
+        make_volumes(args[0], args[1], int(args[2]))
+    elif cmd == "volumes-done" and len(args) == 3:
+        return poll(volumes_done, args[0], args[1], int(args[2]))
     else:
         sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
         return 2
