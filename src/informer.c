@@ -177,6 +177,7 @@ struct informer_set {
 	TAILQ_HEAD(, pending) pending;
 	struct event *flush_event;
 	double batch_period;		/* seconds watch bytes are held; 0: none */
+	int (*held)(const struct resource *r);	/* whose; NULL: every resource's */
 	struct event *drain_event;	/* applies what the informers hold */
 	int in_transaction;
 	int write_failed;		/* a write of this turn failed: the turn is lost */
@@ -1175,11 +1176,11 @@ informer_set_drain(evutil_socket_t fd, short what, void *arg)
 		informer_drain(inf);
 }
 
-/* Bytes of the watch stream arrived. With a batch period, they are held until the period
- * ends and then applied with every other informer's, in one transaction: a thousand
- * kubelets renewing their Leases every 10 s would otherwise cost a commit (WAL writes,
- * file locks) each. A WatchList's initial events are applied at once (the sync waits for
- * them), and so is what would hold more than INFORMER_HELD_MAX. */
+/* Bytes of the watch stream arrived. With a batch period, those of the resources it holds
+ * wait until the period ends and are then applied with every other informer's, in one
+ * transaction: a thousand kubelets renewing their Leases every 10 s would otherwise cost
+ * a commit (WAL writes, file locks) each. A WatchList's initial events are applied at
+ * once (the sync waits for them), and so is what would hold more than INFORMER_HELD_MAX. */
 static void
 informer_watch_data(const char *data, size_t len, void *arg)
 {
@@ -1189,6 +1190,7 @@ informer_watch_data(const char *data, size_t len, void *arg)
 
 	inf->down_since = 0;
 	if (set->batch_period > 0 && !inf->initial_events &&
+	    (set->held == NULL || set->held(inf->resource)) &&
 	    inf->held.len + len <= INFORMER_HELD_MAX) {
 		buf_append(&inf->held, data, len);
 		if (!evtimer_pending(set->drain_event, NULL)) {
@@ -1501,9 +1503,11 @@ informer_set_new(struct event_base *base, struct client *client, struct store *s
 }
 
 void
-informer_set_batch_period(struct informer_set *set, double seconds)
+informer_set_batch_period(struct informer_set *set, double seconds,
+    int (*held)(const struct resource *r))
 {
 	set->batch_period = seconds > 0 ? seconds : 0;
+	set->held = held;
 }
 
 void

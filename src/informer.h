@@ -62,10 +62,12 @@ void informer_set_free(struct informer_set *set);
 
 /* Chooses how initial states are fetched (before informer_set_start; default AUTO). */
 void informer_set_watch_list(struct informer_set *set, enum informer_watch_list mode);
-/* Holds what the watches bring for seconds (0, the default: applies it as it arrives),
- * then applies the events of every informer in one transaction. Syncs see an event once
- * it is applied. A WatchList's initial events are applied as they arrive. */
-void informer_set_batch_period(struct informer_set *set, double seconds);
+/* Holds what the watches of the resources held() chooses (NULL: all of them) bring for
+ * seconds (0, the default: applies it as it arrives), then applies the events of every
+ * informer in one transaction. Syncs see an event once it is applied. A WatchList's
+ * initial events are applied as they arrive. */
+void informer_set_batch_period(struct informer_set *set, double seconds,
+    int (*held)(const struct resource *r));
 
 /* With confirm set (controllers will act on the cache), a warm start does not trust the
  * stored cache as current: each informer syncs again from its stored resourceVersion

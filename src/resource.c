@@ -452,6 +452,12 @@ const struct resource *const resource_all[] = {
 const int resource_count = sizeof resource_all / sizeof resource_all[0];
 
 int
+resource_held_in_batches(const struct resource *r)
+{
+	return r->metadata_only || r == &resource_leases || r == &resource_nodes;
+}
+
+int
 resource_name_valid(const char *s)
 {
 	size_t n = strlen(s);

@@ -51,6 +51,18 @@ struct resource {
 extern const struct resource *const resource_all[];
 extern const int resource_count;
 
+/*
+ * True for the resources whose watch events the informers hold for --watch-batch-period
+ * and commit together: Leases and Nodes, whose kubelets' heartbeats are most of an idle
+ * cluster's events and whose readers (the node lifecycle controller, counting grace
+ * periods of tens of seconds) lose nothing by the wait, and the metadata-only resources
+ * of the garbage collector. Everything else is applied in the loop turn it arrives in:
+ * a controller that chains writes on its events (a StatefulSet rolling its pods one by
+ * one) would otherwise wait a period at every step, where kube-controller-manager waits
+ * none.
+ */
+int resource_held_in_batches(const struct resource *r);
+
 /* The longest group, version or resource name accepted (a DNS subdomain's). */
 #define RESOURCE_NAME_MAX 253
 

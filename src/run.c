@@ -91,9 +91,10 @@ const char run_usage[] =
     "                            a paginated LIST if the server refuses it), true\n"
     "                            (WatchList only) or false (LIST only) (default: auto)\n"
     "  --watch-batch-period DURATION\n"
-    "                            how long informers hold what their watches bring before\n"
-    "                            applying it, every resource's in one transaction; 0\n"
-    "                            applies each as it arrives (default: 100ms, at most 10s)\n"
+    "                            how long informers hold what the watches of Leases,\n"
+    "                            Nodes and the garbage collector's metadata bring before\n"
+    "                            applying it, in one transaction; 0 applies each as it\n"
+    "                            arrives (default: 100ms, at most 10s)\n"
     "  --kube-api-qps N          requests per second to the apiserver (default: 20)\n"
     "  --kube-api-burst N        requests allowed in a burst (default: 30)\n"
     "  --bind-address IP         address the HTTP endpoints listen on; 0.0.0.0 or ::\n"
@@ -1101,7 +1102,8 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	d.informers = informer_set_new(d.base, client, store);
 	informer_set_register_metrics(d.informers, d.metrics);
 	informer_set_watch_list(d.informers, opts.watch_list);
-	informer_set_batch_period(d.informers, opts.watch_batch_period);
+	informer_set_batch_period(d.informers, opts.watch_batch_period,
+	    resource_held_in_batches);
 	/* Controllers act on the cache: a stored one is confirmed current first. */
 	informer_set_confirm_warm_start(d.informers, any);
 	if (any) {

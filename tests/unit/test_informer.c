@@ -377,7 +377,7 @@ batch_period_holds_watch_events_and_applies_them_in_one_transaction(void **state
 
 	(void)state;
 	world_start(w, INFORMER_WATCH_LIST_AUTO);
-	informer_set_batch_period(w->set, 0.05);
+	informer_set_batch_period(w->set, 0.05, NULL);
 	feed_pod(w, "ADDED", "uid-a", "a", "7");
 	feed_initial_events_end(w, "9");
 	world_run(w);
@@ -407,6 +407,39 @@ batch_period_holds_watch_events_and_applies_them_in_one_transaction(void **state
 	assert_int_equal(w->events[INFORMER_DELETED], 1);
 	assert_stored_rv(w, "13");
 	assert_non_null(strstr(request(w), "resourceVersion=13"));
+	world_free(w);
+}
+
+static int
+holds_nothing(const struct resource *r)
+{
+	(void)r;
+	return 0;
+}
+
+/* The batch period holds only the resources it is given: the others' events are applied
+ * in the loop turn they arrive in; resource_held_in_batches, run's choice, holds the
+ * heartbeats (Leases, Nodes) and the metadata-only resources, not pods. */
+static void
+batch_period_holds_only_the_resources_chosen(void **state)
+{
+	struct world *w = world_new();
+
+	(void)state;
+	world_start(w, INFORMER_WATCH_LIST_AUTO);
+	informer_set_batch_period(w->set, 0.05, holds_nothing);
+	feed_pod(w, "ADDED", "uid-a", "a", "7");
+	feed_initial_events_end(w, "9");
+	world_run(w);
+	assert_true(informer_set_synced(w->set));
+	feed_pod(w, "ADDED", "uid-b", "b", "12");
+	world_run(w);
+	assert_int_equal(pod_count(w), 2);		/* not held */
+	assert_stored_rv(w, "12");
+	assert_false(resource_held_in_batches(resource_find("pods")));
+	assert_false(resource_held_in_batches(resource_find("statefulsets")));
+	assert_true(resource_held_in_batches(resource_find("leases")));
+	assert_true(resource_held_in_batches(resource_find("nodes")));
 	world_free(w);
 }
 
@@ -1165,6 +1198,7 @@ main(void)
 		cmocka_unit_test(cold_start_asks_for_initial_events),
 		cmocka_unit_test(initial_events_end_bookmark_syncs_on_the_same_stream),
 		cmocka_unit_test(batch_period_holds_watch_events_and_applies_them_in_one_transaction),
+		cmocka_unit_test(batch_period_holds_only_the_resources_chosen),
 		cmocka_unit_test(bookmark_without_the_annotation_does_not_end_initial_events),
 		cmocka_unit_test(relist_by_watch_list_removes_what_the_initial_events_lack),
 		cmocka_unit_test(relist_removes_in_bounded_chunks),
