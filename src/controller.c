@@ -302,6 +302,7 @@ struct selector_cache {
 	struct selector_namespace ns[SELECTOR_CACHE_NAMESPACES];
 	int n;
 	unsigned long clock;
+	int match_empty;		/* empty selectors kept, matching everything */
 };
 
 struct selector_cache *
@@ -330,6 +331,12 @@ selector_cache_free(struct selector_cache *cache)
 	for (int i = 0; i < cache->n; i++)
 		selector_namespace_clear(&cache->ns[i]);
 	free(cache);
+}
+
+void
+selector_cache_match_empty(struct selector_cache *cache)
+{
+	cache->match_empty = 1;
 }
 
 void
@@ -378,8 +385,8 @@ selector_cache_get(struct selector_cache *cache, sqlite3_stmt *stmt, const char 
 		struct selector *sel = selector_from_json(json, NULL);
 
 		cJSON_Delete(json);
-		/* An empty selector would match everything: kube skips those here. */
-		if (sel == NULL || selector_matches_everything(sel)) {
+		/* An empty selector would match everything: kube's owner lookups skip those. */
+		if (sel == NULL || (!cache->match_empty && selector_matches_everything(sel))) {
 			selector_free(sel);
 			continue;
 		}
@@ -401,7 +408,7 @@ controller_enqueue_matching_cached(struct selector_cache *cache, sqlite3_stmt *s
 {
 	struct selector_namespace *ns;
 
-	if (!cJSON_IsObject(labels) || labels->child == NULL)
+	if (!cache->match_empty && (!cJSON_IsObject(labels) || labels->child == NULL))
 		return;
 	ns = selector_cache_get(cache, stmt, namespace);
 	for (int i = 0; i < ns->n; i++) {

@@ -196,6 +196,9 @@ void controller_enqueue_matching(sqlite3_stmt *stmt, const char *namespace,
 struct selector_cache;
 struct selector_cache *selector_cache_new(void);
 void selector_cache_free(struct selector_cache *cache);
+/* Keeps the empty selectors too, matching every object, labelled or not (policy/v1's
+ * PodDisruptionBudget, where kube's owner lookups skip them). */
+void selector_cache_match_empty(struct selector_cache *cache);
 /* An owner of namespace was added, changed or deleted. */
 void selector_cache_forget(struct selector_cache *cache, const char *namespace);
 /* controller_enqueue_matching through cache. */

@@ -61,7 +61,6 @@
 enum {
 	STMT_PDB,
 	STMT_PDBS_OF_NAMESPACE,
-	STMT_PODS_OF_NAMESPACE,
 	STMT_POD,
 	STMT_RC,
 	STMT_RS,
@@ -81,17 +80,6 @@ static const char *const disruption_sql[STMT_COUNT] = {
 	[STMT_PDBS_OF_NAMESPACE] =
 	    "SELECT name, json_extract(body, '$.spec.selector') FROM cache_objects"
 	    " WHERE resource = '" PDB_RESOURCE "' AND namespace = ?1 ORDER BY name",
-	/* The pods of namespace ?1: name, being deleted, Ready, labels (JSON), and their
-	 * controller reference (api version, kind, name, uid; NULL: none). */
-	[STMT_PODS_OF_NAMESPACE] =
-	    "SELECT p.name, p.deletion_timestamp IS NOT NULL, coalesce(p.ready, 0),"
-	    "       json_extract(p.body, '$.metadata.labels'),"
-	    "       o.api_version, o.kind, o.name, o.owner_uid"
-	    "  FROM cache_pods p"
-	    "  LEFT JOIN object_owners o ON o.object_id = p.id AND o.owner_uid ="
-	    "       (SELECT x.owner_uid FROM object_owners x"
-	    "         WHERE x.object_id = p.id AND x.controller = 1 LIMIT 1)"
-	    " WHERE p.namespace = ?1 ORDER BY p.name",
 	/* Pod ?2 in namespace ?1: uid and body. */
 	[STMT_POD] =
 	    "SELECT uid, body FROM cache_pods WHERE namespace = ?1 AND name = ?2",
@@ -127,10 +115,28 @@ static const char *const disruption_sql[STMT_COUNT] = {
 	    " ORDER BY p.namespace, p.name",
 };
 
+/* The pods of namespace ?1 a selector matches: name, being deleted, Ready, and their
+ * controller reference (api version, kind, name, uid; NULL: none). The selector's
+ * expression (selector_to_sql over object_labels) ends it, its parameters after ?1. */
+#define SELECTED_PODS_SQL \
+	"SELECT p.name, p.deletion_timestamp IS NOT NULL, coalesce(p.ready, 0)," \
+	"       o.api_version, o.kind, o.name, o.owner_uid" \
+	"  FROM cache_pods p" \
+	"  LEFT JOIN object_owners o ON o.object_id = p.id AND o.owner_uid =" \
+	"       (SELECT x.owner_uid FROM object_owners x" \
+	"         WHERE x.object_id = p.id AND x.controller = 1 LIMIT 1)" \
+	" WHERE p.namespace = ?1 AND "
+
 struct disruption_state {
 	sqlite3_stmt *stmt[STMT_COUNT];
 	const struct resource *pdbs;
 	const struct resource *pods;
+	/* The last pod listing prepared and its SQL: budgets whose selectors have one shape
+	 * (matchLabels of one key) share it. */
+	sqlite3_stmt *selected;
+	struct buf selected_sql, next_sql;
+	/* The budgets' selectors by namespace, for pod events. */
+	struct selector_cache *selectors;
 };
 
 /* --- rules ----------------------------------------------------------------------------- */
@@ -425,35 +431,65 @@ column_dup(sqlite3_stmt *stmt, int col)
 	return xstrdup((const char *)sqlite3_column_text(stmt, col));
 }
 
-/* The pods of namespace that sel matches, by name; -1 on a database error. */
-static int
-select_pods(struct disruption_state *st, const char *namespace, const struct selector *sel,
-    struct pdb_pod **out, int *nout, char **error)
+/* The pod listing of sel's shape (kept until another shape needs another), or NULL with
+ * *error set. */
+static sqlite3_stmt *
+selected_stmt(struct disruption_state *st, sqlite3 *db, const struct selector *sel,
+    char **error)
 {
-	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_PODS_OF_NAMESPACE]);
+	sqlite3_stmt *stmt = NULL;
+
+	buf_reset(&st->next_sql);
+	buf_append_str(&st->next_sql, SELECTED_PODS_SQL);
+	selector_to_sql(sel, "p.id", &st->next_sql);
+	buf_append_str(&st->next_sql, " ORDER BY p.name");
+	if (st->selected != NULL && st->selected_sql.len == st->next_sql.len &&
+	    memcmp(st->selected_sql.data, st->next_sql.data, st->next_sql.len) == 0)
+		return st->selected;
+	if (sqlite3_prepare_v3(db, st->next_sql.data, -1, SQLITE_PREPARE_PERSISTENT, &stmt,
+	    NULL) != SQLITE_OK) {
+		error_set(error, "disruption: listing pods: %s", sqlite3_errmsg(db));
+		sqlite3_finalize(stmt);
+		return NULL;
+	}
+	sqlite3_finalize(st->selected);
+	st->selected = stmt;
+	buf_reset(&st->selected_sql);
+	buf_append_str(&st->selected_sql, st->next_sql.data);
+	return stmt;
+}
+
+/* The pods of namespace that sel matches, by name (the match is the SQL's, through the
+ * label index); -1 on a database error. */
+static int
+select_pods(struct disruption_state *st, sqlite3 *db, const char *namespace,
+    const struct selector *sel, struct pdb_pod **out, int *nout, char **error)
+{
+	sqlite3_stmt *stmt = selected_stmt(st, db, sel, error);
 	struct pdb_pod *pods = NULL;
 	int n = 0, rc;
 
+	if (stmt == NULL)
+		return -1;
 	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_STATIC);
+	if (selector_bind(sel, stmt, 2, error) < 0) {
+		sqlite3_reset(stmt);
+		sqlite3_clear_bindings(stmt);
+		return -1;
+	}
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		const char *labels_text = (const char *)sqlite3_column_text(stmt, 3);
-		cJSON *labels = labels_text != NULL ? cJSON_Parse(labels_text) : NULL;
-		int match = selector_matches(sel, labels);
-
-		cJSON_Delete(labels);
-		if (!match)
-			continue;
 		pods = xrealloc(pods, (size_t)(n + 1) * sizeof *pods);
 		pods[n].name = xstrdup((const char *)sqlite3_column_text(stmt, 0));
 		pods[n].deleting = sqlite3_column_int(stmt, 1);
 		pods[n].ready = sqlite3_column_int(stmt, 2) == 1;
-		pods[n].ref_api_version = column_dup(stmt, 4);
-		pods[n].ref_kind = column_dup(stmt, 5);
-		pods[n].ref_name = column_dup(stmt, 6);
-		pods[n].ref_uid = column_dup(stmt, 7);
+		pods[n].ref_api_version = column_dup(stmt, 3);
+		pods[n].ref_kind = column_dup(stmt, 4);
+		pods[n].ref_name = column_dup(stmt, 5);
+		pods[n].ref_uid = column_dup(stmt, 6);
 		n++;
 	}
 	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
 	if (rc != SQLITE_DONE) {
 		pdb_pods_free(pods, n);
 		return error_set(error, "disruption: reading the pods of %s: %s", namespace,
@@ -738,7 +774,8 @@ sync_pdb(struct controller *c, const char *key, double now, struct sync_result *
 		fail_safe(st, out, pdb, selector_error, now);
 		goto done;
 	}
-	if (select_pods(st, namespace, sel, &pods, &npods, error) != 0) {
+	if (select_pods(st, store_db(c->store), namespace, sel, &pods, &npods,
+	    error) != 0) {
 		rc = -1;
 		goto fail;
 	}
@@ -972,32 +1009,14 @@ disruption_sync(struct controller *c, const char *key, double now, struct sync_r
 
 /* --- handlers -------------------------------------------------------------------------- */
 
-/* Queues every budget of the pod's namespace whose selector matches its labels. */
+/* Queues every budget of the pod's namespace whose selector matches its labels (an empty
+ * one matches every pod, as policy/v1 has it), through the selectors kept parsed. */
 static void
 enqueue_pdbs_of_pod(struct disruption_state *st, const cJSON *pod,
     const struct controller_queue *q)
 {
-	const char *namespace = json_string(pod, "metadata.namespace");
-	const cJSON *labels = json_path(pod, "metadata.labels");
-	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_PDBS_OF_NAMESPACE]);
-
-	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_STATIC);
-	while (sqlite3_step(stmt) == SQLITE_ROW) {
-		const char *text = (const char *)sqlite3_column_text(stmt, 1);
-		cJSON *json = text != NULL ? cJSON_Parse(text) : NULL;
-		char *error = NULL, *key;
-		struct selector *sel = selector_from_json(json, &error);
-
-		if (sel != NULL && selector_matches(sel, labels)) {
-			key = xasprintf("%s/%s", namespace, sqlite3_column_text(stmt, 0));
-			q->add(key, q->arg);
-			free(key);
-		}
-		selector_free(sel);
-		free(error);
-		cJSON_Delete(json);
-	}
-	sqlite3_reset(stmt);
+	controller_enqueue_matching_cached(st->selectors, st->stmt[STMT_PDBS_OF_NAMESPACE],
+	    json_string(pod, "metadata.namespace"), json_path(pod, "metadata.labels"), q);
 }
 
 static void
@@ -1013,6 +1032,7 @@ disruption_handle_event(struct controller *c, const struct informer_event *ev, d
 	if (*name == '\0')
 		return;
 	if (ev->resource == st->pdbs) {
+		selector_cache_forget(st->selectors, namespace);
 		key = xasprintf("%s/%s", namespace, name);
 		q->add(key, q->arg);
 		free(key);
@@ -1052,6 +1072,8 @@ disruption_init(struct controller *c, char **error)
 	st->pods = resource_find("pods");
 	if (st->pdbs == NULL || st->pods == NULL)
 		return error_set(error, "disruption: its resources are not known");
+	st->selectors = selector_cache_new();
+	selector_cache_match_empty(st->selectors);
 	return store_prepare_statements(store_db(c->store), disruption_sql, STMT_COUNT,
 	    st->stmt, "disruption", error);
 }
@@ -1064,6 +1086,10 @@ disruption_fini(struct controller *c)
 	if (st == NULL)
 		return;
 	store_finalize_statements(st->stmt, STMT_COUNT);
+	sqlite3_finalize(st->selected);
+	buf_free(&st->selected_sql);
+	buf_free(&st->next_sql);
+	selector_cache_free(st->selectors);
 	free(st);
 	c->state = NULL;
 }

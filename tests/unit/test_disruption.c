@@ -753,6 +753,13 @@ events_queue(void **state)
 	assert_string_equal(keys, "ns/all");
 	free(keys);
 	ctl_keys_clear(w);
+	/* A pod without labels: the empty selector still selects it. */
+	ctl_tell(w, INFORMER_ADDED, pods, fixture_parse("{\"metadata\":{\"name\":\"r\","
+	    "\"namespace\":\"ns\",\"uid\":\"r\"}}"), NULL);
+	keys = ctl_keys(w);
+	assert_string_equal(keys, "ns/all");
+	free(keys);
+	ctl_keys_clear(w);
 	ctl_tell(w, INFORMER_UPDATED, pdbs, fixture_parse("{\"metadata\":{\"name\":\"none\","
 	    "\"namespace\":\"ns\",\"uid\":\"u3\"}}"), NULL);
 	keys = ctl_keys(w);
