@@ -867,6 +867,8 @@ struct sts_plan {
 	struct sync_result creations;	/* pods to create, in order */
 	struct sync_result deletions;	/* pods to delete, in order */
 	int claim_waits;		/* a claim is being deleted: the pod waits */
+	int rolling_deletion;		/* deletions hold the rolling update's, counted
+					 * out of currentReplicas */
 };
 
 static void
@@ -1235,6 +1237,7 @@ plan_update(struct statefulset_state *st, struct sync_result *out, struct sts_pl
 				    p->uid, NULL, xasprintf("rolling update: revision %s, not %s",
 				    p->revision, h->update_name));
 				c->current--;
+				plan->rolling_deletion = 1;
 				break;
 			}
 			if (pod_unavailable(p))
@@ -1408,6 +1411,10 @@ statefulset_sync(struct controller *c, const char *key, double now, struct sync_
 	}
 	if (expectations_satisfied(c->expectations, key, now, &satisfied, error) != 0)
 		goto out;
+	/* The rolling update's deletion counts out of currentReplicas only when it is sent
+	 * (kube sends it in the sync that counts it). */
+	if (plan.rolling_deletion && (!satisfied || plan.creations.nmanage > 0))
+		counts.current++;
 	if (satisfied) {
 		if (plan.creations.nmanage > 0) {
 			out->creating = 1;

@@ -815,6 +815,25 @@ misnamed_pods_are_released(void **state)
 	ctl_world_free(w);
 }
 
+/* Parallel: a missing pod is created first; the rolling update's deletion of an old one
+ * waits for the next sync, and so does its count out of currentReplicas. */
+static void
+current_replicas_count_only_sent_deletions(void **state)
+{
+	struct set_spec s = { 3, 1, 0, 0, 0, 0, 0, 0, "web-old" };
+	struct ctl_world *w = world_new(&s, "1Rn 2Ro");
+	char *got;
+
+	(void)state;
+	ctl_sync(w, "default/web", SYNC_NOW);
+	got = describe(&w->result);
+	assert_described("parallel", got, "create web-0@web-new");
+	free(got);
+	assert_int_equal(json_int(json_path(w->result.status->body, "status"),
+	    "currentReplicas", -1), 1);
+	ctl_world_free(w);
+}
+
 /* Expectations: the creation planned holds the next sync back until it is observed. */
 static void
 expectations_hold_a_second_creation(void **state)
@@ -898,6 +917,8 @@ main(void)
 	    orphans_are_adopted_by_name_and_selector, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "misnamed pods of the set are released",
 	    misnamed_pods_are_released, NULL, NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "currentReplicas counts only sent deletions",
+	    current_replicas_count_only_sent_deletions, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "expectations hold a second creation back",
 	    expectations_hold_a_second_creation, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "the view statefulset_ordinals", ordinals_view, NULL,
