@@ -1248,6 +1248,7 @@ const struct controller_type resourcequota_controller_type = {
 	.enable_flag = NULL,
 	.flags = rq_flags,
 	.event_component = "resource-quota-controller",
+	.client_name = "resourcequota-controller",
 	.recovery = NULL,
 	.init = rq_init,
 	.fini = rq_fini,
