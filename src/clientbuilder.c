@@ -161,11 +161,12 @@ identity_failed(struct identity *id, const char *what, const struct client_respo
 
 	api_status_from_response(resp->http_code, resp->body, resp->len, resp->retry_after,
 	    &st);
-	log_error("service account %s/%s: cannot %s: %s%s%s; retrying in %gs",
+	log_error("service account %s/%s: cannot %s: %s%s%s%s; retrying in %gs",
 	    id->builder->namespace, id->name, what,
 	    resp->http_code == 0 && resp->transport_error != NULL ? resp->transport_error :
-	    st.message, resp->http_code != 0 ? " " : "",
-	    resp->http_code != 0 ? api_reason_name(st.reason) : "", id->backoff);
+	    st.message, resp->http_code != 0 ? " (" : "",
+	    resp->http_code != 0 ? api_reason_name(st.reason) : "",
+	    resp->http_code != 0 ? ")" : "", id->backoff);
 	api_status_clear(&st);
 	id->step = STEP_IDLE;
 	identity_schedule(id, id->backoff);
