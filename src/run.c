@@ -904,6 +904,8 @@ run_configz(const struct run_options *opts, const struct client *client)
 	ADD_STRING("tls-private-key-file", opts->tls_key_file);
 	ADD_STRING("authorization-always-allow-paths", opts->always_allow_paths);
 	cJSON_AddBoolToObject(flags, "leader-elect", opts->leader_elect);
+	cJSON_AddBoolToObject(flags, "use-service-account-credentials",
+	    opts->use_sa_credentials);
 	cJSON_AddNumberToObject(flags, "leader-elect-lease-duration", opts->lease_duration);
 	cJSON_AddNumberToObject(flags, "leader-elect-renew-deadline", opts->renew_deadline);
 	cJSON_AddNumberToObject(flags, "leader-elect-retry-period", opts->retry_period);
