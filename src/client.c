@@ -1208,6 +1208,9 @@ client_deliver(evutil_socket_t fd, short what, void *arg)
 		resp.len = r->response.len;
 		resp.retry_after = r->retry_after;
 		resp.transport_error = r->reply_code == 0 ? r->errbuf : NULL;
+		if (r->reply_code == 401 && !r->cancelled && c->token_source != NULL &&
+		    c->token_source->unauthorized != NULL)
+			c->token_source->unauthorized(c->token_source->arg);
 		if (r->streaming && r->reply_code / 100 == 2 && resp.len > 0) {
 			r->in_write = 1;
 			r->on_data(resp.body, resp.len, r->arg);

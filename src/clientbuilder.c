@@ -71,6 +71,8 @@ struct identity {
 struct clientbuilder {
 	struct client *root;
 	char *namespace;
+	double min_lifetime;		/* CLIENTBUILDER_MIN_LIFETIME unless a test set it */
+	double unauthorized_min_age;	/* CLIENTBUILDER_RETRY_MAX unless a test set it */
 	LIST_HEAD(, identity) identities;
 };
 
@@ -78,12 +80,19 @@ static void identity_step(struct identity *id, enum identity_step step);
 
 /* --- tokens ----------------------------------------------------------------------------- */
 
+/* 80 % of lifetime, which counts as min_lifetime when shorter. */
+static double
+renew_after(double lifetime, double min_lifetime)
+{
+	if (!(lifetime >= min_lifetime))
+		lifetime = min_lifetime;
+	return lifetime - lifetime * CLIENTBUILDER_LEEWAY_PERCENT / 100.0;
+}
+
 double
 clientbuilder_renew_after(double lifetime)
 {
-	if (!(lifetime >= CLIENTBUILDER_MIN_LIFETIME))
-		lifetime = CLIENTBUILDER_MIN_LIFETIME;
-	return lifetime - lifetime * CLIENTBUILDER_LEEWAY_PERCENT / 100.0;
+	return renew_after(lifetime, CLIENTBUILDER_MIN_LIFETIME);
 }
 
 int
@@ -193,7 +202,7 @@ identity_got_token(struct identity *id, const struct client_response *resp)
 	id->issued_at = time_monotonic();
 	id->step = STEP_IDLE;
 	id->backoff = CLIENTBUILDER_RETRY_FIRST;
-	renew = clientbuilder_renew_after(lifetime);
+	renew = renew_after(lifetime, id->builder->min_lifetime);
 	log_v(2, "service account %s/%s: got a token for %.0fs; renewing it in %.0fs",
 	    id->builder->namespace, id->name, lifetime, renew);
 	identity_schedule(id, renew);
@@ -307,7 +316,7 @@ identity_unauthorized(void *arg)
 	struct identity *id = arg;
 
 	if (id->step != STEP_IDLE || id->token == NULL ||
-	    time_monotonic() - id->issued_at < CLIENTBUILDER_RETRY_MAX)
+	    time_monotonic() - id->issued_at < id->builder->unauthorized_min_age)
 		return;
 	log_warning("service account %s/%s: the apiserver refused its token (401); "
 	    "requesting another", id->builder->namespace, id->name);
@@ -324,8 +333,18 @@ clientbuilder_new(struct client *root, const char *namespace)
 
 	b->root = root;
 	b->namespace = xstrdup(namespace != NULL ? namespace : CLIENTBUILDER_NAMESPACE);
+	b->min_lifetime = CLIENTBUILDER_MIN_LIFETIME;
+	b->unauthorized_min_age = CLIENTBUILDER_RETRY_MAX;
 	LIST_INIT(&b->identities);
 	return b;
+}
+
+void
+clientbuilder_set_timing(struct clientbuilder *b, double min_lifetime,
+    double unauthorized_min_age)
+{
+	b->min_lifetime = min_lifetime;
+	b->unauthorized_min_age = unauthorized_min_age;
 }
 
 void

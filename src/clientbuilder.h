@@ -45,6 +45,12 @@ void clientbuilder_free(struct clientbuilder *b);
  */
 void clientbuilder_attach(struct clientbuilder *b, const char *name, struct client *c);
 
+/* Changes the least lifetime a token counts for (CLIENTBUILDER_MIN_LIFETIME) and how old
+ * a token must be for a 401 to renew it (CLIENTBUILDER_RETRY_MAX). For tests; before any
+ * attach. */
+void clientbuilder_set_timing(struct clientbuilder *b, double min_lifetime,
+    double unauthorized_min_age);
+
 /* How many seconds after a token with lifetime seconds left was issued it is renewed:
  * 80 % of the lifetime, which counts as CLIENTBUILDER_MIN_LIFETIME when shorter. */
 double clientbuilder_renew_after(double lifetime);

@@ -4,8 +4,9 @@
  * data), when a token is renewed (kube's dynamic client builder: 80 % of its life, a life
  * under ten minutes pinned to ten), how a TokenRequest's answer is read, and the steps
  * that get a token, over the responder client: the ServiceAccount read, made when
- * missing, its token asked for, a refusal retried, and a client's requests held until
- * its token is there.
+ * missing, its token asked for, a refusal retried, a client's requests held until
+ * its token is there, the token renewed before it expires, and renewed at once after a
+ * 401 unless it is younger than the least age.
  */
 #include "config.h"
 
@@ -189,6 +190,11 @@ struct apiserver {
 	int account_exists;
 	int token_refusals;		/* refuse this many TokenRequests first */
 	int tokens;			/* issued */
+	int lifetime;			/* of each token, in seconds; 0: 3600 */
+	int want_tokens;		/* the loop ends once this many are issued; 0: none */
+	int refusals_401;		/* the controller's requests answered 401 first */
+	int answer_code;		/* the controller's request's answer */
+	int limit;			/* seconds the loop runs at most; 0: 10 */
 	struct event_base *base;
 	int answered;			/* the controller's request got its answer */
 };
@@ -223,10 +229,13 @@ root_respond(const char *method, const char *path, const char *content_type,
 			    "\"message\":\"no\",\"code\":403}");
 			return;
 		}
-		time_format_rfc3339((time_t)time_now() + 3600, when);
+		time_format_rfc3339((time_t)time_now() + (a->lifetime > 0 ? a->lifetime : 3600),
+		    when);
 		reply->http_code = 201;
 		reply->body = xasprintf("{\"status\":{\"token\":\"tok-%d\","
 		    "\"expirationTimestamp\":\"%s\"}}", ++a->tokens, when);
+		if (a->want_tokens > 0 && a->tokens >= a->want_tokens)
+			event_base_loopbreak(a->base);
 	} else {
 		reply->http_code = 500;
 	}
@@ -243,6 +252,13 @@ controller_respond(const char *method, const char *path, const char *content_typ
 	(void)body;
 	(void)len;
 	buf_printf(&a->seen, "controller %s %s;", method, path);
+	if (a->refusals_401 > 0) {
+		a->refusals_401--;
+		reply->http_code = 401;
+		reply->body = xstrdup("{\"kind\":\"Status\",\"reason\":\"Unauthorized\","
+		    "\"code\":401}");
+		return;
+	}
 	reply->http_code = 201;
 	reply->body = xstrdup("{}");
 }
@@ -252,16 +268,18 @@ controller_done(const struct client_response *resp, void *arg)
 {
 	struct apiserver *a = arg;
 
-	assert_int_equal(resp->http_code, 201);
+	a->answer_code = resp->http_code;
 	a->answered = 1;
-	event_base_loopbreak(a->base);
+	if (a->want_tokens == 0)
+		event_base_loopbreak(a->base);
 }
 
-/* Runs the loop until the controller's request is answered, or 10 s. */
+/* Runs the loop until the controller's request is answered (or, with want_tokens, that
+ * many tokens are issued), or a->limit seconds (10). */
 static void
 run_until_answered(struct apiserver *a)
 {
-	struct timeval limit = { 10, 0 };
+	struct timeval limit = { a->limit > 0 ? a->limit : 10, 0 };
 
 	event_base_loopexit(a->base, &limit);
 	event_base_dispatch(a->base);
@@ -283,6 +301,7 @@ run_steps(struct apiserver *a, const char *want)
 	clientbuilder_attach(b, "x-controller", own);
 	run_until_answered(a);
 	assert_int_equal(a->answered, 1);
+	assert_int_equal(a->answer_code, 201);
 	assert_string_equal(a->seen.data, want);
 	client_free(own);
 	clientbuilder_free(b);
@@ -336,6 +355,85 @@ test_refused_token_request_retried(void **state)
 	assert_int_equal(a.tokens, 1);
 }
 
+/* Runs a client of x-controller under b's timing until the apiserver has issued
+ * a->want_tokens tokens (or 10 s), its one request sent before the first. */
+static void
+run_tokens(struct apiserver *a, double min_lifetime, double unauthorized_min_age)
+{
+	struct client *root, *own;
+	struct clientbuilder *b;
+
+	a->base = event_base_new();
+	root = client_new_responder(a->base, root_respond, a);
+	own = client_new_responder(a->base, controller_respond, a);
+	b = clientbuilder_new(root, NULL);
+	clientbuilder_set_timing(b, min_lifetime, unauthorized_min_age);
+	client_send(own, "POST", "/api/v1/namespaces/ns/pods", "application/json", "{}", 2,
+	    controller_done, a);
+	clientbuilder_attach(b, "x-controller", own);
+	run_until_answered(a);
+	client_free(own);
+	clientbuilder_free(b);
+	client_free(root);
+	event_base_free(a->base);
+}
+
+/* A token is renewed before it expires: at 80 % of a 2 s life (the ten-minute floor
+ * lowered for the test), through the same steps. */
+static void
+test_token_renewed_before_it_expires(void **state)
+{
+	struct apiserver a = { .account_exists = 1, .lifetime = 2, .want_tokens = 2 };
+	double started = time_monotonic();
+
+	(void)state;
+	buf_init(&a.seen);
+	run_tokens(&a, 0, CLIENTBUILDER_RETRY_MAX);
+	assert_int_equal(a.tokens, 2);
+	assert_int_equal(a.answer_code, 201);
+	/* Not at once: after most of the first token's life. */
+	assert_true(time_monotonic() - started >= 0.5);
+	assert_string_equal(a.seen.data,
+	    "GET /api/v1/namespaces/kube-system/serviceaccounts/x-controller;"
+	    "POST /api/v1/namespaces/kube-system/serviceaccounts/x-controller/token;"
+	    "controller POST /api/v1/namespaces/ns/pods;"
+	    "GET /api/v1/namespaces/kube-system/serviceaccounts/x-controller;"
+	    "POST /api/v1/namespaces/kube-system/serviceaccounts/x-controller/token;");
+	buf_free(&a.seen);
+}
+
+/* A 401 to a request with the token gets another at once (kube's resettable token
+ * source), though the first had most of its hour left. */
+static void
+test_unauthorized_renews_the_token(void **state)
+{
+	struct apiserver a = { .account_exists = 1, .want_tokens = 2, .refusals_401 = 1 };
+
+	(void)state;
+	buf_init(&a.seen);
+	run_tokens(&a, CLIENTBUILDER_MIN_LIFETIME, 0);
+	assert_int_equal(a.tokens, 2);
+	assert_int_equal(a.answer_code, 401);
+	buf_free(&a.seen);
+}
+
+/* A 401 to a token younger than the least age renews nothing: a burst of refusals of
+ * one token asks for one more at most. */
+static void
+test_unauthorized_young_token_kept(void **state)
+{
+	/* Never reaches two tokens: the loop runs its whole second. */
+	struct apiserver a = { .account_exists = 1, .want_tokens = 2, .refusals_401 = 1,
+	    .limit = 1 };
+
+	(void)state;
+	buf_init(&a.seen);
+	run_tokens(&a, CLIENTBUILDER_MIN_LIFETIME, CLIENTBUILDER_RETRY_MAX);
+	assert_int_equal(a.answer_code, 401);
+	assert_int_equal(a.tokens, 1);
+	buf_free(&a.seen);
+}
+
 int
 main(void)
 {
@@ -346,6 +444,9 @@ main(void)
 		cmocka_unit_test(test_missing_account_created_then_token_then_request),
 		cmocka_unit_test(test_existing_account_not_created_again),
 		cmocka_unit_test(test_refused_token_request_retried),
+		cmocka_unit_test(test_token_renewed_before_it_expires),
+		cmocka_unit_test(test_unauthorized_renews_the_token),
+		cmocka_unit_test(test_unauthorized_young_token_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
