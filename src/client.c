@@ -25,7 +25,9 @@
  * Credentials come from the kubeconfig for every request (kube_config_credentials is
  * cheap: it re-reads a rotated token file, or re-runs an exec plugin, only when needed);
  * after a 401 the next request asks for fresh ones. curl's verbose mode stays off: it
- * would print the Authorization header.
+ * would print the Authorization header. A client given a token source (another identity,
+ * clientbuilder.c) presents only the source's token, never the kubeconfig's credentials,
+ * and holds its requests back while the source has none.
  *
  * Lifetime: a request belongs to the client until on_done returns or it is cancelled.
  * A request cancelled from inside its own write callback is only marked, and freed when
@@ -189,6 +191,8 @@ struct client {
 	double probe_after;		/* CLIENT_PROBE_AFTER_S, ... unless a test set them */
 	double probe_timeout;
 	double silence_max;
+	const struct client_token_source *token_source;	/* NULL: the kubeconfig's user */
+	char *user_agent;		/* with the token source's suffix, or NULL */
 };
 
 static void client_start_waiting(struct client *c);
@@ -635,10 +639,12 @@ static int
 client_prepare(struct client *c, struct client_request *r, char **error)
 {
 	struct kube_config *kc = c->config;
-	struct kube_credentials creds;
+	struct kube_credentials creds = { NULL, NULL, 0, NULL, 0 };
 	CURL *e;
 
-	if (kube_config_credentials(kc, c->unauthorized_seen, &creds, error) != 0)
+	if (c->token_source != NULL)
+		creds.token = c->token_source->token(c->token_source->arg);
+	else if (kube_config_credentials(kc, c->unauthorized_seen, &creds, error) != 0)
 		return -1;
 	c->unauthorized_seen = 0;
 	e = r->easy = curl_easy_init();
@@ -648,7 +654,8 @@ client_prepare(struct client *c, struct client_request *r, char **error)
 	curl_easy_setopt(e, CURLOPT_URL, r->url);
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->errbuf);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_USERAGENT, SQLKCM_USER_AGENT);
+	curl_easy_setopt(e, CURLOPT_USERAGENT, c->user_agent != NULL ? c->user_agent :
+	    SQLKCM_USER_AGENT);
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
 	curl_easy_setopt(e, CURLOPT_PIPEWAIT, r->probe ? 0L : 1L);
 	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
@@ -685,7 +692,7 @@ client_prepare(struct client *c, struct client_request *r, char **error)
 		struct curl_blob key = { (void *)creds.key_pem, creds.key_pem_len, CURL_BLOB_COPY };
 		curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &cert);
 		curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &key);
-	} else if (kc->cert_file != NULL && kc->key_file != NULL) {
+	} else if (kc->cert_file != NULL && kc->key_file != NULL && c->token_source == NULL) {
 		curl_easy_setopt(e, CURLOPT_SSLCERT, kc->cert_file);
 		curl_easy_setopt(e, CURLOPT_SSLKEY, kc->key_file);
 	}
@@ -775,6 +782,10 @@ client_start_waiting(struct client *c)
 	while ((r = TAILQ_FIRST(&c->waiting)) != NULL) {
 		double wait = 0;
 
+		/* No token yet: client_token_ready starts them. */
+		if (c->token_source != NULL &&
+		    c->token_source->token(c->token_source->arg) == NULL)
+			return;
 		if (c->qps > 0) {
 			client_refill(c);
 			if (c->tokens < 1.0)
@@ -896,6 +907,9 @@ client_finish(struct client *c, struct client_request *r, CURLcode result)
 		curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
 		if (code == 401)
 			c->unauthorized_seen = 1;
+		if (code == 401 && c->token_source != NULL &&
+		    c->token_source->unauthorized != NULL)
+			c->token_source->unauthorized(c->token_source->arg);
 		resp.http_code = result == CURLE_OK ? (int)code : 0;
 		resp.body = r->response.data != NULL ? r->response.data : "";
 		resp.len = r->response.len;
@@ -1121,6 +1135,7 @@ client_free(struct client *c)
 	if (c->kick != NULL)
 		event_free(c->kick);
 	free(c->host);
+	free(c->user_agent);
 	if (c->deliver != NULL)
 		event_free(c->deliver);
 	free(c);
@@ -1152,6 +1167,22 @@ client_set_priority(struct client *c, int priority)
 		event_priority_set(c->health, priority);
 }
 
+void
+client_set_token_source(struct client *c, const struct client_token_source *source)
+{
+	c->token_source = source;
+	free(c->user_agent);
+	c->user_agent = source != NULL && source->user_agent_suffix != NULL ?
+	    xasprintf("%s/%s", SQLKCM_USER_AGENT, source->user_agent_suffix) : NULL;
+}
+
+void
+client_token_ready(struct client *c)
+{
+	if (!TAILQ_EMPTY(&c->waiting))
+		event_active(c->kick, EV_TIMEOUT, 0);
+}
+
 struct event_base *
 client_base(const struct client *c)
 {
@@ -1177,6 +1208,9 @@ client_deliver(evutil_socket_t fd, short what, void *arg)
 		resp.len = r->response.len;
 		resp.retry_after = r->retry_after;
 		resp.transport_error = r->reply_code == 0 ? r->errbuf : NULL;
+		if (r->reply_code == 401 && !r->cancelled && c->token_source != NULL &&
+		    c->token_source->unauthorized != NULL)
+			c->token_source->unauthorized(c->token_source->arg);
 		if (r->streaming && r->reply_code / 100 == 2 && resp.len > 0) {
 			r->in_write = 1;
 			r->on_data(resp.body, resp.len, r->arg);

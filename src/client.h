@@ -105,6 +105,28 @@ void client_set_priority(struct client *c, int priority);
 void client_set_dead_peer_timing(struct client *c, double probe_after, double probe_timeout,
     double silence_max);
 
+/*
+ * Another identity than the kubeconfig's: a bearer token a source hands out (kube's
+ * controller client builder with --use-service-account-credentials: its config keeps the
+ * server and CA but no credentials of the kubeconfig's user, and a token source adds the
+ * service account's token to each request). token returns the token to present, or NULL
+ * while there is none yet: the client's requests then wait in its queue until
+ * client_token_ready. unauthorized, if not NULL, hears of every 401 the server answered.
+ * user_agent_suffix, if not NULL, is appended to the User-Agent after a '/', as client-go
+ * appends the service account's user name. The source is borrowed: it must outlive the
+ * client. Before any request.
+ */
+struct client_token_source {
+	const char *(*token)(void *arg);
+	void (*unauthorized)(void *arg);
+	void *arg;
+	const char *user_agent_suffix;
+};
+void client_set_token_source(struct client *c, const struct client_token_source *source);
+
+/* The token source of c has a token now: the requests that waited for one go. */
+void client_token_ready(struct client *c);
+
 /* The loop the client runs on. */
 struct event_base *client_base(const struct client *c);
 

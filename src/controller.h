@@ -126,6 +126,14 @@ struct controller_type {
 	const struct controller_flag *flags;
 	/* The source component of the events it records ("replicaset-controller"). */
 	const char *event_component;
+	/* The name kube-controller-manager's controller asks its client builder for
+	 * ("replicaset-controller", "generic-garbage-collector"; not always the event
+	 * component): with --use-service-account-credentials it writes, and records its
+	 * events, as the ServiceAccount kube-system/NAME (clientbuilder.c). */
+	const char *client_name;
+	/* kube builds its client with the root builder whatever that flag says (its tokens
+	 * controller): it keeps the kubeconfig's identity. */
+	int client_is_root;
 	/* Its restart recovery, or NULL for none. */
 	const struct controller_recovery *recovery;
 	/* Creates the type's state for c (prepared statements, ...). */

@@ -84,6 +84,17 @@ controller_type_find(const char *name)
 	return NULL;
 }
 
+/* Why sqlkcm does not run some of kube-controller-manager's controllers, said when a
+ * --controllers list names one. */
+static const struct {
+	const char *name;	/* kube's */
+	const char *why;
+} controller_unrun_reasons[] = {
+	{ "validatingadmissionpolicy-status-controller", "it type-checks each "
+	  "ValidatingAdmissionPolicy's CEL expressions into status.typeChecking, and sqlkcm "
+	  "has no CEL implementation; the policies' status is left unwritten" },
+};
+
 /* Returns 1 if the n bytes at text are s. */
 static int
 same(const char *text, size_t n, const char *s)
@@ -139,9 +150,18 @@ controller_parse_list(const char *list, int *enabled, struct buf *ignored, char 
 		} else {
 			i = controller_index(p + off, n - (size_t)off);
 			if (i == -2) {
+				const char *why = NULL;
+
+				for (size_t k = 0; k < sizeof controller_unrun_reasons /
+				    sizeof controller_unrun_reasons[0]; k++) {
+					if (same(p + off, n - (size_t)off,
+					    controller_unrun_reasons[k].name))
+						why = controller_unrun_reasons[k].why;
+				}
 				if (ignored != NULL)
-					buf_printf(ignored, "%s%.*s", ignored->len > 0 ? ", " : "",
-					    (int)n, p);
+					buf_printf(ignored, "%s%.*s%s%s%s", ignored->len > 0 ?
+					    ", " : "", (int)n, p, why != NULL ? " (" : "",
+					    why != NULL ? why : "", why != NULL ? ")" : "");
 			} else if (i < 0) {
 				char *all = NULL;
 				for (int j = 0; j < controller_type_count; j++) {

@@ -37,6 +37,7 @@
 #include <event2/event.h>
 
 #include "client.h"
+#include "clientbuilder.h"
 #include "controller.h"
 #include "daemonmetrics.h"
 #include "kubeevents.h"
@@ -113,6 +114,12 @@ const char run_usage[] =
     "                            the apiserver accepts (TokenReview) for a user it\n"
     "                            allows (SubjectAccessReview), as kube-controller-\n"
     "                            manager's (default: /healthz,/readyz,/livez)\n"
+    "  --use-service-account-credentials[=BOOL]\n"
+    "                            each controller writes and records its events as its\n"
+    "                            own ServiceAccount in kube-system, named as kube's,\n"
+    "                            with tokens from the TokenRequest API renewed at 80%\n"
+    "                            of their life; the informers keep the kubeconfig's\n"
+    "                            user (default: false)\n"
     "  --leader-elect[=BOOL]     run the controllers only while holding a Lease, so that\n"
     "                            several sqlkcm can run for availability (default: true;\n"
     "                            not used with --controllers '')\n"
@@ -157,6 +164,7 @@ struct run_options {
 	const char *tls_key_file;
 	const char *always_allow_paths;
 	int leader_elect;
+	int use_sa_credentials;	/* each controller acts as its own ServiceAccount */
 	int *disabled;		/* per controller type: its enable_flag said false */
 	struct controller_config *configs;	/* per controller type: its flags' values */
 	double lease_duration;
@@ -475,6 +483,8 @@ static const struct run_flag run_flags[] = {
 	{ "authorization-always-allow-paths", FLAG_CHECKED, FIELD(always_allow_paths), 0, 0,
 	  run_check_paths, NULL },
 	{ "leader-elect", FLAG_BOOL, FIELD(leader_elect), 0, 0, NULL, NULL },
+	{ "use-service-account-credentials", FLAG_BOOL, FIELD(use_sa_credentials), 0, 0, NULL,
+	  NULL },
 	{ "leader-elect-lease-duration", FLAG_DURATION, FIELD(lease_duration), 0, 0, NULL, NULL },
 	{ "leader-elect-renew-deadline", FLAG_DURATION, FIELD(renew_deadline), 0, 0, NULL, NULL },
 	{ "leader-elect-retry-period", FLAG_DURATION, FIELD(retry_period), 0, 0, NULL, NULL },
@@ -894,6 +904,8 @@ run_configz(const struct run_options *opts, const struct client *client)
 	ADD_STRING("tls-private-key-file", opts->tls_key_file);
 	ADD_STRING("authorization-always-allow-paths", opts->always_allow_paths);
 	cJSON_AddBoolToObject(flags, "leader-elect", opts->leader_elect);
+	cJSON_AddBoolToObject(flags, "use-service-account-credentials",
+	    opts->use_sa_credentials);
 	cJSON_AddNumberToObject(flags, "leader-elect-lease-duration", opts->lease_duration);
 	cJSON_AddNumberToObject(flags, "leader-elect-renew-deadline", opts->renew_deadline);
 	cJSON_AddNumberToObject(flags, "leader-elect-retry-period", opts->retry_period);
@@ -979,6 +991,35 @@ run_cluster_ca(const struct kube_config *kc)
 	return buf_detach(&b);
 }
 
+/* The client type t (index i) records its events through: events_client, or with the
+ * builder one of its own identity, shared by the controllers of one identity (kube's
+ * controllers send their events through their own clients). */
+static struct client *
+run_events_client(struct daemon *d, struct kube_config *kc, const struct client_options *copts,
+    struct clientbuilder *builder, const struct controller_type *t, struct client *events_client,
+    struct client **identity_events, int i)
+{
+	char *error = NULL;
+
+	if (builder == NULL || t->client_is_root)
+		return events_client;
+	for (int j = 0; j < i; j++) {
+		if (identity_events[j] != NULL && !controller_types[j]->client_is_root &&
+		    strcmp(controller_types[j]->client_name, t->client_name) == 0)
+			return identity_events[j];
+	}
+	identity_events[i] = client_new(d->base, kc, copts, &error);
+	if (identity_events[i] == NULL) {
+		/* client_new fails only when curl cannot start: the shared one then
+		 * serves, under the kubeconfig's identity. */
+		log_error("%s: no events client of its own: %s", t->name, error);
+		free(error);
+		return events_client;
+	}
+	clientbuilder_attach(builder, t->client_name, identity_events[i]);
+	return identity_events[i];
+}
+
 int
 run_command(int argc, char **argv, FILE *out, FILE *err)
 {
@@ -992,6 +1033,8 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 	struct client **controller_clients = NULL;
 	struct client *lease_client = NULL, *auth_client = NULL;
 	struct client_gate *gate = NULL;
+	struct clientbuilder *builder = NULL;	/* --use-service-account-credentials */
+	struct client **identity_events = NULL;	/* per controller: its events' own client */
 	struct kubeevents **events = xcalloc((size_t)controller_type_count, sizeof *events);
 	struct kubeevents *lease_events = NULL;
 	struct buf unrun;	/* --controllers names of kcm's that sqlkcm does not run */
@@ -1116,18 +1159,28 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 			fprintf(err, "sqlkcm run: %s\n", error);
 			goto out;
 		}
+		/* With --use-service-account-credentials each controller's writes and events
+		 * go as its own ServiceAccount (kube's client builder), whose token the root
+		 * client asks for; controller_client then serves only the restart recovery's
+		 * reads, with the kubeconfig's identity as kube's informers have it. */
+		if (opts.use_sa_credentials) {
+			builder = clientbuilder_new(client, NULL);
+			identity_events = xcalloc((size_t)controller_type_count,
+			    sizeof *identity_events);
+		}
 		/* Each controller records its events as its own component. */
 		for (int i = 0; i < controller_type_count; i++) {
 			if (enabled[i])
-				events[i] = kubeevents_new(events_client,
+				events[i] = kubeevents_new(run_events_client(&d, kc, &copts,
+				    builder, controller_types[i], events_client, identity_events, i),
 				    controller_types[i]->event_component);
 		}
 		d.executor = executor_new(controller_client, store, d.informers, events);
 		/* The first enabled controller writes through controller_client, each other
-		 * through a client of its own. */
+		 * (every one, with the flag) through a client of its own. */
 		controller_clients = xcalloc((size_t)controller_type_count,
 		    sizeof *controller_clients);
-		for (int i = 0, first = 1; i < controller_type_count; i++) {
+		for (int i = 0, first = builder == NULL; i < controller_type_count; i++) {
 			const struct controller_type *t = controller_types[i];
 			struct client_options own = copts;
 
@@ -1144,6 +1197,9 @@ run_command(int argc, char **argv, FILE *out, FILE *err)
 					fprintf(err, "sqlkcm run: %s\n", error);
 					goto out;
 				}
+				if (builder != NULL && !t->client_is_root)
+					clientbuilder_attach(builder, t->client_name,
+					    controller_clients[i]);
 				executor_use_client(d.executor, controller_types[i],
 				    controller_clients[i]);
 			}
@@ -1283,6 +1339,10 @@ out:
 	for (int i = 0; controller_clients != NULL && i < controller_type_count; i++)
 		client_free(controller_clients[i]);
 	free(controller_clients);
+	for (int i = 0; identity_events != NULL && i < controller_type_count; i++)
+		client_free(identity_events[i]);
+	free(identity_events);
+	clientbuilder_free(builder);
 	client_free(controller_client);
 	client_free(client);
 	client_gate_free(gate);

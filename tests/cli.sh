@@ -116,7 +116,7 @@ check "an unknown flag is named" 2 "" "unknown flag --leader-elect-bogus" -- run
 # flags and controllers sqlkcm has no use for are named once and ignored; the run then stops
 # at the missing kubeconfig (exit 1), not at the command line (exit 2).
 check "kube-controller-manager's flags are accepted and named as ignored" 1 "" \
-	"ignoring kube-controller-manager flags .*: --use-service-account-credentials, --profiling, --cluster-name$" \
+	"ignoring kube-controller-manager flags .*: --profiling, --cluster-name$" \
 	-- run --allocate-node-cidrs=true --cluster-cidr=10.244.0.0/16 \
 	--use-service-account-credentials=true --profiling --cluster-name kubernetes \
 	--cluster-signing-duration 8760h0m0s \
@@ -124,6 +124,13 @@ check "kube-controller-manager's flags are accepted and named as ignored" 1 "" \
 check "kube-controller-manager's controllers sqlkcm does not run are named as ignored" 1 "" \
 	"ignoring kube-controller-manager controllers sqlkcm does not run: bootstrapsigner, tokencleaner$" \
 	-- run "--controllers=*,bootstrapsigner,tokencleaner" --kubeconfig "$tmp/no-such-kubeconfig"
+check "kube's ValidatingAdmissionPolicy status controller is named as not run, and why" 1 "" \
+	"does not run: validatingadmissionpolicy-status-controller (it type-checks .*no CEL implementation" \
+	-- run "--controllers=*,validatingadmissionpolicy-status-controller" \
+	--kubeconfig "$tmp/no-such-kubeconfig"
+check "--use-service-account-credentials takes a Go bool" 2 "" \
+	'invalid value "maybe" for --use-service-account-credentials' \
+	-- run --use-service-account-credentials=maybe
 check "a controller by kube-controller-manager's name" 1 "" "no-such-kubeconfig" \
 	-- run --controllers=replicaset-controller --kubeconfig "$tmp/no-such-kubeconfig"
 check "a flag of kube-controller-manager's without its value says so" 2 "" \

@@ -272,6 +272,7 @@ const struct controller_type clusterroleaggregation_controller_type = {
 	.enable_flag = NULL,
 	.flags = NULL,
 	.event_component = "clusterrole-aggregation-controller",
+	.client_name = "clusterrole-aggregation-controller",
 	.recovery = NULL,
 	.init = clusterroleaggregation_init,
 	.fini = clusterroleaggregation_fini,

@@ -1179,6 +1179,7 @@ const struct controller_type cronjob_controller_type = {
 	.workers_flag = "concurrent-cron-job-syncs",
 	.workers_help = "CronJobs synced at once",
 	.event_component = "cronjob-controller",
+	.client_name = "cronjob-controller",
 	.init = cronjob_init,
 	.fini = cronjob_fini,
 	.handle_event = cronjob_handle_event,

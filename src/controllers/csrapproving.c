@@ -258,6 +258,7 @@ const struct controller_type csrapproving_controller_type = {
 	.enable_flag = NULL,
 	.flags = NULL,
 	.event_component = "csrapproving",
+	.client_name = "certificate-controller",
 	.recovery = NULL,
 	.init = csrapproving_init,
 	.fini = csrapproving_fini,

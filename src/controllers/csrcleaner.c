@@ -210,6 +210,7 @@ const struct controller_type csrcleaner_controller_type = {
 	.enable_flag = NULL,
 	.flags = NULL,
 	.event_component = "csrcleaner",
+	.client_name = "certificate-controller",
 	.recovery = NULL,
 	.init = csrcleaner_init,
 	.fini = csrcleaner_fini,

@@ -1354,6 +1354,7 @@ const struct controller_type csrsigning_controller_type = {
 	.flags = csrsigning_flags,
 	/* kube's signer records no event; its queue's name is "certificate". */
 	.event_component = "csrsigning",
+	.client_name = "certificate-controller",
 	.recovery = NULL,
 	.init = csrsigning_init,
 	.fini = csrsigning_fini,

@@ -1857,6 +1857,7 @@ const struct controller_type daemonset_controller_type = {
 	.workers_flag = "concurrent-daemonset-syncs",
 	.workers_help = "DaemonSets synced at once",
 	.event_component = "daemonset-controller",
+	.client_name = "daemon-set-controller",
 	.recovery = &daemonset_recovery,
 	.init = daemonset_init,
 	.fini = daemonset_fini,

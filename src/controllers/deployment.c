@@ -1772,6 +1772,7 @@ const struct controller_type deployment_controller_type = {
 	.workers_flag = "concurrent-deployment-syncs",
 	.workers_help = "Deployments synced at once",
 	.event_component = "deployment-controller",
+	.client_name = "deployment-controller",
 	.recovery = NULL,
 	.init = deployment_init,
 	.fini = deployment_fini,

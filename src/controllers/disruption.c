@@ -1107,6 +1107,7 @@ const struct controller_type disruption_controller_type = {
 	.enable_flag = NULL,
 	.flags = NULL,
 	.event_component = "controllermanager",
+	.client_name = "disruption-controller",
 	.recovery = NULL,
 	.init = disruption_init,
 	.fini = disruption_fini,

@@ -848,6 +848,7 @@ const struct controller_type endpoint_controller_type = {
 	.enable_flag = NULL,
 	.flags = ep_flags,
 	.event_component = "endpoint-controller",
+	.client_name = "endpoint-controller",
 	.recovery = NULL,
 	.init = ep_init,
 	.fini = ep_fini,

@@ -1441,6 +1441,7 @@ const struct controller_type endpointslice_controller_type = {
 	.enable_flag = NULL,
 	.flags = eps_flags,
 	.event_component = "endpoint-slice-controller",
+	.client_name = "endpointslice-controller",
 	.base_backoff = 1,		/* kube's service queue: 1 s to 1000 s */
 	.recovery = NULL,
 	.init = eps_init,

@@ -808,6 +808,7 @@ const struct controller_type endpointslicemirroring_controller_type = {
 	.enable_flag = NULL,
 	.flags = esm_flags,
 	.event_component = "endpoint-slice-mirroring-controller",
+	.client_name = "endpointslicemirroring-controller",
 	.base_backoff = 1,		/* kube's queue: 1 s to 100 s */
 	.max_backoff = 100,
 	.recovery = NULL,

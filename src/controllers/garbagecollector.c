@@ -993,6 +993,7 @@ const struct controller_type garbagecollector_controller_type = {
 	.workers_help = "objects the garbage collector works on at once",
 	.enable_flag = "enable-garbage-collector",
 	.event_component = "garbage-collector-controller",
+	.client_name = "generic-garbage-collector",
 	.recovery = NULL,
 	.init = gc_init,
 	.fini = gc_fini,

@@ -2207,6 +2207,7 @@ const struct controller_type job_controller_type = {
 	.base_backoff = 1,		/* kube's DefaultJobApiBackOff */
 	.flags = NULL,
 	.event_component = "job-controller",
+	.client_name = "job-controller",
 	.recovery = &job_recovery,
 	.init = job_init,
 	.fini = job_fini,

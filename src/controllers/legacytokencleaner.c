@@ -344,6 +344,7 @@ const struct controller_type legacytokencleaner_controller_type = {
 	.enable_flag = NULL,
 	.flags = cleaner_flags,
 	.event_component = "legacy-service-account-token-cleaner",
+	.client_name = "legacy-service-account-token-cleaner",
 	.recovery = NULL,
 	.init = cleaner_init,
 	.fini = cleaner_fini,

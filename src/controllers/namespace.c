@@ -1086,6 +1086,7 @@ const struct controller_type namespace_controller_type = {
 	.enable_flag = NULL,
 	.flags = ns_flags,
 	.event_component = "namespace-controller",
+	.client_name = "namespace-controller",
 	.recovery = NULL,
 	.init = ns_init,
 	.fini = ns_fini,

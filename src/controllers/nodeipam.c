@@ -917,6 +917,7 @@ const struct controller_type nodeipam_controller_type = {
 	.enable_flag = NULL,
 	.flags = nodeipam_flags,
 	.event_component = "cidrAllocator",
+	.client_name = "node-controller",
 	.recovery = NULL,
 	.init = nodeipam_init,
 	.fini = nodeipam_fini,

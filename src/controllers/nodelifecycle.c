@@ -958,6 +958,7 @@ const struct controller_type nodelifecycle_controller_type = {
 	.enable_flag = NULL,
 	.flags = nodelifecycle_flags,
 	.event_component = "node-controller",
+	.client_name = "node-controller",
 	.recovery = NULL,
 	.init = nodelifecycle_init,
 	.fini = nodelifecycle_fini,

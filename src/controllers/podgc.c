@@ -754,6 +754,7 @@ const struct controller_type podgc_controller_type = {
 	.enable_flag = NULL,
 	.flags = podgc_flags,
 	.event_component = "pod-garbage-collector",
+	.client_name = "pod-garbage-collector",
 	.recovery = NULL,
 	.init = podgc_init,
 	.fini = podgc_fini,

@@ -1091,6 +1091,10 @@ rq_sync(struct controller *c, const char *key, double now, struct sync_result *o
 		a->body = cJSON_Duplicate(quota, 1);
 		json_set(a->body, "status", status);
 		a->reason = xstrdup("status.hard or status.used changed");
+		/* As kube's syncResourceQuota: a refused update (a conflict) fails the sync,
+		 * which runs again from the cache; no live read of the quota, which
+		 * system:controller:resourcequota-controller may not get. */
+		a->status_no_retry = 1;
 		out->status = a;
 	}
 	out->requeue_after = st->period;
@@ -1248,6 +1252,7 @@ const struct controller_type resourcequota_controller_type = {
 	.enable_flag = NULL,
 	.flags = rq_flags,
 	.event_component = "resource-quota-controller",
+	.client_name = "resourcequota-controller",
 	.recovery = NULL,
 	.init = rq_init,
 	.fini = rq_fini,

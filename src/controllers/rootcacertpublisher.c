@@ -317,6 +317,7 @@ const struct controller_type rootcacertpublisher_controller_type = {
 	.flags = publisher_flags,
 	/* kube's has no recorder; this is the name its client goes by. */
 	.event_component = "root-ca-cert-publisher",
+	.client_name = "root-ca-cert-publisher",
 	.recovery = NULL,
 	.init = publisher_init,
 	.fini = publisher_fini,

@@ -201,6 +201,7 @@ const struct controller_type serviceaccount_controller_type = {
 	.flags = NULL,
 	/* kube's has no recorder; this is the name its client goes by. */
 	.event_component = "service-account-controller",
+	.client_name = "service-account-controller",
 	.recovery = NULL,
 	.init = sa_init,
 	.fini = sa_fini,

@@ -605,6 +605,10 @@ const struct controller_type serviceaccounttoken_controller_type = {
 	.enable_flag = NULL,
 	.flags = serviceaccounttoken_flags,
 	.event_component = "serviceaccount-token-controller",
+	/* kube starts its tokens controller with the root client builder: it keeps
+	 * the kubeconfig's identity whatever --use-service-account-credentials says. */
+	.client_name = "tokens-controller",
+	.client_is_root = 1,
 	.recovery = NULL,
 	.init = serviceaccounttoken_init,
 	.fini = serviceaccounttoken_fini,

@@ -510,6 +510,7 @@ const struct controller_type servicecidr_controller_type = {
 	.enable_flag = NULL,
 	.flags = NULL,
 	.event_component = "service-cidr-controller",
+	.client_name = "service-cidrs-controller",
 	.recovery = NULL,
 	.init = servicecidr_init,
 	.fini = servicecidr_fini,

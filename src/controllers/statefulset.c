@@ -1659,6 +1659,7 @@ const struct controller_type statefulset_controller_type = {
 	.workers_flag = "concurrent-statefulset-syncs",
 	.workers_help = "StatefulSets synced at once",
 	.event_component = "statefulset-controller",
+	.client_name = "statefulset-controller",
 	.recovery = &statefulset_recovery,
 	.init = statefulset_init,
 	.fini = statefulset_fini,

@@ -524,6 +524,7 @@ const struct controller_type tainteviction_controller_type = {
 	.enable_flag = NULL,
 	.flags = NULL,
 	.event_component = "taint-eviction-controller",
+	.client_name = "node-controller",
 	.recovery = NULL,
 	.init = tainteviction_init,
 	.fini = tainteviction_fini,

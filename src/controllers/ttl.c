@@ -258,6 +258,7 @@ const struct controller_type ttl_controller_type = {
 	.enable_flag = NULL,
 	.flags = NULL,
 	.event_component = "ttl-controller",
+	.client_name = "ttl-controller",
 	.recovery = NULL,
 	.init = ttl_init,
 	.fini = ttl_fini,

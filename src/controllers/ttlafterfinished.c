@@ -263,6 +263,7 @@ const struct controller_type ttlafterfinished_controller_type = {
 	.enable_flag = NULL,
 	.flags = NULL,
 	.event_component = "ttlafterfinished-controller",
+	.client_name = "ttl-after-finished-controller",
 	.recovery = NULL,
 	.init = ttlafterfinished_init,
 	.fini = ttlafterfinished_fini,
