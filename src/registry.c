@@ -11,6 +11,7 @@
 
 #include "controllers/csrapproving.h"
 #include "controllers/csrcleaner.h"
+#include "controllers/pvprotection.h"
 #include "controllers/csrsigning.h"
 #include "controllers/daemonset.h"
 #include "controllers/deployment.h"
@@ -56,6 +57,7 @@ const struct controller_type *const controller_types[] = {
 	&job_controller_type,
 	&tainteviction_controller_type,
 	&csrcleaner_controller_type,
+	&pvprotection_controller_type,
 	&csrsigning_controller_type,
 	&csrapproving_controller_type,
 	&nodeipam_controller_type,

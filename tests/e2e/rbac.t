@@ -17,6 +17,7 @@
 # rbac-resourcequota.yaml for the resource quota controller; rbac-statefulset.yaml for
 # the StatefulSet controller; rbac-clusterrole-aggregation.yaml for the ClusterRole
 # aggregation controller; rbac-serviceaccount-token.yaml for the token controller;
+# rbac-pv-protection.yaml for the PersistentVolume protection controller;
 # rbac-legacy-service-account-token-cleaner.yaml for the legacy token cleaner;
 # rbac-service-cidr-controller.yaml for the Service CIDR controller.
 set -uo pipefail
@@ -70,6 +71,11 @@ cleanup() {
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:service-cidrs-controller \
 	    --wait=false >/dev/null 2>&1
 	kubectl delete servicecidr "$ns-cidr" --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole sqlkcm:pv-protection-controller \
+	    --wait=false >/dev/null 2>&1
+	kubectl patch pv "$ns-pv" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' \
+	    >/dev/null 2>&1
+	kubectl delete pv "$ns-pv" --wait=false >/dev/null 2>&1
 	[ -n "${tracking_since:-}" ] && kubectl patch configmap -n kube-system \
 	    kube-apiserver-legacy-service-account-token-tracking --type=merge \
 	    -p "{\"data\":{\"since\":\"$tracking_since\"}}" >/dev/null 2>&1
@@ -946,5 +952,31 @@ check "no request of the Service CIDR controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/cidrsa.log"'
 sqlkcm_stop cidrsa
 kubectl delete servicecidr "$ns-cidr" --wait=false >/dev/null 2>&1
+
+# The PersistentVolume protection controller's manifest: a volume of the test's own that
+# lost its finalizer gets it back.
+check "rbac-pv-protection.yaml applies" kubectl apply -f "$manifests/rbac-pv-protection.yaml"
+check "with it, it may update PersistentVolumes" \
+    eval 'cluster_wait_until 30 "the role" can update persistentvolumes'
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: $ns-pv}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: $ns
+  csi: {driver: rbac.example.com, volumeHandle: $ns-pv}
+YAML
+kubectl patch pv "$ns-pv" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' \
+    >/dev/null
+sqlkcm_start pvpsa --kubeconfig "$work/kubeconfig" --db "$work/pvp.db" \
+    --controllers pv-protection -v 2
+check "the PV protection controller puts the finalizer back with those rights" \
+    cluster_wait_until 60 "the finalizer" eval '[ "$(kubectl get pv '"$ns"'-pv \
+     -o jsonpath="{.metadata.finalizers[0]}")" = kubernetes.io/pv-protection ]'
+check "no request of the PV protection controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/pvpsa.log"'
+sqlkcm_stop pvpsa
 
 tap_done
