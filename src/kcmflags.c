@@ -214,7 +214,8 @@ const struct kcm_controller kcm_controllers[] = {
 	{ "ttl-after-finished-controller", "ttl-after-finished" },
 	{ "ttl-controller", "ttl" },
 	{ "validatingadmissionpolicy-status-controller", NULL },
-	{ "volumeattributesclass-protection-controller", NULL },
+	{ "volumeattributesclass-protection-controller",
+	    "volumeattributesclass-protection" },
 };
 
 const size_t kcm_controller_count = sizeof kcm_controllers / sizeof kcm_controllers[0];

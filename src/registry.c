@@ -11,7 +11,7 @@
 
 #include "controllers/csrapproving.h"
 #include "controllers/csrcleaner.h"
-#include "controllers/pvprotection.h"
+#include "controllers/protection.h"
 #include "controllers/csrsigning.h"
 #include "controllers/daemonset.h"
 #include "controllers/deployment.h"
@@ -58,6 +58,7 @@ const struct controller_type *const controller_types[] = {
 	&tainteviction_controller_type,
 	&csrcleaner_controller_type,
 	&pvprotection_controller_type,
+	&vacprotection_controller_type,
 	&csrsigning_controller_type,
 	&csrapproving_controller_type,
 	&nodeipam_controller_type,

@@ -17,7 +17,8 @@
 # rbac-resourcequota.yaml for the resource quota controller; rbac-statefulset.yaml for
 # the StatefulSet controller; rbac-clusterrole-aggregation.yaml for the ClusterRole
 # aggregation controller; rbac-serviceaccount-token.yaml for the token controller;
-# rbac-pv-protection.yaml for the PersistentVolume protection controller;
+# rbac-pv-protection.yaml and rbac-volumeattributesclass-protection.yaml for the
+# PersistentVolume and VolumeAttributesClass protection controllers;
 # rbac-legacy-service-account-token-cleaner.yaml for the legacy token cleaner;
 # rbac-service-cidr-controller.yaml for the Service CIDR controller.
 set -uo pipefail
@@ -72,7 +73,7 @@ cleanup() {
 	    --wait=false >/dev/null 2>&1
 	kubectl delete servicecidr "$ns-cidr" --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:pv-protection-controller \
-	    --wait=false >/dev/null 2>&1
+	    sqlkcm:volumeattributesclass-protection-controller --wait=false >/dev/null 2>&1
 	kubectl patch pv "$ns-pv" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' \
 	    >/dev/null 2>&1
 	kubectl delete pv "$ns-pv" --wait=false >/dev/null 2>&1
@@ -956,8 +957,12 @@ kubectl delete servicecidr "$ns-cidr" --wait=false >/dev/null 2>&1
 # The PersistentVolume protection controller's manifest: a volume of the test's own that
 # lost its finalizer gets it back.
 check "rbac-pv-protection.yaml applies" kubectl apply -f "$manifests/rbac-pv-protection.yaml"
-check "with it, it may update PersistentVolumes" \
-    eval 'cluster_wait_until 30 "the role" can update persistentvolumes'
+check "rbac-volumeattributesclass-protection.yaml applies" \
+    kubectl apply -f "$manifests/rbac-volumeattributesclass-protection.yaml"
+check "with them, they may update PersistentVolumes and VolumeAttributesClasses" \
+    eval 'cluster_wait_until 30 "the role" can update persistentvolumes &&
+     cluster_wait_until 30 "the role" can update volumeattributesclasses.storage.k8s.io &&
+     can watch persistentvolumeclaims'
 kubectl apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: PersistentVolume
@@ -971,11 +976,11 @@ YAML
 kubectl patch pv "$ns-pv" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' \
     >/dev/null
 sqlkcm_start pvpsa --kubeconfig "$work/kubeconfig" --db "$work/pvp.db" \
-    --controllers pv-protection -v 2
+    --controllers pv-protection,volumeattributesclass-protection -v 2
 check "the PV protection controller puts the finalizer back with those rights" \
     cluster_wait_until 60 "the finalizer" eval '[ "$(kubectl get pv '"$ns"'-pv \
      -o jsonpath="{.metadata.finalizers[0]}")" = kubernetes.io/pv-protection ]'
-check "no request of the PV protection controller was forbidden" eval \
+check "no request of the protection controllers was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/pvpsa.log"'
 sqlkcm_stop pvpsa
 

@@ -1,0 +1,376 @@
+/*
+ * protection.c - the finalizer controllers that keep a storage object while something uses
+ * it: kube's persistentvolume-protection-controller (sqlkcm's pv-protection) and
+ * volumeattributesclass-protection-controller (volumeattributesclass-protection).
+ *
+ * A key is the object's name (both kinds are cluster-scoped). An admission plugin gives
+ * every new object its finalizer (StorageObjectInUseProtection, kubernetes.io/pv-protection
+ * and kubernetes.io/vac-protection); the controller adds it to the objects that lack it
+ * (made before the plugin was on) and takes it off an object being deleted once nothing
+ * uses it:
+ *   - a PersistentVolume is in use while its phase is Bound (the binder sets the phase;
+ *     a Released volume is not in use);
+ *   - a VolumeAttributesClass is in use while a cached PersistentVolume names it
+ *     (spec.volumeAttributesClassName) or a claim does (spec.volumeAttributesClassName,
+ *     status.currentVolumeAttributesClassName,
+ *     status.modifyVolumeStatus.targetVolumeAttributesClassName), read from the cache as
+ *     kube reads its informers' indexes.
+ * Both writes are updates of the whole object at its cached resourceVersion, as kube's
+ * (its roles may update these objects, not patch them), so a stale cache is refused (409)
+ * and synced again. The handlers queue an object that needs the finalizer or is a
+ * deletion candidate; for the classes also those a claim or volume stopped naming or
+ * named when it was deleted. kube runs one worker for each.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "controllers/protection.h"
+#include "json.h"
+#include "resource.h"
+#include "util.h"
+
+/* What differs between the two. */
+struct protection_flavor {
+	const char *controller;		/* sqlkcm's name, in messages */
+	const char *resource;		/* the protected objects' */
+	const char *finalizer;
+	/* The SQL that says whether object ?1 (its name) is in use (a row with 1 or 0), or
+	 * NULL: in_use_of decides from the object alone. */
+	const char *in_use_sql;
+	int (*in_use_of)(const cJSON *object);
+	const char *in_use_reason;	/* why it is kept */
+};
+
+struct protection_state {
+	const struct protection_flavor *flavor;
+	sqlite3_stmt *object, *keys, *in_use;
+	const struct resource *resource;
+};
+
+/* --- the rules ------------------------------------------------------------------------- */
+
+static int
+has_finalizer(const cJSON *object, const char *finalizer)
+{
+	const cJSON *f;
+
+	cJSON_ArrayForEach(f, json_path(object, "metadata.finalizers")) {
+		if (cJSON_IsString(f) && strcmp(f->valuestring, finalizer) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int
+protection_wanted(const cJSON *object, const char *finalizer)
+{
+	/* kube's NeedToAddFinalizer or IsDeletionCandidate. */
+	return json_is_set(object, "metadata.deletionTimestamp") ==
+	    has_finalizer(object, finalizer);
+}
+
+enum protection_decision
+protection_decide(const cJSON *object, const char *finalizer, int in_use)
+{
+	int deleting = json_is_set(object, "metadata.deletionTimestamp");
+	int present = has_finalizer(object, finalizer);
+
+	if (deleting && present)
+		return in_use ? PROTECTION_KEEP : PROTECTION_REMOVE;
+	if (!deleting && !present)
+		return PROTECTION_ADD;
+	return PROTECTION_NOTHING;
+}
+
+/* kube's pv-protection isBeingUsed: the phase Bound. */
+static int
+volume_bound(const cJSON *pv)
+{
+	return strcmp(json_string(pv, "status.phase"), "Bound") == 0;
+}
+
+/* The object with the finalizer added, or removed (every occurrence), as a new object. */
+static cJSON *
+with_finalizer(const cJSON *object, const char *finalizer, int add)
+{
+	cJSON *copy = cJSON_Duplicate(object, 1);
+	cJSON *meta = cJSON_GetObjectItemCaseSensitive(copy, "metadata");
+	cJSON *list = cJSON_GetObjectItemCaseSensitive(meta, "finalizers");
+
+	if (add) {
+		if (!cJSON_IsArray(list)) {
+			cJSON_DeleteItemFromObjectCaseSensitive(meta, "finalizers");
+			list = cJSON_AddArrayToObject(meta, "finalizers");
+		}
+		cJSON_AddItemToArray(list, cJSON_CreateString(finalizer));
+		return copy;
+	}
+	for (int i = cJSON_GetArraySize(list) - 1; i >= 0; i--) {
+		const cJSON *f = cJSON_GetArrayItem(list, i);
+
+		if (cJSON_IsString(f) && strcmp(f->valuestring, finalizer) == 0)
+			cJSON_DeleteItemFromArray(list, i);
+	}
+	if (cJSON_GetArraySize(list) == 0)
+		cJSON_DeleteItemFromObjectCaseSensitive(meta, "finalizers");
+	return copy;
+}
+
+/* --- sync ------------------------------------------------------------------------------ */
+
+static int
+protection_sync(struct controller *c, const char *key, double now, struct sync_result *out,
+    char **error)
+{
+	struct protection_state *st = c->state;
+	const struct protection_flavor *f = st->flavor;
+	sqlite3_stmt *stmt = controller_stmt(st->object);
+	enum protection_decision d;
+	struct action *a;
+	int rc, in_use = 0;
+
+	(void)now;
+	out->controller = c->type->name;
+	out->key = xstrdup(key);
+	out->owner_resource = st->resource;
+	sqlite3_bind_text(stmt, 1, key, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		out->owner_uid = controller_column_strdup(stmt, 0);
+		out->owner = controller_column_json(stmt, 1);
+	}
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error_set(error, "%s: reading %s: %s", f->controller, key,
+		    sqlite3_errmsg(store_db(c->store)));
+	if (out->owner == NULL)
+		return 0;		/* gone, or no JSON: nothing to protect */
+	if (json_is_set(out->owner, "metadata.deletionTimestamp")) {
+		if (f->in_use_of != NULL) {
+			in_use = f->in_use_of(out->owner);
+		} else {
+			stmt = controller_stmt(st->in_use);
+			sqlite3_bind_text(stmt, 1, key, -1, SQLITE_TRANSIENT);
+			rc = sqlite3_step(stmt);
+			in_use = rc == SQLITE_ROW && sqlite3_column_int(stmt, 0) != 0;
+			sqlite3_reset(stmt);
+			if (rc != SQLITE_ROW)
+				return error_set(error, "%s: is %s in use: %s", f->controller, key,
+				    sqlite3_errmsg(store_db(c->store)));
+		}
+	}
+	d = protection_decide(out->owner, f->finalizer, in_use);
+	if (d == PROTECTION_KEEP)
+		out->waiting = xstrdup(f->in_use_reason);
+	if (d != PROTECTION_ADD && d != PROTECTION_REMOVE)
+		return 0;
+	a = action_append(&out->writes, &out->nwrites);
+	a->type = ACTION_UPDATE;
+	a->verb = d == PROTECTION_ADD ? "add-finalizer" : "remove-finalizer";
+	a->resource = st->resource;
+	a->namespace = xstrdup("");
+	a->name = xstrdup(key);
+	a->uid = xstrdup(out->owner_uid);
+	a->body = with_finalizer(out->owner, f->finalizer, d == PROTECTION_ADD);
+	a->reason = d == PROTECTION_ADD ?
+	    xasprintf("not being deleted, and no %s finalizer", f->finalizer) :
+	    xstrdup("being deleted, and not in use");
+	return 0;
+}
+
+/* --- handlers -------------------------------------------------------------------------- */
+
+static void
+protection_handle_event(struct controller *c, const struct informer_event *ev, double now,
+    const struct controller_queue *q)
+{
+	struct protection_state *st = c->state;
+	const char *name = json_string(ev->object, "metadata.name");
+
+	(void)now;
+	if (ev->resource == st->resource && ev->type != INFORMER_DELETED && *name != '\0' &&
+	    protection_wanted(ev->object, st->flavor->finalizer))
+		q->add(name, q->arg);
+}
+
+/* Adds to q each class object names at one of paths that other (NULL: none) does not. */
+static void
+queue_names_dropped(const cJSON *object, const cJSON *other, const char *const *paths,
+    const struct controller_queue *q)
+{
+	for (int i = 0; paths[i] != NULL; i++) {
+		const char *name = json_string(object, paths[i]);
+		int kept = 0;
+
+		if (*name == '\0')
+			continue;
+		for (int j = 0; other != NULL && paths[j] != NULL && !kept; j++)
+			kept = strcmp(json_string(other, paths[j]), name) == 0;
+		if (!kept)
+			q->add(name, q->arg);
+	}
+}
+
+/* The classes: also those a claim or volume stopped naming, or named as it went (kube's
+ * pvcUpdated, pvcDeleted, pvUpdated, pvDeleted). */
+static void
+vacprotection_handle_event(struct controller *c, const struct informer_event *ev, double now,
+    const struct controller_queue *q)
+{
+	static const char *const claim_paths[] = { "spec.volumeAttributesClassName",
+		"status.currentVolumeAttributesClassName",
+		"status.modifyVolumeStatus.targetVolumeAttributesClassName", NULL };
+	static const char *const volume_paths[] = { "spec.volumeAttributesClassName", NULL };
+	const char *const *paths;
+	cJSON *old;
+
+	if (strcmp(ev->resource->name, "volumeattributesclasses") == 0) {
+		protection_handle_event(c, ev, now, q);
+		return;
+	}
+	if (strcmp(ev->resource->name, "persistentvolumeclaims") == 0)
+		paths = claim_paths;
+	else if (strcmp(ev->resource->name, "persistentvolumes") == 0)
+		paths = volume_paths;
+	else
+		return;
+	if (ev->type == INFORMER_DELETED) {
+		queue_names_dropped(ev->object, NULL, paths, q);
+		return;
+	}
+	if (ev->type != INFORMER_UPDATED || ev->old_body == NULL)
+		return;
+	old = cJSON_Parse(ev->old_body);
+	if (old != NULL)
+		queue_names_dropped(old, ev->object, paths, q);
+	cJSON_Delete(old);
+}
+
+static int
+protection_list_keys(struct controller *c, void (*cb)(const char *key, void *arg),
+    void *arg, char **error)
+{
+	struct protection_state *st = c->state;
+
+	return controller_list_keys_of(st->keys, st->flavor->controller, cb, arg, error);
+}
+
+/* --- the types ------------------------------------------------------------------------- */
+
+static const struct protection_flavor pv_flavor = {
+	"pv-protection", "persistentvolumes", PVPROTECTION_FINALIZER, NULL, volume_bound,
+	"kept: the volume is Bound",
+};
+
+static const struct protection_flavor vac_flavor = {
+	"volumeattributesclass-protection", "volumeattributesclasses", VACPROTECTION_FINALIZER,
+	"SELECT EXISTS (SELECT 1 FROM cache_objects WHERE resource = 'persistentvolumes'"
+	"   AND json_extract(body, '$.spec.volumeAttributesClassName') = ?1)"
+	" OR EXISTS (SELECT 1 FROM cache_objects WHERE resource = 'persistentvolumeclaims'"
+	"   AND (json_extract(body, '$.spec.volumeAttributesClassName') = ?1"
+	"     OR json_extract(body, '$.status.currentVolumeAttributesClassName') = ?1"
+	"     OR json_extract(body,"
+	"          '$.status.modifyVolumeStatus.targetVolumeAttributesClassName') = ?1))",
+	NULL, "kept: a claim or volume names the class",
+};
+
+static int
+protection_init_flavor(struct controller *c, const struct protection_flavor *f,
+    char **error)
+{
+	struct protection_state *st = xcalloc(1, sizeof *st);
+	char *sql[3];
+	sqlite3_stmt *stmts[3] = { NULL, NULL, NULL };
+	int n = f->in_use_sql != NULL ? 3 : 2, rc;
+
+	c->state = st;
+	st->flavor = f;
+	st->resource = resource_find(f->resource);
+	if (st->resource == NULL)
+		return error_set(error, "%s: %s is not a known resource", f->controller,
+		    f->resource);
+	/* The resource's name is this file's constant, not user data. */
+	sql[0] = xasprintf("SELECT uid, body FROM cache_objects WHERE resource = '%s'"
+	    " AND namespace = '' AND name = ?1", f->resource);
+	sql[1] = xasprintf("SELECT name FROM cache_objects WHERE resource = '%s'"
+	    " AND namespace = '' ORDER BY name", f->resource);
+	sql[2] = f->in_use_sql != NULL ? xstrdup(f->in_use_sql) : NULL;
+	rc = store_prepare_statements(store_db(c->store), (const char *const *)sql, n, stmts,
+	    f->controller, error);
+	for (int i = 0; i < 3; i++)
+		free(sql[i]);
+	if (rc != 0)
+		return -1;
+	st->object = stmts[0];
+	st->keys = stmts[1];
+	st->in_use = stmts[2];
+	return 0;
+}
+
+static int
+pvprotection_init(struct controller *c, char **error)
+{
+	return protection_init_flavor(c, &pv_flavor, error);
+}
+
+static int
+vacprotection_init(struct controller *c, char **error)
+{
+	return protection_init_flavor(c, &vac_flavor, error);
+}
+
+static void
+protection_fini(struct controller *c)
+{
+	struct protection_state *st = c->state;
+
+	if (st == NULL)
+		return;
+	sqlite3_finalize(st->object);
+	sqlite3_finalize(st->keys);
+	sqlite3_finalize(st->in_use);
+	free(st);
+	c->state = NULL;
+}
+
+static const char *const pvprotection_resources[] = { "persistentvolumes", NULL };
+
+const struct controller_type pvprotection_controller_type = {
+	.name = "pv-protection",
+	.resources = pvprotection_resources,
+	.default_workers = 1,		/* kube starts it with one */
+	.workers_flag = NULL,
+	.enable_flag = NULL,
+	.flags = NULL,
+	.event_component = "pv-protection-controller",
+	.client_name = "pv-protection-controller",
+	.recovery = NULL,
+	.init = pvprotection_init,
+	.fini = protection_fini,
+	.handle_event = protection_handle_event,
+	.list_keys = protection_list_keys,
+	.sync = protection_sync,
+};
+
+static const char *const vacprotection_resources[] = {
+	"volumeattributesclasses", "persistentvolumeclaims", "persistentvolumes", NULL
+};
+
+const struct controller_type vacprotection_controller_type = {
+	.name = "volumeattributesclass-protection",
+	.resources = vacprotection_resources,
+	.default_workers = 1,		/* kube starts it with one */
+	.workers_flag = NULL,
+	.enable_flag = NULL,
+	.flags = NULL,
+	.event_component = "volumeattributesclass-protection-controller",
+	.client_name = "volumeattributesclass-protection-controller",
+	.recovery = NULL,
+	.init = vacprotection_init,
+	.fini = protection_fini,
+	.handle_event = vacprotection_handle_event,
+	.list_keys = protection_list_keys,
+	.sync = protection_sync,
+};
