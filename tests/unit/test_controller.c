@@ -165,6 +165,7 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		{ "legacy-service-account-token-cleaner", 1000 },
 		{ "serviceaccount-token", 1000 },
 		{ "clusterrole-aggregation", 1000 },
+		{ "persistentvolume-binder", 1000 },
 	};
 	/* Where kube's queue starts at another backoff than client-go's 5 ms. */
 	static const struct {
