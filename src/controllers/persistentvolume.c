@@ -366,32 +366,59 @@ migrated_driver(const char *plugin)
 
 /* --- writes --------------------------------------------------------------------------- */
 
-/* Appends to out a merge patch of object o (of resource r) to subresource (NULL: the
- * object), with body's members; its metadata names o, with rv as the precondition when
- * not NULL. Returns the action. */
+/* Applies the JSON merge patch (RFC 7386) patch to target. */
+static void
+merge_patch(cJSON *target, const cJSON *patch)
+{
+	const cJSON *p;
+
+	cJSON_ArrayForEach(p, patch) {
+		cJSON *t = cJSON_GetObjectItemCaseSensitive(target, p->string);
+
+		if (cJSON_IsNull(p)) {
+			cJSON_DeleteItemFromObjectCaseSensitive(target, p->string);
+		} else if (cJSON_IsObject(p)) {
+			if (!cJSON_IsObject(t)) {
+				t = cJSON_CreateObject();
+				json_set(target, p->string, t);
+			}
+			merge_patch(t, p);
+		} else {
+			json_set(target, p->string, cJSON_Duplicate(p, 1));
+		}
+	}
+}
+
+/*
+ * Appends to out an update of object o (of resource r; to its subresource when not NULL)
+ * changed by patch (a merge patch, taken): o becomes what the write makes of it, and the
+ * write sends the whole of it, as kube's Update and UpdateStatus do (its role grants
+ * update, not patch). With rv, the write requires that resourceVersion (the cached one,
+ * for the first write to an object); without, the write follows an earlier one of the
+ * same sync to the object, whose resourceVersion only the apiserver knows: it is then a
+ * status update, which writes the status alone. Returns the action.
+ */
 static struct action *
-pv_patch(struct sync_result *out, const struct resource *r, const cJSON *o, const char *rv,
-    const char *subresource, const char *verb, cJSON *body, char *reason)
+pv_update(struct sync_result *out, const struct resource *r, cJSON *o, const char *rv,
+    const char *subresource, const char *verb, cJSON *patch, char *reason)
 {
 	struct action *a = action_append(&out->writes, &out->nwrites);
-	cJSON *meta = json_child_object(body, "metadata");
-	const char *ns = json_string(o, "metadata.namespace");
+	cJSON *meta;
 
-	cJSON_AddStringToObject(meta, "name", json_string(o, "metadata.name"));
-	if (*ns != '\0')
-		cJSON_AddStringToObject(meta, "namespace", ns);
-	cJSON_AddStringToObject(meta, "uid", json_string(o, "metadata.uid"));
+	merge_patch(o, patch);
+	cJSON_Delete(patch);
+	a->body = cJSON_Duplicate(o, 1);
+	meta = json_child_object(a->body, "metadata");
+	cJSON_DeleteItemFromObjectCaseSensitive(meta, "resourceVersion");
 	if (rv != NULL)
 		cJSON_AddStringToObject(meta, "resourceVersion", rv);
-	a->type = ACTION_PATCH;
-	a->merge_patch = 1;
+	a->type = ACTION_UPDATE;
 	a->verb = verb;
 	a->resource = r;
-	a->namespace = xstrdup(ns);
+	a->namespace = xstrdup(json_string(o, "metadata.namespace"));
 	a->name = xstrdup(json_string(o, "metadata.name"));
 	a->uid = xstrdup(json_string(o, "metadata.uid"));
 	a->subresource = subresource;
-	a->body = body;
 	a->reason = reason;
 	return a;
 }
@@ -435,14 +462,12 @@ plan_volume_phase(struct pv_plan *p, cJSON *volume, const char *phase, const cha
 		cJSON_AddStringToObject(status, "message", message);
 	else
 		cJSON_AddNullToObject(status, "message");
-	a = pv_patch(p->out, st->volumes, volume, p->volume_rv, "status", "update-status", body,
+	a = pv_update(p->out, st->volumes, volume, p->volume_rv, "status", "update-status", body,
 	    xasprintf("volume phase %s -> %s", *json_string(volume, "status.phase") != '\0' ?
 	    json_string(volume, "status.phase") : "(none)", phase));
 	if (reason != NULL)
 		pv_event_when_done(a, type, reason, xstrdup(message));
 	p->volume_rv = NULL;
-	status = json_child_object(volume, "status");
-	json_set(status, "phase", cJSON_CreateString(phase));
 }
 
 /* Sets the claim's status for phase, with the volume bound (NULL: none), as kube's
@@ -525,12 +550,11 @@ plan_claim_status(struct pv_plan *p, cJSON *claim, const char *phase, const cJSO
 		cJSON_Delete(body);
 		return;
 	}
-	a = pv_patch(p->out, st->claims, claim, p->claim_rv, "status", "update-status", body,
+	a = pv_update(p->out, st->claims, claim, p->claim_rv, "status", "update-status", body,
 	    xasprintf("claim phase %s -> %s", *was != '\0' ? was : "(none)", phase));
 	if (reason != NULL)
 		pv_event_when_done(a, type, reason, xstrdup(message));
 	p->claim_rv = NULL;
-	json_set(json_child_object(claim, "status"), "phase", cJSON_CreateString(phase));
 }
 
 /* kube's updateClaimStatusWithEvent: only when the phase changes. */
@@ -572,18 +596,15 @@ plan_bind(struct pv_plan *p, cJSON *volume, cJSON *claim)
 		cJSON_AddStringToObject(nref, "resourceVersion",
 		    json_string(claim, "metadata.resourceVersion"));
 		cJSON_AddNullToObject(nref, "fieldPath");
-		json_set(json_child_object(volume, "spec"), "claimRef", cJSON_Duplicate(nref, 1));
 		dirty = 1;
 	}
 	if (set_by_controller && !has_annotation(volume, ANN_BOUND_BY_CONTROLLER)) {
 		anns = cJSON_AddObjectToObject(meta, "annotations");
 		cJSON_AddStringToObject(anns, ANN_BOUND_BY_CONTROLLER, "yes");
-		json_set(json_child_object(json_child_object(volume, "metadata"), "annotations"),
-		    ANN_BOUND_BY_CONTROLLER, cJSON_CreateString("yes"));
 		dirty = 1;
 	}
 	if (dirty) {
-		pv_patch(p->out, st->volumes, volume, p->volume_rv, NULL, "bind", body,
+		pv_update(p->out, st->volumes, volume, p->volume_rv, NULL, "bind", body,
 		    xasprintf("volume %s bound to claim %s/%s", json_string(volume,
 		    "metadata.name"), cns, cname));
 		p->volume_rv = NULL;
@@ -614,7 +635,7 @@ plan_bind(struct pv_plan *p, cJSON *volume, cJSON *claim)
 		dirty = 1;
 	}
 	if (dirty) {
-		pv_patch(p->out, st->claims, claim, p->claim_rv, NULL, "bind", body,
+		pv_update(p->out, st->claims, claim, p->claim_rv, NULL, "bind", body,
 		    xasprintf("claim bound to volume %s", json_string(volume, "metadata.name")));
 		p->claim_rv = NULL;
 	} else {
@@ -792,7 +813,7 @@ plan_provision(struct pv_plan *p, cJSON *claim, char **error)
 	cJSON_AddStringToObject(anns, ANN_STORAGE_PROVISIONER, provisioner);
 	if (csi != NULL)
 		cJSON_AddStringToObject(anns, ANN_MIGRATED_TO, csi);
-	a = pv_patch(p->out, st->claims, claim, p->claim_rv, NULL, "annotate", body,
+	a = pv_update(p->out, st->claims, claim, p->claim_rv, NULL, "annotate", body,
 	    xasprintf("class %s: provisioner %s", class_name, provisioner));
 	pv_event_when_done(a, "Normal", "ExternalProvisioning", message);
 	a->failed_reason = "ProvisioningFailed";
@@ -853,7 +874,7 @@ sync_unbound_claim(struct pv_plan *p, cJSON *claim, char **error)
 
 					cJSON_AddStringToObject(cJSON_AddObjectToObject(body, "spec"),
 					    "storageClassName", def);
-					pv_patch(p->out, st->claims, claim, p->claim_rv, NULL,
+					pv_update(p->out, st->claims, claim, p->claim_rv, NULL,
 					    "update", body, xasprintf("the default StorageClass %s",
 					    def));
 					free(def);
@@ -873,7 +894,10 @@ sync_unbound_claim(struct pv_plan *p, cJSON *claim, char **error)
 			plan_claim_status(p, claim, "Pending", NULL, NULL, NULL, NULL);
 			return 0;
 		}
+		/* Its cached resourceVersion, which no write of the plan changes. */
+		p->volume_rv = json_string(volume, "metadata.resourceVersion");
 		plan_bind(p, volume, claim);
+		p->volume_rv = NULL;
 		cJSON_Delete(volume);
 		return 0;
 	}
@@ -1091,7 +1115,7 @@ plan_unbind(struct pv_plan *p, cJSON *volume)
 	} else {
 		cJSON_AddNullToObject(cJSON_AddObjectToObject(spec, "claimRef"), "uid");
 	}
-	pv_patch(p->out, st->volumes, volume, p->volume_rv, NULL, "unbind", body,
+	pv_update(p->out, st->volumes, volume, p->volume_rv, NULL, "unbind", body,
 	    xasprintf("claim %s/%s is bound to another volume",
 	    json_string(volume, "spec.claimRef.namespace"),
 	    json_string(volume, "spec.claimRef.name")));

@@ -650,29 +650,6 @@ class_new(const char *name, const char *provisioner, const char *mode, int is_de
 
 /* --- applying a sync's writes --------------------------------------------------------- */
 
-/* RFC 7386 over target. */
-static void
-merge_patch(cJSON *target, const cJSON *patch)
-{
-	const cJSON *p;
-
-	cJSON_ArrayForEach(p, patch) {
-		cJSON *t = cJSON_GetObjectItemCaseSensitive(target, p->string);
-
-		if (cJSON_IsNull(p)) {
-			cJSON_DeleteItemFromObjectCaseSensitive(target, p->string);
-		} else if (cJSON_IsObject(p)) {
-			if (!cJSON_IsObject(t)) {
-				t = cJSON_CreateObject();
-				json_set(target, p->string, t);
-			}
-			merge_patch(t, p);
-		} else {
-			json_set(target, p->string, cJSON_Duplicate(p, 1));
-		}
-	}
-}
-
 /* The object of array objs named name (and namespace), or NULL. */
 static cJSON *
 find_object(cJSON *objs, const char *namespace, const char *name)
@@ -700,15 +677,33 @@ apply_writes(const struct binder_case *row, const struct sync_result *r, cJSON *
 		const char *rv = json_string(a->body, "metadata.resourceVersion");
 		char text[16];
 
-		assert_int_equal(a->type, ACTION_PATCH);
-		assert_true(a->merge_patch);
+		/* kube's role grants update, not patch: every write is a PUT. */
+		assert_int_equal(a->type, ACTION_UPDATE);
 		if (o == NULL)
 			fail_msg("%s: write %d to %s/%s: no such object", row->name, i, a->namespace,
 			    a->name);
 		if (*rv != '\0' && strcmp(rv, json_string(o, "metadata.resourceVersion")) != 0)
 			fail_msg("%s: write %d to %s: resourceVersion %s, the object's is %s",
 			    row->name, i, a->name, rv, json_string(o, "metadata.resourceVersion"));
-		merge_patch(o, a->body);
+		if (a->subresource != NULL) {
+			/* A status update writes the status alone. */
+			assert_string_equal(a->subresource, "status");
+			json_set(o, "status", cJSON_Duplicate(json_path(a->body, "status"), 1));
+		} else {
+			/* An update needs the object's resourceVersion (an unconditional one
+			 * would overwrite what the cache has not seen), and keeps its status. */
+			cJSON *status = cJSON_DetachItemFromObjectCaseSensitive(o, "status");
+			cJSON *copy = cJSON_Duplicate(a->body, 1);
+
+			if (*rv == '\0')
+				fail_msg("%s: write %d to %s: an update without resourceVersion",
+				    row->name, i, a->name);
+			cJSON_DeleteItemFromObjectCaseSensitive(copy, "status");
+			if (status != NULL)
+				cJSON_AddItemToObject(copy, "status", status);
+			cJSON_ReplaceItemViaPointer(objs, o, copy);
+			o = copy;
+		}
 		snprintf(text, sizeof text, "%d", next_rv++);
 		json_set(json_child_object(o, "metadata"), "resourceVersion",
 		    cJSON_CreateString(text));
