@@ -94,13 +94,40 @@ static const struct {
 	{ "kubernetes.io/portworx-volume", "pxd.portworx.com" },
 };
 
+/* The expressions of schema/032's persistentvolume_match that its indexes hold, written
+ * as there so that SQLite reads the indexes (a view's columns do not reach them). */
+#define PV_CLASS_SQL \
+	"coalesce(json_extract(body, " \
+	"'$.metadata.annotations.\"volume.beta.kubernetes.io/storage-class\"')," \
+	" json_extract(body, '$.spec.storageClassName'), '')"
+#define PV_MODES_SQL "json_array_length(json_extract(body, '$.spec.accessModes'))"
+#define PV_CAPACITY_SQL \
+	"(CASE" \
+	" WHEN json_extract(body, '$.spec.capacity.storage') GLOB '*[KMGTPE]i' THEN" \
+	" CAST(substr(json_extract(body, '$.spec.capacity.storage'), 1," \
+	" length(json_extract(body, '$.spec.capacity.storage')) - 2) AS REAL) *" \
+	" CASE substr(json_extract(body, '$.spec.capacity.storage'), -2, 1)" \
+	" WHEN 'K' THEN 1024.0 WHEN 'M' THEN 1048576.0" \
+	" WHEN 'G' THEN 1073741824.0 WHEN 'T' THEN 1099511627776.0" \
+	" WHEN 'P' THEN 1125899906842624.0 ELSE 1152921504606846976.0 END" \
+	" WHEN json_extract(body, '$.spec.capacity.storage') GLOB '*[0-9.][kMGTPEmun]' THEN" \
+	" CAST(substr(json_extract(body, '$.spec.capacity.storage'), 1," \
+	" length(json_extract(body, '$.spec.capacity.storage')) - 1) AS REAL) *" \
+	" CASE substr(json_extract(body, '$.spec.capacity.storage'), -1, 1)" \
+	" WHEN 'k' THEN 1e3 WHEN 'M' THEN 1e6 WHEN 'G' THEN 1e9" \
+	" WHEN 'T' THEN 1e12 WHEN 'P' THEN 1e15 WHEN 'E' THEN 1e18 WHEN 'm' THEN 1e-3" \
+	" WHEN 'u' THEN 1e-6 ELSE 1e-9 END" \
+	" ELSE CAST(json_extract(body, '$.spec.capacity.storage') AS REAL) END)"
+
 enum {
 	STMT_CLAIM,
 	STMT_VOLUME,
 	STMT_CLASS,
 	STMT_DEFAULT_CLASS,
-	STMT_CANDIDATES,
+	STMT_PREBOUND,
+	STMT_FREE,
 	STMT_CLAIM_PODS,
+	STMT_VOLUMES_BEHIND,
 	STMT_CLAIM_KEYS,
 	STMT_VOLUME_KEYS,
 	STMT_COUNT
@@ -128,14 +155,26 @@ static const char *const pv_sql[STMT_COUNT] = {
 	    " OR json_extract(body, '$.metadata.annotations."
 	    "\"storageclass.beta.kubernetes.io/is-default-class\"') = 'true')"
 	    " ORDER BY creation_timestamp DESC, name LIMIT 1",
-	/* The volumes claim ?2 of namespace ?1 could be bound to, best first
-	 * (schema/032): name, pre-bound, body. */
-	[STMT_CANDIDATES] =
-	    "SELECT m.volume_name, m.prebound, v.body"
-	    " FROM persistentvolume_claim_candidates m JOIN cache_objects v"
-	    " ON v.resource = 'persistentvolumes' AND v.namespace = '' AND v.name = m.volume_name"
-	    " WHERE m.claim_namespace = ?1 AND m.claim_name = ?2"
-	    " ORDER BY m.access_mode_count, m.prebound DESC, m.capacity_bytes, m.volume_name",
+	/* The volumes whose claimRef names claim ?2 of namespace ?1, by schema/032's index
+	 * persistentvolume_claim_ref: name, access modes counted, body. */
+	[STMT_PREBOUND] =
+	    "SELECT name, " PV_MODES_SQL ", body FROM cache_objects"
+	    " INDEXED BY persistentvolume_claim_ref"
+	    " WHERE resource = 'persistentvolumes' AND namespace = ''"
+	    " AND json_extract(body, '$.spec.claimRef.name') = ?2"
+	    " AND json_extract(body, '$.spec.claimRef.namespace') = ?1"
+	    " ORDER BY 2, name",
+	/* The Available volumes of class ?1 in the order the binder takes them (the fewest
+	 * access modes, then the smallest): name, access modes counted, body. Found by
+	 * schema/032's index persistentvolume_free (named: without statistics SQLite would
+	 * rather read every volume), then sorted. */
+	[STMT_FREE] =
+	    "SELECT name, " PV_MODES_SQL ", body FROM cache_objects"
+	    " INDEXED BY persistentvolume_free"
+	    " WHERE resource = 'persistentvolumes' AND namespace = ''"
+	    " AND json_extract(body, '$.status.phase') = 'Available'"
+	    " AND " PV_CLASS_SQL " = ?1"
+	    " ORDER BY 2, " PV_CAPACITY_SQL ", name",
 	/* The pods of namespace ?1 that use claim ?2 (by a persistentVolumeClaim volume, or
 	 * a generic ephemeral one, whose claim is <pod>-<volume>): name, nodeName, phase. */
 	[STMT_CLAIM_PODS] =
@@ -145,6 +184,17 @@ static const char *const pv_sql[STMT_COUNT] = {
 	    " OR (json_extract(v.value, '$.ephemeral') IS NOT NULL"
 	    " AND p.name || '-' || json_extract(v.value, '$.name') = ?2))"
 	    " ORDER BY p.name",
+	/* A volume this controller wrote (for any key) that the volumes' informer has not
+	 * yet caught up with: a claim that picked a volume from the cache now might pick one
+	 * just bound (kube's controller writes its own updates into its cache at once). Only
+	 * the apiserver's decimal resourceVersions are compared. */
+	[STMT_VOLUMES_BEHIND] =
+	    "SELECT 1 FROM controller_writes w JOIN informers i ON i.resource = w.resource"
+	    " WHERE w.controller = 'persistentvolume-binder' AND w.resource = 'persistentvolumes'"
+	    " AND w.resource_version NOT GLOB '*[^0-9]*' AND w.resource_version != ''"
+	    " AND i.resource_version NOT GLOB '*[^0-9]*' AND i.resource_version != ''"
+	    " AND CAST(i.resource_version AS INTEGER) < CAST(w.resource_version AS INTEGER)"
+	    " LIMIT 1",
 	[STMT_CLAIM_KEYS] =
 	    "SELECT namespace, name FROM cache_objects WHERE resource = 'persistentvolumeclaims'"
 	    " ORDER BY namespace, name",
@@ -646,17 +696,74 @@ plan_bind(struct pv_plan *p, cJSON *volume, cJSON *claim)
 
 /* --- claims --------------------------------------------------------------------------- */
 
-/* The best volume for the claim (kube's findBestMatchForClaim), or NULL; -1 on an error
- * (the claim's selector malformed: *error says so). */
+/* Whether the volume passes kube's checks of every candidate for the claim: not being
+ * deleted, the same volume mode and attributes class, the claim's access modes, a
+ * capacity of the claim's request at least. */
 static int
-find_best_match(struct controller *c, const cJSON *claim, cJSON **found, char **error)
+volume_fits(const cJSON *volume, const cJSON *claim, const struct quantity *want)
+{
+	struct quantity have;
+
+	return !json_is_set(volume, "metadata.deletionTimestamp") &&
+	    strcmp(volume_mode(claim), volume_mode(volume)) == 0 &&
+	    strcmp(json_string(claim, "spec.volumeAttributesClassName"),
+	    json_string(volume, "spec.volumeAttributesClassName")) == 0 &&
+	    access_modes_fit(claim, volume) &&
+	    read_quantity(volume, "spec.capacity.storage", &have) == 0 &&
+	    quantity_cmp(&have, want) >= 0;
+}
+
+/* The first volume of stmt's rows (name, access modes counted, body) that passes the
+ * checks (pre-bound to the claim, or free and selected), with its access modes counted in
+ * *modes; NULL when none does. */
+static int
+first_fit(struct controller *c, sqlite3_stmt *stmt, const cJSON *claim,
+    const struct quantity *want, int prebound, const struct selector *sel, cJSON **found,
+    int *modes, char **error)
+{
+	int rc;
+
+	*found = NULL;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		cJSON *volume = controller_column_json(stmt, 2);
+
+		if (volume == NULL)
+			continue;
+		if (volume_fits(volume, claim, want) && (prebound ?
+		    volume_bound_to_claim(volume, claim) :
+		    (!cJSON_IsObject(json_path(volume, "spec.claimRef")) &&
+		    (sel == NULL || selector_matches(sel, json_path(volume, "metadata.labels")))))) {
+			*found = volume;
+			*modes = sqlite3_column_int(stmt, 1);
+			break;
+		}
+		cJSON_Delete(volume);
+	}
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error_set(error, "persistentvolume-binder: matching volumes: %s",
+		    sqlite3_errmsg(store_db(c->store)));
+	return 0;
+}
+
+/* The best volume for the claim (kube's findBestMatchForClaim), or NULL; -1 on an error
+ * (the claim's selector malformed: *error says so). kube looks through the volumes
+ * grouped by their access modes, the groups of fewer modes first, and takes in the first
+ * group with a candidate the one pre-bound to the claim, else the smallest: here the
+ * first pre-bound volume and the first free one in that order, the pre-bound one when its
+ * group comes no later. A claim whose class waits for its first consumer (delay) gets
+ * only a pre-bound volume. */
+static int
+find_best_match(struct controller *c, const cJSON *claim, int delay, cJSON **found,
+    char **error)
 {
 	struct pv_state *st = c->state;
-	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_CANDIDATES]);
+	sqlite3_stmt *stmt;
 	const cJSON *sel_json = json_path(claim, "spec.selector");
 	struct selector *sel = NULL;
 	struct quantity want;
-	int rc;
+	cJSON *prebound = NULL, *free_volume = NULL;
+	int prebound_modes = 0, free_modes = 0, rc;
 
 	*found = NULL;
 	if (sel_json != NULL && !cJSON_IsNull(sel_json)) {
@@ -673,31 +780,28 @@ find_best_match(struct controller *c, const cJSON *claim, cJSON **found, char **
 	}
 	if (read_quantity(claim, "spec.resources.requests.storage", &want) != 0)
 		want = quantity_zero();
+	stmt = controller_stmt(st->stmt[STMT_PREBOUND]);
 	sqlite3_bind_text(stmt, 1, json_string(claim, "metadata.namespace"), -1,
 	    SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 2, json_string(claim, "metadata.name"), -1, SQLITE_TRANSIENT);
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		int prebound = sqlite3_column_int(stmt, 1);
-		cJSON *volume = controller_column_json(stmt, 2);
-		struct quantity have;
-
-		if (volume == NULL)
-			continue;
-		if (read_quantity(volume, "spec.capacity.storage", &have) != 0 ||
-		    quantity_cmp(&have, &want) < 0 ||
-		    (!prebound && sel != NULL &&
-		    !selector_matches(sel, json_path(volume, "metadata.labels")))) {
-			cJSON_Delete(volume);
-			continue;
-		}
-		*found = volume;
-		break;
+	rc = first_fit(c, stmt, claim, &want, 1, NULL, &prebound, &prebound_modes, error);
+	if (rc == 0 && !delay) {
+		stmt = controller_stmt(st->stmt[STMT_FREE]);
+		sqlite3_bind_text(stmt, 1, claim_class(claim), -1, SQLITE_TRANSIENT);
+		rc = first_fit(c, stmt, claim, &want, 0, sel, &free_volume, &free_modes, error);
 	}
-	sqlite3_reset(stmt);
 	selector_free(sel);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error_set(error, "persistentvolume-binder: matching volumes: %s",
-		    sqlite3_errmsg(store_db(c->store)));
+	if (rc != 0) {
+		cJSON_Delete(prebound);
+		return -1;
+	}
+	if (prebound != NULL && (free_volume == NULL || prebound_modes <= free_modes)) {
+		*found = prebound;
+		cJSON_Delete(free_volume);
+	} else {
+		*found = free_volume;
+		cJSON_Delete(prebound);
+	}
 	return 0;
 }
 
@@ -837,6 +941,20 @@ sync_unbound_claim(struct pv_plan *p, cJSON *claim, char **error)
 	if (*volume_name == '\0') {
 		int delay = 0;
 		const char *class_name = claim_class(claim);
+		sqlite3_stmt *behind = controller_stmt(st->stmt[STMT_VOLUMES_BEHIND]);
+
+		rc = sqlite3_step(behind);
+		sqlite3_reset(behind);
+		if (rc == SQLITE_ROW) {
+			/* The cache lags a volume written: wait for it, as the others do. */
+			p->out->stale = 1;
+			p->out->stale_resource = xstrdup("persistentvolumes");
+			return 0;
+		}
+		if (rc != SQLITE_DONE)
+			return error_set(error, "persistentvolume-binder: reading writes: %s",
+			    sqlite3_errmsg(store_db(c->store)));
+		rc = 0;
 
 		if (*class_name != '\0') {
 			cJSON *class;
@@ -858,7 +976,7 @@ sync_unbound_claim(struct pv_plan *p, cJSON *claim, char **error)
 				cJSON_Delete(class);
 			}
 		}
-		if (find_best_match(c, claim, &volume, error) != 0)
+		if (find_best_match(c, claim, delay, &volume, error) != 0)
 			return -1;
 		if (volume == NULL) {
 			/* The default class, given to a claim without one. */

@@ -948,10 +948,80 @@ view_lists_candidates_in_order(void **state)
 	ctl_world_free(w);
 }
 
+/* A claim is not matched while the cache lags a volume the controller wrote (for any
+ * claim): it might pick the volume just bound; once the informer has caught up, it is. */
+static void
+claim_waits_for_volumes_written(void **state)
+{
+	struct ctl_world *w = ctl_world_new(&persistentvolume_controller_type, NULL);
+	struct claim c = C("c1", "u1", "1Gi", "", "Pending", NULL, NULL);
+	struct vol v = V("v1", "1Gi", "", "", "Available", "Retain", "", NULL);
+	sqlite3 *db = store_db(w->store);
+
+	(void)state;
+	ctl_cache(w, resource_find("persistentvolumeclaims"), claim_new(&c, NULL));
+	ctl_cache(w, resource_find("persistentvolumes"), vol_new(&v, NULL));
+	assert_int_equal(sqlite3_exec(db,
+	    "INSERT INTO controller_writes VALUES ('persistentvolume-binder', 'default/c0',"
+	    " 'u0', 'persistentvolumes', '120');"
+	    "INSERT OR REPLACE INTO informers (resource, resource_version) VALUES"
+	    " ('persistentvolumes', '119')", NULL, NULL, NULL), SQLITE_OK);
+	ctl_sync(w, "default/c1", NOW);
+	assert_true(w->result.stale);
+	assert_int_equal(w->result.nwrites, 0);
+	sync_result_clear(&w->result);
+	assert_int_equal(sqlite3_exec(db, "UPDATE informers SET resource_version = '120'"
+	    " WHERE resource = 'persistentvolumes'", NULL, NULL, NULL), SQLITE_OK);
+	ctl_sync(w, "default/c1", NOW);
+	assert_false(w->result.stale);
+	assert_true(w->result.nwrites > 0);
+	ctl_world_free(w);
+}
+
+/* The binder's reads of the volumes go by schema/032's indexes: the free volumes of a
+ * class, and the volumes pre-bound to a claim, not every volume. */
+static void
+volume_reads_use_the_indexes(void **state)
+{
+	struct ctl_world *w = ctl_world_new(&persistentvolume_controller_type, NULL);
+	sqlite3 *db = store_db(w->store);
+	sqlite3_stmt *s = NULL, *plan;
+	int free_seen = 0, prebound_seen = 0;
+
+	(void)state;
+	while ((s = sqlite3_next_stmt(db, s)) != NULL) {
+		const char *sql = sqlite3_sql(s);
+		char *eqp;
+		struct buf got = { 0 };
+
+		if (strstr(sql, "resource = 'persistentvolumes' AND namespace = ''") == NULL ||
+		    (strstr(sql, "'Available'") == NULL && strstr(sql, "claimRef.name") == NULL))
+			continue;
+		eqp = xasprintf("EXPLAIN QUERY PLAN %s", sql);
+		assert_int_equal(sqlite3_prepare_v2(db, eqp, -1, &plan, NULL), SQLITE_OK);
+		while (sqlite3_step(plan) == SQLITE_ROW)
+			buf_printf(&got, "%s;", sqlite3_column_text(plan, 3));
+		sqlite3_finalize(plan);
+		free(eqp);
+		if (strstr(sql, "'Available'") != NULL) {
+			free_seen = 1;
+			if (strstr(got.data, "USING INDEX persistentvolume_free") == NULL)
+				fail_msg("the free volumes' read: %s", got.data);
+		} else {
+			prebound_seen = 1;
+			if (strstr(got.data, "USING INDEX persistentvolume_claim_ref") == NULL)
+				fail_msg("the pre-bound volumes' read: %s", got.data);
+		}
+		buf_free(&got);
+	}
+	assert_true(free_seen && prebound_seen);
+	ctl_world_free(w);
+}
+
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(binder_cases) + 3];
+	struct CMUnitTest tests[NELEM(binder_cases) + 5];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(binder_cases); i++) {
@@ -965,5 +1035,7 @@ main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(handlers_queue_claims_and_volumes);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(list_keys_lists_claims_and_volumes);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(view_lists_candidates_in_order);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(volume_reads_use_the_indexes);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(claim_waits_for_volumes_written);
 	return _cmocka_run_group_tests("persistentvolume", tests, n, NULL, NULL);
 }
