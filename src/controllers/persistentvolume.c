@@ -8,10 +8,14 @@
  *
  * A claim's sync (kube's syncClaim):
  *   - without the pv.kubernetes.io/bind-completed annotation it is unbound. Without
- *     spec.volumeName it gets the best volume of persistentvolume_claim_candidates
- *     (schema/032: the fewest access modes first, a volume pre-bound to it before any
- *     other, else the smallest that fits; the sync checks the exact quantities and the
- *     label selector on the rows in that order). None: a claim without a class gets the
+ *     spec.volumeName it gets the best volume as schema/032's
+ *     persistentvolume_claim_candidates orders them (the fewest access modes first, a
+ *     volume pre-bound to it before any other, else the smallest that fits), read
+ *     through the indexes of persistentvolume_match: the volumes pre-bound to it and the
+ *     Available ones of its class, each checked exactly (quantities, access modes, the
+ *     label selector). It waits while the cache lags a volume the controller wrote (any
+ *     claim's binding), as kube's writes its own updates into its cache. None: a claim
+ *     without a class gets the
  *     default StorageClass (the newest, then the first by name), retroactively; a class
  *     that waits for its first consumer waits (event WaitForFirstConsumer, or
  *     WaitForPodScheduled naming the unscheduled pods that use it) until the scheduler
