@@ -67,6 +67,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "consistency.h"
 #include "controllers/persistentvolume.h"
 #include "json.h"
 #include "quantity.h"
@@ -122,6 +123,9 @@ static const struct {
 	" WHEN 'T' THEN 1e12 WHEN 'P' THEN 1e15 WHEN 'E' THEN 1e18 WHEN 'm' THEN 1e-3" \
 	" WHEN 'u' THEN 1e-6 ELSE 1e-9 END" \
 	" ELSE CAST(json_extract(body, '$.spec.capacity.storage') AS REAL) END)"
+
+/* How soon a claim is matched again while the cache lags a volume written, in seconds. */
+#define PV_CACHE_WAIT 0.02
 
 enum {
 	STMT_CLAIM,
@@ -950,9 +954,9 @@ sync_unbound_claim(struct pv_plan *p, cJSON *claim, char **error)
 		rc = sqlite3_step(behind);
 		sqlite3_reset(behind);
 		if (rc == SQLITE_ROW) {
-			/* The cache lags a volume written: wait for it, as the others do. */
-			p->out->stale = 1;
-			p->out->stale_resource = xstrdup("persistentvolumes");
+			/* The cache lags a volume written for another claim: look again in a
+			 * moment (no backoff: it is no failure of this claim's). */
+			p->out->requeue_after = PV_CACHE_WAIT;
 			return 0;
 		}
 		if (rc != SQLITE_DONE)
@@ -1096,6 +1100,26 @@ sync_bound_claim(struct pv_plan *p, cJSON *claim, char **error)
 	return 0;
 }
 
+/* Marks out stale when the cache has not yet shown the writes of key's last sync (its
+ * owner of uid), as the other controllers wait for theirs. */
+static int
+pv_cache_behind(struct controller *c, const char *key, const char *uid,
+    struct sync_result *out, char **error)
+{
+	const char *behind = NULL;
+	int ready = 1;
+
+	if (c->writes == NULL)
+		return 0;
+	if (consistency_ready(c->writes, key, uid, &ready, &behind, error) != 0)
+		return -1;
+	if (!ready) {
+		out->stale = 1;
+		out->stale_resource = xstrdup(behind != NULL ? behind : "?");
+	}
+	return 0;
+}
+
 static int
 sync_claim(struct controller *c, const char *key, struct sync_result *out, char **error)
 {
@@ -1118,6 +1142,10 @@ sync_claim(struct controller *c, const char *key, struct sync_result *out, char 
 	out->owner_uid = xstrdup(co.uid);
 	out->owner = cJSON_Duplicate(co.body, 1);
 	out->requeue_after = st->period;
+	if (pv_cache_behind(c, key, co.uid, out, error) != 0 || out->stale) {
+		pv_object_clear(&co);
+		return out->stale ? 0 : -1;
+	}
 	p.claim_rv = co.rv;
 	if (!has_annotation(co.body, ANN_BIND_COMPLETED))
 		rc = sync_unbound_claim(&p, co.body, error);
@@ -1264,6 +1292,10 @@ sync_volume(struct controller *c, const char *key, struct sync_result *out, char
 	out->owner_uid = xstrdup(vo.uid);
 	out->owner = cJSON_Duplicate(vo.body, 1);
 	out->requeue_after = st->period;
+	if (pv_cache_behind(c, key, vo.uid, out, error) != 0 || out->stale) {
+		pv_object_clear(&vo);
+		return out->stale ? 0 : -1;
+	}
 	p.volume_rv = vo.rv;
 	volume = vo.body;
 	ref = json_path(volume, "spec.claimRef");

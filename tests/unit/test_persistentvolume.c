@@ -967,7 +967,8 @@ claim_waits_for_volumes_written(void **state)
 	    "INSERT OR REPLACE INTO informers (resource, resource_version) VALUES"
 	    " ('persistentvolumes', '119')", NULL, NULL, NULL), SQLITE_OK);
 	ctl_sync(w, "default/c1", NOW);
-	assert_true(w->result.stale);
+	assert_false(w->result.stale);		/* no failure of its own: no backoff */
+	assert_true(w->result.requeue_after > 0 && w->result.requeue_after < 1);
 	assert_int_equal(w->result.nwrites, 0);
 	sync_result_clear(&w->result);
 	assert_int_equal(sqlite3_exec(db, "UPDATE informers SET resource_version = '120'"
