@@ -124,8 +124,9 @@ static const struct {
 	" WHEN 'u' THEN 1e-6 ELSE 1e-9 END" \
 	" ELSE CAST(json_extract(body, '$.spec.capacity.storage') AS REAL) END)"
 
-/* How soon a claim is matched again while the cache lags a volume written, in seconds. */
-#define PV_CACHE_WAIT 0.02
+/* How long a volume the controller chose for a claim is kept from the others while the
+ * cache does not show it bound, in seconds. */
+#define PV_RESERVE_SECONDS 10.0
 
 enum {
 	STMT_CLAIM,
@@ -135,7 +136,6 @@ enum {
 	STMT_PREBOUND,
 	STMT_FREE,
 	STMT_CLAIM_PODS,
-	STMT_VOLUMES_BEHIND,
 	STMT_CLAIM_KEYS,
 	STMT_VOLUME_KEYS,
 	STMT_COUNT
@@ -192,17 +192,6 @@ static const char *const pv_sql[STMT_COUNT] = {
 	    " OR (json_extract(v.value, '$.ephemeral') IS NOT NULL"
 	    " AND p.name || '-' || json_extract(v.value, '$.name') = ?2))"
 	    " ORDER BY p.name",
-	/* A volume this controller wrote (for any key) that the volumes' informer has not
-	 * yet caught up with: a claim that picked a volume from the cache now might pick one
-	 * just bound (kube's controller writes its own updates into its cache at once). Only
-	 * the apiserver's decimal resourceVersions are compared. */
-	[STMT_VOLUMES_BEHIND] =
-	    "SELECT 1 FROM controller_writes w JOIN informers i ON i.resource = w.resource"
-	    " WHERE w.controller = 'persistentvolume-binder' AND w.resource = 'persistentvolumes'"
-	    " AND w.resource_version NOT GLOB '*[^0-9]*' AND w.resource_version != ''"
-	    " AND i.resource_version NOT GLOB '*[^0-9]*' AND i.resource_version != ''"
-	    " AND CAST(i.resource_version AS INTEGER) < CAST(w.resource_version AS INTEGER)"
-	    " LIMIT 1",
 	[STMT_CLAIM_KEYS] =
 	    "SELECT namespace, name FROM cache_objects WHERE resource = 'persistentvolumeclaims'"
 	    " ORDER BY namespace, name",
@@ -211,11 +200,73 @@ static const char *const pv_sql[STMT_COUNT] = {
 	    " AND namespace = '' ORDER BY name",
 };
 
+/* A volume the controller chose for a claim (kube's controller writes its bindings into
+ * its cache at once; sqlkcm's cache shows them once the informer does): until the cache
+ * shows it bound, or PV_RESERVE_SECONDS have passed, no other claim is matched to it. */
+struct pv_reservation {
+	char *volume;
+	char *claim;		/* namespace/name */
+	double at;
+};
+
 struct pv_state {
 	sqlite3_stmt *stmt[STMT_COUNT];
 	const struct resource *claims, *volumes;
 	double period;
+	struct pv_reservation *reserved;
+	int nreserved;
 };
+
+/* Forgets the reservations older than PV_RESERVE_SECONDS at now. */
+static void
+reservations_expire(struct pv_state *st, double now)
+{
+	int j = 0;
+
+	for (int i = 0; i < st->nreserved; i++) {
+		if (now - st->reserved[i].at < PV_RESERVE_SECONDS && now >= st->reserved[i].at) {
+			st->reserved[j++] = st->reserved[i];
+			continue;
+		}
+		free(st->reserved[i].volume);
+		free(st->reserved[i].claim);
+	}
+	st->nreserved = j;
+}
+
+/* Whether volume is reserved for another claim than claim at now. */
+static int
+reserved_for_other(struct pv_state *st, const char *volume, const char *claim, double now)
+{
+	reservations_expire(st, now);
+	for (int i = 0; i < st->nreserved; i++) {
+		if (strcmp(st->reserved[i].volume, volume) == 0)
+			return strcmp(st->reserved[i].claim, claim) != 0;
+	}
+	return 0;
+}
+
+/* Reserves volume for claim at now. */
+static void
+reserve(struct pv_state *st, const char *volume, const char *claim, double now)
+{
+	struct pv_reservation *r;
+
+	for (int i = 0; i < st->nreserved; i++) {
+		if (strcmp(st->reserved[i].volume, volume) == 0) {
+			free(st->reserved[i].claim);
+			st->reserved[i].claim = xstrdup(claim);
+			st->reserved[i].at = now;
+			return;
+		}
+	}
+	st->reserved = xrealloc(st->reserved, ((size_t)st->nreserved + 1) *
+	    sizeof *st->reserved);
+	r = &st->reserved[st->nreserved++];
+	r->volume = xstrdup(volume);
+	r->claim = xstrdup(claim);
+	r->at = now;
+}
 
 /* One cached object: uid, resourceVersion and body (NULL: not cached). */
 struct pv_object {
@@ -499,6 +550,7 @@ struct pv_plan {
 	struct sync_result *out;
 	const char *claim_rv;	/* the cached resourceVersion until the claim is written */
 	const char *volume_rv;
+	double now;
 };
 
 /* Sets the volume's phase (and message) when it is another (kube's updateVolumePhase);
@@ -726,9 +778,12 @@ volume_fits(const cJSON *volume, const cJSON *claim, const struct quantity *want
  * *modes; NULL when none does. */
 static int
 first_fit(struct controller *c, sqlite3_stmt *stmt, const cJSON *claim,
-    const struct quantity *want, int prebound, const struct selector *sel, cJSON **found,
-    int *modes, char **error)
+    const struct quantity *want, int prebound, const struct selector *sel, double now,
+    cJSON **found, int *modes, char **error)
 {
+	struct pv_state *st = c->state;
+	char *claim_key = xasprintf("%s/%s", json_string(claim, "metadata.namespace"),
+	    json_string(claim, "metadata.name"));
 	int rc;
 
 	*found = NULL;
@@ -737,6 +792,11 @@ first_fit(struct controller *c, sqlite3_stmt *stmt, const cJSON *claim,
 
 		if (volume == NULL)
 			continue;
+		if (!prebound && reserved_for_other(st, json_string(volume, "metadata.name"),
+		    claim_key, now)) {
+			cJSON_Delete(volume);
+			continue;
+		}
 		if (volume_fits(volume, claim, want) && (prebound ?
 		    volume_bound_to_claim(volume, claim) :
 		    (!cJSON_IsObject(json_path(volume, "spec.claimRef")) &&
@@ -748,6 +808,7 @@ first_fit(struct controller *c, sqlite3_stmt *stmt, const cJSON *claim,
 		cJSON_Delete(volume);
 	}
 	sqlite3_reset(stmt);
+	free(claim_key);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return error_set(error, "persistentvolume-binder: matching volumes: %s",
 		    sqlite3_errmsg(store_db(c->store)));
@@ -762,8 +823,8 @@ first_fit(struct controller *c, sqlite3_stmt *stmt, const cJSON *claim,
  * group comes no later. A claim whose class waits for its first consumer (delay) gets
  * only a pre-bound volume. */
 static int
-find_best_match(struct controller *c, const cJSON *claim, int delay, cJSON **found,
-    char **error)
+find_best_match(struct controller *c, const cJSON *claim, int delay, double now,
+    cJSON **found, char **error)
 {
 	struct pv_state *st = c->state;
 	sqlite3_stmt *stmt;
@@ -792,11 +853,13 @@ find_best_match(struct controller *c, const cJSON *claim, int delay, cJSON **fou
 	sqlite3_bind_text(stmt, 1, json_string(claim, "metadata.namespace"), -1,
 	    SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 2, json_string(claim, "metadata.name"), -1, SQLITE_TRANSIENT);
-	rc = first_fit(c, stmt, claim, &want, 1, NULL, &prebound, &prebound_modes, error);
+	rc = first_fit(c, stmt, claim, &want, 1, NULL, now, &prebound, &prebound_modes,
+	    error);
 	if (rc == 0 && !delay) {
 		stmt = controller_stmt(st->stmt[STMT_FREE]);
 		sqlite3_bind_text(stmt, 1, claim_class(claim), -1, SQLITE_TRANSIENT);
-		rc = first_fit(c, stmt, claim, &want, 0, sel, &free_volume, &free_modes, error);
+		rc = first_fit(c, stmt, claim, &want, 0, sel, now, &free_volume, &free_modes,
+		    error);
 	}
 	selector_free(sel);
 	if (rc != 0) {
@@ -949,20 +1012,6 @@ sync_unbound_claim(struct pv_plan *p, cJSON *claim, char **error)
 	if (*volume_name == '\0') {
 		int delay = 0;
 		const char *class_name = claim_class(claim);
-		sqlite3_stmt *behind = controller_stmt(st->stmt[STMT_VOLUMES_BEHIND]);
-
-		rc = sqlite3_step(behind);
-		sqlite3_reset(behind);
-		if (rc == SQLITE_ROW) {
-			/* The cache lags a volume written for another claim: look again in a
-			 * moment (no backoff: it is no failure of this claim's). */
-			p->out->requeue_after = PV_CACHE_WAIT;
-			return 0;
-		}
-		if (rc != SQLITE_DONE)
-			return error_set(error, "persistentvolume-binder: reading writes: %s",
-			    sqlite3_errmsg(store_db(c->store)));
-		rc = 0;
 
 		if (*class_name != '\0') {
 			cJSON *class;
@@ -984,7 +1033,7 @@ sync_unbound_claim(struct pv_plan *p, cJSON *claim, char **error)
 				cJSON_Delete(class);
 			}
 		}
-		if (find_best_match(c, claim, delay, &volume, error) != 0)
+		if (find_best_match(c, claim, delay, p->now, &volume, error) != 0)
 			return -1;
 		if (volume == NULL) {
 			/* The default class, given to a claim without one. */
@@ -1019,6 +1068,14 @@ sync_unbound_claim(struct pv_plan *p, cJSON *claim, char **error)
 			}
 			plan_claim_status(p, claim, "Pending", NULL, NULL, NULL, NULL);
 			return 0;
+		}
+		/* Kept from the other claims until the cache shows it bound. */
+		if (!cJSON_IsObject(json_path(volume, "spec.claimRef"))) {
+			char *claim_key = xasprintf("%s/%s", json_string(claim,
+			    "metadata.namespace"), json_string(claim, "metadata.name"));
+
+			reserve(st, json_string(volume, "metadata.name"), claim_key, p->now);
+			free(claim_key);
 		}
 		/* Its cached resourceVersion, which no write of the plan changes. */
 		p->volume_rv = json_string(volume, "metadata.resourceVersion");
@@ -1121,11 +1178,12 @@ pv_cache_behind(struct controller *c, const char *key, const char *uid,
 }
 
 static int
-sync_claim(struct controller *c, const char *key, struct sync_result *out, char **error)
+sync_claim(struct controller *c, const char *key, double now, struct sync_result *out,
+    char **error)
 {
 	struct pv_state *st = c->state;
 	struct pv_object co;
-	struct pv_plan p = { c, out, NULL, NULL };
+	struct pv_plan p = { c, out, NULL, NULL, now };
 	char *namespace;
 	const char *name;
 	int rc;
@@ -1274,11 +1332,12 @@ plan_unbind(struct pv_plan *p, cJSON *volume)
 }
 
 static int
-sync_volume(struct controller *c, const char *key, struct sync_result *out, char **error)
+sync_volume(struct controller *c, const char *key, double now, struct sync_result *out,
+    char **error)
 {
 	struct pv_state *st = c->state;
 	struct pv_object vo, co = { 0 };
-	struct pv_plan p = { c, out, NULL, NULL };
+	struct pv_plan p = { c, out, NULL, NULL, now };
 	const cJSON *ref;
 	const char *ref_uid, *phase;
 	cJSON *volume, *claim = NULL;
@@ -1359,12 +1418,11 @@ static int
 pv_sync(struct controller *c, const char *key, double now, struct sync_result *out,
     char **error)
 {
-	(void)now;
 	out->controller = c->type->name;
 	out->key = xstrdup(key);
 	if (strchr(key, '/') != NULL)
-		return sync_claim(c, key, out, error);
-	return sync_volume(c, key, out, error);
+		return sync_claim(c, key, now, out, error);
+	return sync_volume(c, key, now, out, error);
 }
 
 static void
@@ -1436,6 +1494,11 @@ pv_fini(struct controller *c)
 	if (st == NULL)
 		return;
 	store_finalize_statements(st->stmt, STMT_COUNT);
+	for (int i = 0; i < st->nreserved; i++) {
+		free(st->reserved[i].volume);
+		free(st->reserved[i].claim);
+	}
+	free(st->reserved);
 	free(st);
 	c->state = NULL;
 }
