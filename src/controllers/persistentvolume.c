@@ -13,9 +13,9 @@
  *     volume pre-bound to it before any other, else the smallest that fits), read
  *     through the indexes of persistentvolume_match: the volumes pre-bound to it and the
  *     Available ones of its class, each checked exactly (quantities, access modes, the
- *     label selector). It waits while the cache lags a volume the controller wrote (any
- *     claim's binding), as kube's writes its own updates into its cache. None: a claim
- *     without a class gets the
+ *     label selector). A volume just chosen for another claim is skipped until the
+ *     cache shows it bound (10 s at most): kube's controller writes its bindings into
+ *     its own cache. None: a claim without a class gets the
  *     default StorageClass (the newest, then the first by name), retroactively; a class
  *     that waits for its first consumer waits (event WaitForFirstConsumer, or
  *     WaitForPodScheduled naming the unscheduled pods that use it) until the scheduler
