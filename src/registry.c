@@ -38,6 +38,7 @@
 #include "controllers/serviceaccounttoken.h"
 #include "controllers/legacytokencleaner.h"
 #include "controllers/servicecidr.h"
+#include "controllers/persistentvolume.h"
 #include "kcmflags.h"
 #include "registry.h"
 #include "util.h"
@@ -74,6 +75,7 @@ const struct controller_type *const controller_types[] = {
 	&serviceaccounttoken_controller_type,
 	&legacytokencleaner_controller_type,
 	&servicecidr_controller_type,
+	&persistentvolume_controller_type,
 };
 const int controller_type_count = sizeof controller_types / sizeof controller_types[0];
 

@@ -20,7 +20,8 @@
 # rbac-pv-protection.yaml and rbac-volumeattributesclass-protection.yaml for the
 # PersistentVolume and VolumeAttributesClass protection controllers;
 # rbac-legacy-service-account-token-cleaner.yaml for the legacy token cleaner;
-# rbac-service-cidr-controller.yaml for the Service CIDR controller.
+# rbac-service-cidr-controller.yaml for the Service CIDR controller;
+# rbac-persistentvolume-binder.yaml for the PersistentVolume binder.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -69,14 +70,21 @@ cleanup() {
 	    sqlkcm:serviceaccount-token-controller --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding,clusterrole \
 	    sqlkcm:legacy-service-account-token-cleaner --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole sqlkcm:persistent-volume-binder \
+	    --wait=false >/dev/null 2>&1
+	kubectl patch pvc -n "$ns" "$ns-claim" --type merge \
+	    -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1
+	kubectl patch pv "$ns-pv" --type merge -p '{"metadata":{"finalizers":null}}' \
+	    >/dev/null 2>&1
+	kubectl delete pv "$ns-pv" --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:service-cidrs-controller \
 	    --wait=false >/dev/null 2>&1
 	kubectl delete servicecidr "$ns-cidr" --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:pv-protection-controller \
 	    sqlkcm:volumeattributesclass-protection-controller --wait=false >/dev/null 2>&1
-	kubectl patch pv "$ns-pv" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' \
+	kubectl patch pv "$ns-pvp" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' \
 	    >/dev/null 2>&1
-	kubectl delete pv "$ns-pv" --wait=false >/dev/null 2>&1
+	kubectl delete pv "$ns-pvp" --wait=false >/dev/null 2>&1
 	[ -n "${tracking_since:-}" ] && kubectl patch configmap -n kube-system \
 	    kube-apiserver-legacy-service-account-token-tracking --type=merge \
 	    -p "{\"data\":{\"since\":\"$tracking_since\"}}" >/dev/null 2>&1
@@ -954,8 +962,47 @@ check "no request of the Service CIDR controller was forbidden" eval \
 sqlkcm_stop cidrsa
 kubectl delete servicecidr "$ns-cidr" --wait=false >/dev/null 2>&1
 
-# The PersistentVolume protection controller's manifest: a volume of the test's own that
-# lost its finalizer gets it back.
+# The PersistentVolume binder's manifest: a claim and a volume of a class of the test's
+# own (no StorageClass object: nothing provisions) are bound, both updated and their
+# status written.
+check "rbac-persistentvolume-binder.yaml applies" \
+    kubectl apply -f "$manifests/rbac-persistentvolume-binder.yaml"
+check "with it, it may update volumes, claims and their status, not patch them" \
+    eval 'cluster_wait_until 30 "the role" can update persistentvolumes &&
+     can update persistentvolumes --subresource=status &&
+     can update persistentvolumeclaims -n '"$ns"' &&
+     can update persistentvolumeclaims --subresource=status -n '"$ns"' &&
+     can watch storageclasses.storage.k8s.io && cannot patch persistentvolumes'
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: $ns-pv}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: $ns-class
+  csi: {driver: rbac.e2e.sqlkcm.io, volumeHandle: $ns-pv}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: $ns-claim, namespace: $ns}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: $ns-class
+  resources: {requests: {storage: 1Gi}}
+YAML
+sqlkcm_start pvsa --kubeconfig "$work/kubeconfig" --db "$work/pv.db" \
+    --controllers persistentvolume-binder -v 2
+check "the binder binds the claim to the volume with those rights" \
+    cluster_wait_until 60 "the binding" eval '[ "$(kubectl get pvc '"$ns"'-claim -n '"$ns"' \
+     -o jsonpath="{.status.phase}/{.spec.volumeName}")" = "Bound/'"$ns"'-pv" ] &&
+     [ "$(kubectl get pv '"$ns"'-pv -o jsonpath="{.status.phase}")" = Bound ]'
+check "no request of the binder was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/pvsa.log"'
+sqlkcm_stop pvsa
+
+# The protection controllers' manifests: a volume of the test's own that lost its
+# finalizer gets it back.
 check "rbac-pv-protection.yaml applies" kubectl apply -f "$manifests/rbac-pv-protection.yaml"
 check "rbac-volumeattributesclass-protection.yaml applies" \
     kubectl apply -f "$manifests/rbac-volumeattributesclass-protection.yaml"
@@ -966,19 +1013,19 @@ check "with them, they may update PersistentVolumes and VolumeAttributesClasses"
 kubectl apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: PersistentVolume
-metadata: {name: $ns-pv}
+metadata: {name: $ns-pvp}
 spec:
   capacity: {storage: 1Gi}
   accessModes: [ReadWriteOnce]
-  storageClassName: $ns
-  csi: {driver: rbac.example.com, volumeHandle: $ns-pv}
+  storageClassName: $ns-pvp
+  csi: {driver: rbac.example.com, volumeHandle: $ns-pvp}
 YAML
-kubectl patch pv "$ns-pv" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' \
+kubectl patch pv "$ns-pvp" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' \
     >/dev/null
 sqlkcm_start pvpsa --kubeconfig "$work/kubeconfig" --db "$work/pvp.db" \
     --controllers pv-protection,volumeattributesclass-protection -v 2
 check "the PV protection controller puts the finalizer back with those rights" \
-    cluster_wait_until 60 "the finalizer" eval '[ "$(kubectl get pv '"$ns"'-pv \
+    cluster_wait_until 60 "the finalizer" eval '[ "$(kubectl get pv '"$ns"'-pvp \
      -o jsonpath="{.metadata.finalizers[0]}")" = kubernetes.io/pv-protection ]'
 check "no request of the protection controllers was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/pvpsa.log"'

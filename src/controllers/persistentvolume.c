@@ -1,0 +1,1531 @@
+/*
+ * persistentvolume.c - the PersistentVolume binder (kube's persistentvolume-binder-
+ * controller): it binds PersistentVolumeClaims to PersistentVolumes, keeps the phases of
+ * both, hands dynamic provisioning over to external (CSI) provisioners, and reclaims the
+ * volumes whose claims are gone.
+ *
+ * A key is a claim ("namespace/name") or a volume ("name": a volume's name has no slash).
+ *
+ * A claim's sync (kube's syncClaim):
+ *   - without the pv.kubernetes.io/bind-completed annotation it is unbound. Without
+ *     spec.volumeName it gets the best volume as schema/032's
+ *     persistentvolume_claim_candidates orders them (the fewest access modes first, a
+ *     volume pre-bound to it before any other, else the smallest that fits), read
+ *     through the indexes of persistentvolume_match: the volumes pre-bound to it and the
+ *     Available ones of its class, each checked exactly (quantities, access modes, the
+ *     label selector). A volume just chosen for another claim is skipped until the
+ *     cache shows it bound (10 s at most): kube's controller writes its bindings into
+ *     its own cache. None: a claim without a class gets the
+ *     default StorageClass (the newest, then the first by name), retroactively; a class
+ *     that waits for its first consumer waits (event WaitForFirstConsumer, or
+ *     WaitForPodScheduled naming the unscheduled pods that use it) until the scheduler
+ *     sets volume.kubernetes.io/selected-node; a claim with a class is handed to its
+ *     provisioner (annotations volume.kubernetes.io/storage-provisioner and the beta
+ *     one, event ExternalProvisioning, every sync as kube does); a claim without a class
+ *     gets FailedBinding. With spec.volumeName it binds to that volume if it is free and
+ *     fits (else VolumeMismatch) or already names the claim (else FailedBinding).
+ *   - with the annotation it is bound: its volume gone or unnamed makes it Lost
+ *     (ClaimLost), a volume bound to another claim makes it Lost (ClaimMisbound), else
+ *     the binding is completed again where a step is missing.
+ * Binding is kube's four steps, as writes in order (each stops the rest if it fails):
+ * the volume's claimRef (and pv.kubernetes.io/bound-by-controller when the controller
+ * chose it), the volume's phase Bound, the claim's volumeName and annotations
+ * (bind-completed, and bound-by-controller when it chose), the claim's status (Bound,
+ * the volume's access modes and capacity). The first write to each object carries the
+ * cached resourceVersion, so that a cache that lags makes a conflict, not a wrong write.
+ *
+ * A volume's sync (kube's syncVolume): without a claimRef (or with one without a uid) it
+ * is Available; with a claim that is gone it is Released, then reclaimed by its policy;
+ * with a claim bound to it, Bound; with a claim bound elsewhere it is unbound (Available
+ * again), or released when it was provisioned for the claim with policy Delete. A claim
+ * absent from the cache (or of another uid) is confirmed absent by a live GET before the
+ * volume is released, as kube reads it live. The apiserver sets a volume's
+ * status.lastPhaseTransitionTime whenever its phase changes.
+ *
+ * Reclaim: Retain leaves a Released volume as it is. Delete of a volume provisioned by
+ * an external provisioner (pv.kubernetes.io/provisioned-by not a kubernetes.io/ plugin,
+ * or a CSI volume) is the provisioner's, as in kube; of a volume of an in-tree plugin
+ * kube's controller-manager does not delete, the volume Failed with VolumeFailedDelete
+ * and kube's message. Recycle of a volume no in-tree recycler takes: Failed with
+ * VolumeFailedRecycle; of a hostPath or NFS volume (kube's recycler pod): NOT DONE, the
+ * volume stays Released. The deleter of hostPath volumes under /tmp (kube deletes the
+ * directory on its own host) and the hostPath provisioner (off by default in kube) are
+ * not done either.
+ *
+ * Not done: the CSI migration finalizers and pv.kubernetes.io/migrated-to annotations
+ * (kube's updateVolumeMigrationAnnotationsAndFinalizers); a claim of an in-tree
+ * provisioner that has migrated to CSI is handed to the CSI driver's name as kube does.
+ *
+ * Every claim and volume synced is synced again after --pvclaimbinder-sync-period (15 s),
+ * kube's resync. The informer handlers queue a claim and, when it is deleted, the volume
+ * it named; a volume and the claim its claimRef names (kube's syncVolume queues that
+ * claim; a sync here does no queueing).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "consistency.h"
+#include "controllers/persistentvolume.h"
+#include "json.h"
+#include "quantity.h"
+#include "resource.h"
+#include "selector.h"
+#include "util.h"
+
+#define ANN_BIND_COMPLETED "pv.kubernetes.io/bind-completed"
+#define ANN_BOUND_BY_CONTROLLER "pv.kubernetes.io/bound-by-controller"
+#define ANN_PROVISIONED_BY "pv.kubernetes.io/provisioned-by"
+#define ANN_STORAGE_PROVISIONER "volume.kubernetes.io/storage-provisioner"
+#define ANN_BETA_STORAGE_PROVISIONER "volume.beta.kubernetes.io/storage-provisioner"
+#define ANN_SELECTED_NODE "volume.kubernetes.io/selected-node"
+#define ANN_BETA_CLASS "volume.beta.kubernetes.io/storage-class"
+#define ANN_MIGRATED_TO "pv.kubernetes.io/migrated-to"
+#define ANN_PRE_RESIZE_CAPACITY "volume.alpha.kubernetes.io/pre-resize-capacity"
+
+/* The in-tree plugins whose volumes kube 1.36 has migrated to CSI drivers, and the
+ * drivers (kube's csi-translation-lib). */
+static const struct {
+	const char *in_tree, *csi;
+} pv_migrated[] = {
+	{ "kubernetes.io/aws-ebs", "ebs.csi.aws.com" },
+	{ "kubernetes.io/gce-pd", "pd.csi.storage.gke.io" },
+	{ "kubernetes.io/azure-disk", "disk.csi.azure.com" },
+	{ "kubernetes.io/azure-file", "file.csi.azure.com" },
+	{ "kubernetes.io/cinder", "cinder.csi.openstack.org" },
+	{ "kubernetes.io/vsphere-volume", "csi.vsphere.vmware.com" },
+	{ "kubernetes.io/portworx-volume", "pxd.portworx.com" },
+};
+
+/* The expressions of schema/032's persistentvolume_match that its indexes hold, written
+ * as there so that SQLite reads the indexes (a view's columns do not reach them). */
+#define PV_CLASS_SQL \
+	"coalesce(json_extract(body, " \
+	"'$.metadata.annotations.\"volume.beta.kubernetes.io/storage-class\"')," \
+	" json_extract(body, '$.spec.storageClassName'), '')"
+#define PV_MODES_SQL "json_array_length(json_extract(body, '$.spec.accessModes'))"
+#define PV_CAPACITY_SQL \
+	"(CASE" \
+	" WHEN json_extract(body, '$.spec.capacity.storage') GLOB '*[KMGTPE]i' THEN" \
+	" CAST(substr(json_extract(body, '$.spec.capacity.storage'), 1," \
+	" length(json_extract(body, '$.spec.capacity.storage')) - 2) AS REAL) *" \
+	" CASE substr(json_extract(body, '$.spec.capacity.storage'), -2, 1)" \
+	" WHEN 'K' THEN 1024.0 WHEN 'M' THEN 1048576.0" \
+	" WHEN 'G' THEN 1073741824.0 WHEN 'T' THEN 1099511627776.0" \
+	" WHEN 'P' THEN 1125899906842624.0 ELSE 1152921504606846976.0 END" \
+	" WHEN json_extract(body, '$.spec.capacity.storage') GLOB '*[0-9.][kMGTPEmun]' THEN" \
+	" CAST(substr(json_extract(body, '$.spec.capacity.storage'), 1," \
+	" length(json_extract(body, '$.spec.capacity.storage')) - 1) AS REAL) *" \
+	" CASE substr(json_extract(body, '$.spec.capacity.storage'), -1, 1)" \
+	" WHEN 'k' THEN 1e3 WHEN 'M' THEN 1e6 WHEN 'G' THEN 1e9" \
+	" WHEN 'T' THEN 1e12 WHEN 'P' THEN 1e15 WHEN 'E' THEN 1e18 WHEN 'm' THEN 1e-3" \
+	" WHEN 'u' THEN 1e-6 ELSE 1e-9 END" \
+	" ELSE CAST(json_extract(body, '$.spec.capacity.storage') AS REAL) END)"
+
+/* How long a volume the controller chose for a claim is kept from the others while the
+ * cache does not show it bound, in seconds. */
+#define PV_RESERVE_SECONDS 10.0
+
+enum {
+	STMT_CLAIM,
+	STMT_VOLUME,
+	STMT_CLASS,
+	STMT_DEFAULT_CLASS,
+	STMT_PREBOUND,
+	STMT_FREE,
+	STMT_CLAIM_PODS,
+	STMT_CLAIM_KEYS,
+	STMT_VOLUME_KEYS,
+	STMT_COUNT
+};
+
+static const char *const pv_sql[STMT_COUNT] = {
+	/* Claim ?2 of namespace ?1: uid, resourceVersion, body. */
+	[STMT_CLAIM] =
+	    "SELECT uid, resource_version, body FROM cache_objects"
+	    " WHERE resource = 'persistentvolumeclaims' AND namespace = ?1 AND name = ?2",
+	/* Volume ?1: uid, resourceVersion, body. */
+	[STMT_VOLUME] =
+	    "SELECT uid, resource_version, body FROM cache_objects"
+	    " WHERE resource = 'persistentvolumes' AND namespace = '' AND name = ?1",
+	/* StorageClass ?1: its body. */
+	[STMT_CLASS] =
+	    "SELECT body FROM cache_objects"
+	    " WHERE resource = 'storageclasses' AND namespace = '' AND name = ?1",
+	/* The default StorageClass: of those annotated default (the GA or the beta
+	 * annotation "true"), the newest, then the first by name (kube's GetDefaultClass). */
+	[STMT_DEFAULT_CLASS] =
+	    "SELECT name FROM cache_objects WHERE resource = 'storageclasses'"
+	    " AND namespace = '' AND (json_extract(body, '$.metadata.annotations."
+	    "\"storageclass.kubernetes.io/is-default-class\"') = 'true'"
+	    " OR json_extract(body, '$.metadata.annotations."
+	    "\"storageclass.beta.kubernetes.io/is-default-class\"') = 'true')"
+	    " ORDER BY creation_timestamp DESC, name LIMIT 1",
+	/* The volumes whose claimRef names claim ?2 of namespace ?1, by schema/032's index
+	 * persistentvolume_claim_ref: name, access modes counted, body. */
+	[STMT_PREBOUND] =
+	    "SELECT name, " PV_MODES_SQL ", body FROM cache_objects"
+	    " INDEXED BY persistentvolume_claim_ref"
+	    " WHERE resource = 'persistentvolumes' AND namespace = ''"
+	    " AND json_extract(body, '$.spec.claimRef.name') = ?2"
+	    " AND json_extract(body, '$.spec.claimRef.namespace') = ?1"
+	    " ORDER BY 2, name",
+	/* The Available volumes of class ?1 in the order the binder takes them (the fewest
+	 * access modes, then the smallest): name, access modes counted, body. Found by
+	 * schema/032's index persistentvolume_free (named: without statistics SQLite would
+	 * rather read every volume), then sorted. */
+	[STMT_FREE] =
+	    "SELECT name, " PV_MODES_SQL ", body FROM cache_objects"
+	    " INDEXED BY persistentvolume_free"
+	    " WHERE resource = 'persistentvolumes' AND namespace = ''"
+	    " AND json_extract(body, '$.status.phase') = 'Available'"
+	    " AND " PV_CLASS_SQL " = ?1"
+	    " ORDER BY 2, " PV_CAPACITY_SQL ", name",
+	/* The pods of namespace ?1 that use claim ?2 (by a persistentVolumeClaim volume, or
+	 * a generic ephemeral one, whose claim is <pod>-<volume>): name, nodeName, phase. */
+	[STMT_CLAIM_PODS] =
+	    "SELECT p.name, coalesce(p.node_name, ''), coalesce(p.phase, '') FROM cache_pods p"
+	    " WHERE p.namespace = ?1 AND EXISTS (SELECT 1 FROM json_each(p.body, '$.spec.volumes') v"
+	    " WHERE json_extract(v.value, '$.persistentVolumeClaim.claimName') = ?2"
+	    " OR (json_extract(v.value, '$.ephemeral') IS NOT NULL"
+	    " AND p.name || '-' || json_extract(v.value, '$.name') = ?2))"
+	    " ORDER BY p.name",
+	[STMT_CLAIM_KEYS] =
+	    "SELECT namespace, name FROM cache_objects WHERE resource = 'persistentvolumeclaims'"
+	    " ORDER BY namespace, name",
+	[STMT_VOLUME_KEYS] =
+	    "SELECT name FROM cache_objects WHERE resource = 'persistentvolumes'"
+	    " AND namespace = '' ORDER BY name",
+};
+
+/* A volume the controller chose for a claim (kube's controller writes its bindings into
+ * its cache at once; sqlkcm's cache shows them once the informer does): until the cache
+ * shows it bound, or PV_RESERVE_SECONDS have passed, no other claim is matched to it. */
+struct pv_reservation {
+	char *volume;
+	char *claim;		/* namespace/name */
+	double at;
+};
+
+struct pv_state {
+	sqlite3_stmt *stmt[STMT_COUNT];
+	const struct resource *claims, *volumes;
+	double period;
+	struct pv_reservation *reserved;
+	int nreserved;
+};
+
+/* Forgets the reservations older than PV_RESERVE_SECONDS at now. */
+static void
+reservations_expire(struct pv_state *st, double now)
+{
+	int j = 0;
+
+	for (int i = 0; i < st->nreserved; i++) {
+		if (now - st->reserved[i].at < PV_RESERVE_SECONDS && now >= st->reserved[i].at) {
+			st->reserved[j++] = st->reserved[i];
+			continue;
+		}
+		free(st->reserved[i].volume);
+		free(st->reserved[i].claim);
+	}
+	st->nreserved = j;
+}
+
+/* Whether volume is reserved for another claim than claim at now. */
+static int
+reserved_for_other(struct pv_state *st, const char *volume, const char *claim, double now)
+{
+	reservations_expire(st, now);
+	for (int i = 0; i < st->nreserved; i++) {
+		if (strcmp(st->reserved[i].volume, volume) == 0)
+			return strcmp(st->reserved[i].claim, claim) != 0;
+	}
+	return 0;
+}
+
+/* Reserves volume for claim at now. */
+static void
+reserve(struct pv_state *st, const char *volume, const char *claim, double now)
+{
+	struct pv_reservation *r;
+
+	for (int i = 0; i < st->nreserved; i++) {
+		if (strcmp(st->reserved[i].volume, volume) == 0) {
+			free(st->reserved[i].claim);
+			st->reserved[i].claim = xstrdup(claim);
+			st->reserved[i].at = now;
+			return;
+		}
+	}
+	st->reserved = xrealloc(st->reserved, ((size_t)st->nreserved + 1) *
+	    sizeof *st->reserved);
+	r = &st->reserved[st->nreserved++];
+	r->volume = xstrdup(volume);
+	r->claim = xstrdup(claim);
+	r->at = now;
+}
+
+/* One cached object: uid, resourceVersion and body (NULL: not cached). */
+struct pv_object {
+	char *uid;
+	char *rv;
+	cJSON *body;
+};
+
+static void
+pv_object_clear(struct pv_object *o)
+{
+	free(o->uid);
+	free(o->rv);
+	cJSON_Delete(o->body);
+	memset(o, 0, sizeof *o);
+}
+
+/* Reads the object stmt (bound) finds into *o; 0 (o->body NULL when absent), or -1. */
+static int
+pv_read(struct controller *c, sqlite3_stmt *stmt, struct pv_object *o, const char *what,
+    char **error)
+{
+	int rc = sqlite3_step(stmt);
+
+	memset(o, 0, sizeof *o);
+	if (rc == SQLITE_ROW) {
+		o->uid = controller_column_strdup(stmt, 0);
+		o->rv = controller_column_strdup(stmt, 1);
+		o->body = controller_column_json(stmt, 2);
+	}
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error_set(error, "persistentvolume-binder: reading %s: %s", what,
+		    sqlite3_errmsg(store_db(c->store)));
+	if (rc == SQLITE_ROW && o->body == NULL) {
+		pv_object_clear(o);
+		return error_set(error, "persistentvolume-binder: %s: cached body is not JSON",
+		    what);
+	}
+	return 0;
+}
+
+static int
+pv_read_claim(struct controller *c, const char *namespace, const char *name,
+    struct pv_object *o, char **error)
+{
+	struct pv_state *st = c->state;
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_CLAIM]);
+
+	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, name, -1, SQLITE_TRANSIENT);
+	return pv_read(c, stmt, o, "claim", error);
+}
+
+static int
+pv_read_volume(struct controller *c, const char *name, struct pv_object *o, char **error)
+{
+	struct pv_state *st = c->state;
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_VOLUME]);
+
+	sqlite3_bind_text(stmt, 1, name, -1, SQLITE_TRANSIENT);
+	return pv_read(c, stmt, o, "volume", error);
+}
+
+/* --- kube's storage helpers ----------------------------------------------------------- */
+
+static int
+has_annotation(const cJSON *o, const char *key)
+{
+	return json_annotation(o, key) != NULL;
+}
+
+static const char *
+annotation_text(const cJSON *o, const char *key)
+{
+	const cJSON *a = json_annotation(o, key);
+
+	return cJSON_IsString(a) ? a->valuestring : "";
+}
+
+/* The claim's class: the beta annotation, else spec.storageClassName, else "". */
+static const char *
+claim_class(const cJSON *claim)
+{
+	const cJSON *a = json_annotation(claim, ANN_BETA_CLASS);
+
+	if (a != NULL)
+		return cJSON_IsString(a) ? a->valuestring : "";
+	return json_string(claim, "spec.storageClassName");
+}
+
+/* Whether the claim names a class at all (kube's PersistentVolumeClaimHasClass). */
+static int
+claim_has_class(const cJSON *claim)
+{
+	const cJSON *c = json_path(claim, "spec.storageClassName");
+
+	return has_annotation(claim, ANN_BETA_CLASS) || (c != NULL && !cJSON_IsNull(c));
+}
+
+static const char *
+volume_class(const cJSON *volume)
+{
+	const cJSON *a = json_annotation(volume, ANN_BETA_CLASS);
+
+	if (a != NULL)
+		return cJSON_IsString(a) ? a->valuestring : "";
+	return json_string(volume, "spec.storageClassName");
+}
+
+static const char *
+volume_mode(const cJSON *o)
+{
+	const char *m = json_string(o, "spec.volumeMode");
+
+	return *m != '\0' ? m : "Filesystem";
+}
+
+/* Whether the volume's claimRef names the claim (and its uid, if it has one): kube's
+ * IsVolumeBoundToClaim. */
+static int
+volume_bound_to_claim(const cJSON *volume, const cJSON *claim)
+{
+	const cJSON *ref = json_path(volume, "spec.claimRef");
+	const char *uid;
+
+	if (!cJSON_IsObject(ref))
+		return 0;
+	if (strcmp(json_string(ref, "name"), json_string(claim, "metadata.name")) != 0 ||
+	    strcmp(json_string(ref, "namespace"), json_string(claim, "metadata.namespace")) != 0)
+		return 0;
+	uid = json_string(ref, "uid");
+	return *uid == '\0' || strcmp(uid, json_string(claim, "metadata.uid")) == 0;
+}
+
+/* Reads the quantity at path of o into *q; 0 for none (as zero), -1 when malformed. */
+static int
+read_quantity(const cJSON *o, const char *path, struct quantity *q)
+{
+	const cJSON *v = json_path(o, path);
+
+	*q = quantity_zero();
+	if (v == NULL || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsString(v))
+		return -1;
+	return quantity_parse(v->valuestring, q);
+}
+
+/* Whether every access mode of the claim is one of the volume's. */
+static int
+access_modes_fit(const cJSON *claim, const cJSON *volume)
+{
+	const cJSON *want = json_path(claim, "spec.accessModes"), *m, *h;
+	const cJSON *have = json_path(volume, "spec.accessModes");
+
+	cJSON_ArrayForEach(m, want) {
+		int found = 0;
+
+		cJSON_ArrayForEach(h, have) {
+			if (cJSON_IsString(m) && cJSON_IsString(h) &&
+			    strcmp(m->valuestring, h->valuestring) == 0)
+				found = 1;
+		}
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+/* Why the volume cannot satisfy the claim (kube's checkVolumeSatisfyClaim), or NULL. */
+static const char *
+volume_unfit(const cJSON *volume, const cJSON *claim)
+{
+	struct quantity want, have;
+
+	if (read_quantity(claim, "spec.resources.requests.storage", &want) != 0)
+		want = quantity_zero();
+	if (json_is_set(volume, "metadata.deletionTimestamp"))
+		return "the volume is marked for deletion";
+	if (read_quantity(volume, "spec.capacity.storage", &have) != 0 ||
+	    quantity_cmp(&have, &want) < 0)
+		return "requested PV is too small";
+	if (strcmp(volume_class(volume), claim_class(claim)) != 0)
+		return "storageClassName does not match";
+	if (strcmp(json_string(claim, "spec.volumeAttributesClassName"),
+	    json_string(volume, "spec.volumeAttributesClassName")) != 0)
+		return "volumeAttributesClassName does not match";
+	if (strcmp(volume_mode(claim), volume_mode(volume)) != 0)
+		return "incompatible volumeMode";
+	if (!access_modes_fit(claim, volume))
+		return "incompatible accessMode";
+	return NULL;
+}
+
+/* The CSI driver an in-tree plugin has migrated to, or NULL. */
+static const char *
+migrated_driver(const char *plugin)
+{
+	for (size_t i = 0; i < sizeof pv_migrated / sizeof pv_migrated[0]; i++) {
+		if (strcmp(pv_migrated[i].in_tree, plugin) == 0)
+			return pv_migrated[i].csi;
+	}
+	return NULL;
+}
+
+/* --- writes --------------------------------------------------------------------------- */
+
+/* Applies the JSON merge patch (RFC 7386) patch to target. */
+static void
+merge_patch(cJSON *target, const cJSON *patch)
+{
+	const cJSON *p;
+
+	cJSON_ArrayForEach(p, patch) {
+		cJSON *t = cJSON_GetObjectItemCaseSensitive(target, p->string);
+
+		if (cJSON_IsNull(p)) {
+			cJSON_DeleteItemFromObjectCaseSensitive(target, p->string);
+		} else if (cJSON_IsObject(p)) {
+			if (!cJSON_IsObject(t)) {
+				t = cJSON_CreateObject();
+				json_set(target, p->string, t);
+			}
+			merge_patch(t, p);
+		} else {
+			json_set(target, p->string, cJSON_Duplicate(p, 1));
+		}
+	}
+}
+
+/*
+ * Appends to out an update of object o (of resource r; to its subresource when not NULL)
+ * changed by patch (a merge patch, taken): o becomes what the write makes of it, and the
+ * write sends the whole of it, as kube's Update and UpdateStatus do (its role grants
+ * update, not patch). With rv, the write requires that resourceVersion (the cached one,
+ * for the first write to an object); without, the write follows an earlier one of the
+ * same sync to the object, whose resourceVersion only the apiserver knows: it is then a
+ * status update, which writes the status alone. Returns the action.
+ */
+static struct action *
+pv_update(struct sync_result *out, const struct resource *r, cJSON *o, const char *rv,
+    const char *subresource, const char *verb, cJSON *patch, char *reason)
+{
+	struct action *a = action_append(&out->writes, &out->nwrites);
+	cJSON *meta;
+
+	merge_patch(o, patch);
+	cJSON_Delete(patch);
+	a->body = cJSON_Duplicate(o, 1);
+	meta = json_child_object(a->body, "metadata");
+	cJSON_DeleteItemFromObjectCaseSensitive(meta, "resourceVersion");
+	if (rv != NULL)
+		cJSON_AddStringToObject(meta, "resourceVersion", rv);
+	a->type = ACTION_UPDATE;
+	a->verb = verb;
+	a->resource = r;
+	a->namespace = xstrdup(json_string(o, "metadata.namespace"));
+	a->name = xstrdup(json_string(o, "metadata.name"));
+	a->uid = xstrdup(json_string(o, "metadata.uid"));
+	a->subresource = subresource;
+	a->reason = reason;
+	return a;
+}
+
+/* Makes the write a carries an event on its object once done: type, reason, message
+ * (taken). */
+static void
+pv_event_when_done(struct action *a, const char *type, const char *reason, char *message)
+{
+	a->event_on_target = 1;
+	a->done_type = type;
+	a->done_reason = reason;
+	a->done_message = message;
+}
+
+/* The state of one sync: what the writes before have made of the claim and the volume
+ * (kube's syncs go on with the objects each update returns). */
+struct pv_plan {
+	struct controller *c;
+	struct sync_result *out;
+	const char *claim_rv;	/* the cached resourceVersion until the claim is written */
+	const char *volume_rv;
+	double now;
+};
+
+/* Sets the volume's phase (and message) when it is another (kube's updateVolumePhase);
+ * with a reason, an event of type on the volume once written. */
+static void
+plan_volume_phase(struct pv_plan *p, cJSON *volume, const char *phase, const char *type,
+    const char *reason, const char *message)
+{
+	struct pv_state *st = p->c->state;
+	cJSON *body, *status;
+	struct action *a;
+
+	if (strcmp(json_string(volume, "status.phase"), phase) == 0)
+		return;
+	body = cJSON_CreateObject();
+	status = cJSON_AddObjectToObject(body, "status");
+	cJSON_AddStringToObject(status, "phase", phase);
+	if (message != NULL && *message != '\0')
+		cJSON_AddStringToObject(status, "message", message);
+	else
+		cJSON_AddNullToObject(status, "message");
+	a = pv_update(p->out, st->volumes, volume, p->volume_rv, "status", "update-status", body,
+	    xasprintf("volume phase %s -> %s", *json_string(volume, "status.phase") != '\0' ?
+	    json_string(volume, "status.phase") : "(none)", phase));
+	if (reason != NULL)
+		pv_event_when_done(a, type, reason, xstrdup(message));
+	p->volume_rv = NULL;
+}
+
+/* Sets the claim's status for phase, with the volume bound (NULL: none), as kube's
+ * updateClaimStatus does; with a reason, an event on the claim once written. */
+static void
+plan_claim_status(struct pv_plan *p, cJSON *claim, const char *phase, const cJSON *volume,
+    const char *type, const char *reason, const char *message)
+{
+	struct pv_state *st = p->c->state;
+	const cJSON *cur = json_path(claim, "status");
+	cJSON *body = cJSON_CreateObject(), *status = cJSON_AddObjectToObject(body, "status");
+	const char *was = json_string(claim, "status.phase");
+	int dirty = 0;
+	struct action *a;
+
+	if (strcmp(was, phase) != 0) {
+		cJSON_AddStringToObject(status, "phase", phase);
+		dirty = 1;
+	}
+	if (volume == NULL) {
+		const char *fields[] = { "accessModes", "capacity",
+			"currentVolumeAttributesClassName" };
+
+		for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+			const cJSON *f = cJSON_GetObjectItemCaseSensitive(cur, fields[i]);
+
+			if (f != NULL && !cJSON_IsNull(f)) {
+				cJSON_AddNullToObject(status, fields[i]);
+				dirty = 1;
+			}
+		}
+	} else {
+		const cJSON *modes = json_path(volume, "spec.accessModes");
+		const cJSON *have = cJSON_GetObjectItemCaseSensitive(cur, "accessModes");
+		const cJSON *vac = json_path(volume, "spec.volumeAttributesClassName");
+
+		if (!(modes == NULL && have == NULL) &&
+		    (modes == NULL || have == NULL || !cJSON_Compare(modes, have, 1))) {
+			cJSON_AddItemToObject(status, "accessModes", modes != NULL ?
+			    cJSON_Duplicate(modes, 1) : cJSON_CreateNull());
+			dirty = 1;
+		}
+		if (strcmp(was, phase) != 0) {
+			const cJSON *cap = json_path(volume, "spec.capacity.storage");
+			const cJSON *pre = json_annotation(volume, ANN_PRE_RESIZE_CAPACITY);
+			struct quantity vq, cq;
+
+			if (pre != NULL) {
+				struct quantity q;
+				char text[QUANTITY_TEXT_MAX];
+				cJSON *capacity = cJSON_AddObjectToObject(status, "capacity");
+
+				if (cJSON_IsString(pre) && quantity_parse(pre->valuestring, &q) == 0)
+					cJSON_AddStringToObject(capacity, "storage",
+					    quantity_format(&q, text, sizeof text));
+				else if (cJSON_IsString(cap))
+					cJSON_AddStringToObject(capacity, "storage",
+					    cap->valuestring);
+				dirty = 1;
+			} else if (cJSON_IsString(cap) &&
+			    (read_quantity(claim, "status.capacity.storage", &cq) != 0 ||
+			    !json_is_set(claim, "status.capacity.storage") ||
+			    read_quantity(volume, "spec.capacity.storage", &vq) != 0 ||
+			    quantity_cmp(&vq, &cq) != 0)) {
+				cJSON_AddItemToObject(status, "capacity",
+				    cJSON_Duplicate(json_path(volume, "spec.capacity"), 1));
+				dirty = 1;
+			}
+		}
+		if (strcmp(was, "Pending") == 0 && strcmp(phase, "Bound") == 0 &&
+		    vac != NULL && !cJSON_IsNull(vac) &&
+		    !cJSON_Compare(vac, cJSON_GetObjectItemCaseSensitive(cur,
+		    "currentVolumeAttributesClassName"), 1)) {
+			cJSON_AddItemToObject(status, "currentVolumeAttributesClassName",
+			    cJSON_Duplicate(vac, 1));
+			dirty = 1;
+		}
+	}
+	if (!dirty) {
+		cJSON_Delete(body);
+		return;
+	}
+	a = pv_update(p->out, st->claims, claim, p->claim_rv, "status", "update-status", body,
+	    xasprintf("claim phase %s -> %s", *was != '\0' ? was : "(none)", phase));
+	if (reason != NULL)
+		pv_event_when_done(a, type, reason, xstrdup(message));
+	p->claim_rv = NULL;
+}
+
+/* kube's updateClaimStatusWithEvent: only when the phase changes. */
+static void
+plan_claim_phase_event(struct pv_plan *p, cJSON *claim, const char *phase, const char *reason,
+    const char *message)
+{
+	if (strcmp(json_string(claim, "status.phase"), phase) == 0)
+		return;
+	plan_claim_status(p, claim, phase, NULL, "Warning", reason, message);
+}
+
+/* kube's bind: the volume's claimRef, its phase Bound, the claim's volumeName and
+ * annotations, the claim's status Bound. */
+static void
+plan_bind(struct pv_plan *p, cJSON *volume, cJSON *claim)
+{
+	struct pv_state *st = p->c->state;
+	const cJSON *ref = json_path(volume, "spec.claimRef");
+	const char *cname = json_string(claim, "metadata.name");
+	const char *cns = json_string(claim, "metadata.namespace");
+	const char *cuid = json_string(claim, "metadata.uid");
+	int set_by_controller = !volume_bound_to_claim(volume, claim), dirty = 0;
+	cJSON *body = cJSON_CreateObject(), *meta = cJSON_AddObjectToObject(body, "metadata");
+	cJSON *anns = NULL;
+
+	/* The volume's claimRef. */
+	if (!cJSON_IsObject(ref) || strcmp(json_string(ref, "name"), cname) != 0 ||
+	    strcmp(json_string(ref, "namespace"), cns) != 0 ||
+	    strcmp(json_string(ref, "uid"), cuid) != 0) {
+		cJSON *spec = cJSON_AddObjectToObject(body, "spec");
+		cJSON *nref = cJSON_AddObjectToObject(spec, "claimRef");
+
+		cJSON_AddStringToObject(nref, "kind", "PersistentVolumeClaim");
+		cJSON_AddStringToObject(nref, "namespace", cns);
+		cJSON_AddStringToObject(nref, "name", cname);
+		cJSON_AddStringToObject(nref, "uid", cuid);
+		cJSON_AddStringToObject(nref, "apiVersion", "v1");
+		cJSON_AddStringToObject(nref, "resourceVersion",
+		    json_string(claim, "metadata.resourceVersion"));
+		cJSON_AddNullToObject(nref, "fieldPath");
+		dirty = 1;
+	}
+	if (set_by_controller && !has_annotation(volume, ANN_BOUND_BY_CONTROLLER)) {
+		anns = cJSON_AddObjectToObject(meta, "annotations");
+		cJSON_AddStringToObject(anns, ANN_BOUND_BY_CONTROLLER, "yes");
+		dirty = 1;
+	}
+	if (dirty) {
+		pv_update(p->out, st->volumes, volume, p->volume_rv, NULL, "bind", body,
+		    xasprintf("volume %s bound to claim %s/%s", json_string(volume,
+		    "metadata.name"), cns, cname));
+		p->volume_rv = NULL;
+	} else {
+		cJSON_Delete(body);
+	}
+	plan_volume_phase(p, volume, "Bound", NULL, NULL, NULL);
+
+	/* The claim's volumeName and annotations. */
+	body = cJSON_CreateObject();
+	meta = cJSON_AddObjectToObject(body, "metadata");
+	anns = NULL;
+	dirty = 0;
+	if (strcmp(json_string(volume, "metadata.name"), json_string(claim, "spec.volumeName"))
+	    != 0) {
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(body, "spec"), "volumeName",
+		    json_string(volume, "metadata.name"));
+		if (!has_annotation(claim, ANN_BOUND_BY_CONTROLLER)) {
+			anns = cJSON_AddObjectToObject(meta, "annotations");
+			cJSON_AddStringToObject(anns, ANN_BOUND_BY_CONTROLLER, "yes");
+		}
+		dirty = 1;
+	}
+	if (!has_annotation(claim, ANN_BIND_COMPLETED)) {
+		if (anns == NULL)
+			anns = cJSON_AddObjectToObject(meta, "annotations");
+		cJSON_AddStringToObject(anns, ANN_BIND_COMPLETED, "yes");
+		dirty = 1;
+	}
+	if (dirty) {
+		pv_update(p->out, st->claims, claim, p->claim_rv, NULL, "bind", body,
+		    xasprintf("claim bound to volume %s", json_string(volume, "metadata.name")));
+		p->claim_rv = NULL;
+	} else {
+		cJSON_Delete(body);
+	}
+	plan_claim_status(p, claim, "Bound", volume, NULL, NULL, NULL);
+}
+
+/* --- claims --------------------------------------------------------------------------- */
+
+/* Whether the volume passes kube's checks of every candidate for the claim: not being
+ * deleted, the same volume mode and attributes class, the claim's access modes, a
+ * capacity of the claim's request at least. */
+static int
+volume_fits(const cJSON *volume, const cJSON *claim, const struct quantity *want)
+{
+	struct quantity have;
+
+	return !json_is_set(volume, "metadata.deletionTimestamp") &&
+	    strcmp(volume_mode(claim), volume_mode(volume)) == 0 &&
+	    strcmp(json_string(claim, "spec.volumeAttributesClassName"),
+	    json_string(volume, "spec.volumeAttributesClassName")) == 0 &&
+	    access_modes_fit(claim, volume) &&
+	    read_quantity(volume, "spec.capacity.storage", &have) == 0 &&
+	    quantity_cmp(&have, want) >= 0;
+}
+
+/* The first volume of stmt's rows (name, access modes counted, body) that passes the
+ * checks (pre-bound to the claim, or free and selected), with its access modes counted in
+ * *modes; NULL when none does. */
+static int
+first_fit(struct controller *c, sqlite3_stmt *stmt, const cJSON *claim,
+    const struct quantity *want, int prebound, const struct selector *sel, double now,
+    cJSON **found, int *modes, char **error)
+{
+	struct pv_state *st = c->state;
+	char *claim_key = xasprintf("%s/%s", json_string(claim, "metadata.namespace"),
+	    json_string(claim, "metadata.name"));
+	int rc;
+
+	*found = NULL;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		cJSON *volume = controller_column_json(stmt, 2);
+
+		if (volume == NULL)
+			continue;
+		if (!prebound && reserved_for_other(st, json_string(volume, "metadata.name"),
+		    claim_key, now)) {
+			cJSON_Delete(volume);
+			continue;
+		}
+		if (volume_fits(volume, claim, want) && (prebound ?
+		    volume_bound_to_claim(volume, claim) :
+		    (!cJSON_IsObject(json_path(volume, "spec.claimRef")) &&
+		    (sel == NULL || selector_matches(sel, json_path(volume, "metadata.labels")))))) {
+			*found = volume;
+			*modes = sqlite3_column_int(stmt, 1);
+			break;
+		}
+		cJSON_Delete(volume);
+	}
+	sqlite3_reset(stmt);
+	free(claim_key);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error_set(error, "persistentvolume-binder: matching volumes: %s",
+		    sqlite3_errmsg(store_db(c->store)));
+	return 0;
+}
+
+/* The best volume for the claim (kube's findBestMatchForClaim), or NULL; -1 on an error
+ * (the claim's selector malformed: *error says so). kube looks through the volumes
+ * grouped by their access modes, the groups of fewer modes first, and takes in the first
+ * group with a candidate the one pre-bound to the claim, else the smallest: here the
+ * first pre-bound volume and the first free one in that order, the pre-bound one when its
+ * group comes no later. A claim whose class waits for its first consumer (delay) gets
+ * only a pre-bound volume. */
+static int
+find_best_match(struct controller *c, const cJSON *claim, int delay, double now,
+    cJSON **found, char **error)
+{
+	struct pv_state *st = c->state;
+	sqlite3_stmt *stmt;
+	const cJSON *sel_json = json_path(claim, "spec.selector");
+	struct selector *sel = NULL;
+	struct quantity want;
+	cJSON *prebound = NULL, *free_volume = NULL;
+	int prebound_modes = 0, free_modes = 0, rc;
+
+	*found = NULL;
+	if (sel_json != NULL && !cJSON_IsNull(sel_json)) {
+		char *err = NULL;
+
+		sel = selector_from_json(sel_json, &err);
+		if (sel == NULL) {
+			error_set(error, "error creating internal label selector for claim: %s/%s: %s",
+			    json_string(claim, "metadata.namespace"),
+			    json_string(claim, "metadata.name"), err);
+			free(err);
+			return -1;
+		}
+	}
+	if (read_quantity(claim, "spec.resources.requests.storage", &want) != 0)
+		want = quantity_zero();
+	stmt = controller_stmt(st->stmt[STMT_PREBOUND]);
+	sqlite3_bind_text(stmt, 1, json_string(claim, "metadata.namespace"), -1,
+	    SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, json_string(claim, "metadata.name"), -1, SQLITE_TRANSIENT);
+	rc = first_fit(c, stmt, claim, &want, 1, NULL, now, &prebound, &prebound_modes,
+	    error);
+	if (rc == 0 && !delay) {
+		stmt = controller_stmt(st->stmt[STMT_FREE]);
+		sqlite3_bind_text(stmt, 1, claim_class(claim), -1, SQLITE_TRANSIENT);
+		rc = first_fit(c, stmt, claim, &want, 0, sel, now, &free_volume, &free_modes,
+		    error);
+	}
+	selector_free(sel);
+	if (rc != 0) {
+		cJSON_Delete(prebound);
+		return -1;
+	}
+	if (prebound != NULL && (free_volume == NULL || prebound_modes <= free_modes)) {
+		*found = prebound;
+		cJSON_Delete(free_volume);
+	} else {
+		*found = free_volume;
+		cJSON_Delete(prebound);
+	}
+	return 0;
+}
+
+/* The event of a claim whose class waits for its first consumer (kube's
+ * emitEventForUnboundDelayBindingClaim). */
+static int
+claim_wait_event(struct controller *c, const cJSON *claim, struct sync_result *out,
+    char **error)
+{
+	struct pv_state *st = c->state;
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_CLAIM_PODS]);
+	struct buf names = { 0 };
+	int n = 0, rc;
+
+	sqlite3_bind_text(stmt, 1, json_string(claim, "metadata.namespace"), -1,
+	    SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, json_string(claim, "metadata.name"), -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		const char *phase = (const char *)sqlite3_column_text(stmt, 2);
+
+		if (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0)
+			continue;
+		if (*(const char *)sqlite3_column_text(stmt, 1) != '\0')
+			continue;
+		buf_printf(&names, "%s%s", n > 0 ? "," : "",
+		    (const char *)sqlite3_column_text(stmt, 0));
+		n++;
+	}
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_DONE) {
+		buf_free(&names);
+		return error_set(error, "persistentvolume-binder: reading pods: %s",
+		    sqlite3_errmsg(store_db(c->store)));
+	}
+	if (n == 0)
+		sync_result_add_event(out, "Normal", "WaitForFirstConsumer",
+		    xstrdup("waiting for first consumer to be created before binding"));
+	else
+		sync_result_add_event(out, "Normal", "WaitForPodScheduled",
+		    xasprintf("waiting for pod%s %s to be scheduled", n > 1 ? "s" : "",
+		    names.data));
+	buf_free(&names);
+	return 0;
+}
+
+/* Reads StorageClass name into *class (NULL: not cached). */
+static int
+read_class(struct controller *c, const char *name, cJSON **class, char **error)
+{
+	struct pv_state *st = c->state;
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_CLASS]);
+	int rc;
+
+	*class = NULL;
+	sqlite3_bind_text(stmt, 1, name, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*class = controller_column_json(stmt, 0);
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error_set(error, "persistentvolume-binder: reading class %s: %s", name,
+		    sqlite3_errmsg(store_db(c->store)));
+	return 0;
+}
+
+/* Hands the claim to its class's provisioner (kube's provisionClaim, for provisioners
+ * that are not in-tree plugins: kube 1.36 provisions nothing itself by default). */
+static int
+plan_provision(struct pv_plan *p, cJSON *claim, char **error)
+{
+	struct pv_state *st = p->c->state;
+	const char *class_name = claim_class(claim), *provisioner, *csi;
+	cJSON *class, *body, *anns;
+	struct action *a;
+	char *message;
+
+	if (read_class(p->c, class_name, &class, error) != 0)
+		return -1;
+	if (class == NULL) {
+		sync_result_add_event(p->out, "Warning", "ProvisioningFailed",
+		    xasprintf("storageclass.storage.k8s.io \"%s\" not found", class_name));
+		return 0;
+	}
+	provisioner = json_string(class, "provisioner");
+	csi = migrated_driver(provisioner);
+	if (csi != NULL) {
+		provisioner = csi;
+	} else if (strncmp(provisioner, "kubernetes.io/", 14) == 0) {
+		/* An in-tree plugin kube's controller-manager has (nfs provisions nothing;
+		 * host-path only with --enable-hostpath-provisioner, which sqlkcm does not
+		 * have) or does not know. */
+		sync_result_add_event(p->out, "Warning", "ProvisioningFailed",
+		    strcmp(provisioner, "kubernetes.io/nfs") == 0 ||
+		    strcmp(provisioner, "kubernetes.io/host-path") == 0 ?
+		    xstrdup("no provisionable volume plugin matched") :
+		    xasprintf("no volume plugin matched name: %s", provisioner));
+		cJSON_Delete(class);
+		return 0;
+	}
+	message = xasprintf("Waiting for a volume to be created either by the external "
+	    "provisioner '%s' or manually by the system administrator. If volume creation is "
+	    "delayed, please verify that the provisioner is running and correctly registered.",
+	    provisioner);
+	if (strcmp(annotation_text(claim, ANN_STORAGE_PROVISIONER), provisioner) == 0 &&
+	    has_annotation(claim, ANN_STORAGE_PROVISIONER)) {
+		sync_result_add_event(p->out, "Normal", "ExternalProvisioning", message);
+		cJSON_Delete(class);
+		return 0;
+	}
+	body = cJSON_CreateObject();
+	anns = cJSON_AddObjectToObject(cJSON_AddObjectToObject(body, "metadata"), "annotations");
+	cJSON_AddStringToObject(anns, ANN_BETA_STORAGE_PROVISIONER, provisioner);
+	cJSON_AddStringToObject(anns, ANN_STORAGE_PROVISIONER, provisioner);
+	if (csi != NULL)
+		cJSON_AddStringToObject(anns, ANN_MIGRATED_TO, csi);
+	a = pv_update(p->out, st->claims, claim, p->claim_rv, NULL, "annotate", body,
+	    xasprintf("class %s: provisioner %s", class_name, provisioner));
+	pv_event_when_done(a, "Normal", "ExternalProvisioning", message);
+	a->failed_reason = "ProvisioningFailed";
+	a->failed_message = xstrdup("Error saving claim: ");
+	p->claim_rv = NULL;
+	cJSON_Delete(class);
+	return 0;
+}
+
+/* kube's syncUnboundClaim. */
+static int
+sync_unbound_claim(struct pv_plan *p, cJSON *claim, char **error)
+{
+	struct controller *c = p->c;
+	struct pv_state *st = c->state;
+	const char *volume_name = json_string(claim, "spec.volumeName");
+	struct pv_object vo;
+	cJSON *volume;
+	int rc = 0;
+
+	if (*volume_name == '\0') {
+		int delay = 0;
+		const char *class_name = claim_class(claim);
+
+		if (*class_name != '\0') {
+			cJSON *class;
+
+			if (read_class(c, class_name, &class, error) != 0)
+				return -1;
+			if (class != NULL) {
+				const cJSON *mode = json_path(class, "volumeBindingMode");
+
+				if (!cJSON_IsString(mode)) {
+					/* kube's sync fails: synced again with backoff (the
+					 * apiserver defaults the mode, so only a malformed
+					 * cache gets here). */
+					cJSON_Delete(class);
+					p->out->failed = 1;
+					return 0;
+				}
+				delay = strcmp(mode->valuestring, "WaitForFirstConsumer") == 0;
+				cJSON_Delete(class);
+			}
+		}
+		if (find_best_match(c, claim, delay, p->now, &volume, error) != 0)
+			return -1;
+		if (volume == NULL) {
+			/* The default class, given to a claim without one. */
+			if (!claim_has_class(claim)) {
+				sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_DEFAULT_CLASS]);
+				char *def = NULL;
+
+				if (sqlite3_step(stmt) == SQLITE_ROW)
+					def = controller_column_strdup(stmt, 0);
+				sqlite3_reset(stmt);
+				if (def != NULL) {
+					cJSON *body = cJSON_CreateObject();
+
+					cJSON_AddStringToObject(cJSON_AddObjectToObject(body, "spec"),
+					    "storageClassName", def);
+					pv_update(p->out, st->claims, claim, p->claim_rv, NULL,
+					    "update", body, xasprintf("the default StorageClass %s",
+					    def));
+					free(def);
+					return 0;
+				}
+			}
+			if (delay && !has_annotation(claim, ANN_SELECTED_NODE)) {
+				if (claim_wait_event(c, claim, p->out, error) != 0)
+					return -1;
+			} else if (*class_name != '\0') {
+				return plan_provision(p, claim, error);
+			} else {
+				sync_result_add_event(p->out, "Normal", "FailedBinding",
+				    xstrdup("no persistent volumes available for this claim and no "
+				    "storage class is set"));
+			}
+			plan_claim_status(p, claim, "Pending", NULL, NULL, NULL, NULL);
+			return 0;
+		}
+		/* Kept from the other claims until the cache shows it bound. */
+		if (!cJSON_IsObject(json_path(volume, "spec.claimRef"))) {
+			char *claim_key = xasprintf("%s/%s", json_string(claim,
+			    "metadata.namespace"), json_string(claim, "metadata.name"));
+
+			reserve(st, json_string(volume, "metadata.name"), claim_key, p->now);
+			free(claim_key);
+		}
+		/* Its cached resourceVersion, which no write of the plan changes. */
+		p->volume_rv = json_string(volume, "metadata.resourceVersion");
+		plan_bind(p, volume, claim);
+		p->volume_rv = NULL;
+		cJSON_Delete(volume);
+		return 0;
+	}
+	/* A claim that names its volume. */
+	if (pv_read_volume(c, volume_name, &vo, error) != 0)
+		return -1;
+	if (vo.body == NULL) {
+		plan_claim_status(p, claim, "Pending", NULL, NULL, NULL, NULL);
+		return 0;
+	}
+	p->volume_rv = vo.rv;
+	volume = vo.body;
+	if (!cJSON_IsObject(json_path(volume, "spec.claimRef"))) {
+		const char *why = volume_unfit(volume, claim);
+
+		if (why != NULL) {
+			sync_result_add_event(p->out, "Warning", "VolumeMismatch",
+			    xasprintf("Cannot bind to requested volume \"%s\": %s", volume_name,
+			    strcmp(why, "the volume is marked for deletion") == 0 ?
+			    "the volume is marked for deletion" : why));
+			plan_claim_status(p, claim, "Pending", NULL, NULL, NULL, NULL);
+		} else {
+			plan_bind(p, volume, claim);
+		}
+	} else if (volume_bound_to_claim(volume, claim)) {
+		plan_bind(p, volume, claim);
+	} else {
+		sync_result_add_event(p->out, "Warning", "FailedBinding",
+		    xasprintf("volume \"%s\" already bound to a different claim.", volume_name));
+		if (!has_annotation(claim, ANN_BOUND_BY_CONTROLLER)) {
+			plan_claim_status(p, claim, "Pending", NULL, NULL, NULL, NULL);
+		} else {
+			/* kube returns an error: the claim is synced again with backoff. */
+			p->out->failed = 1;
+		}
+	}
+	/* p->volume_rv points into vo: the writes have copied it. */
+	p->volume_rv = NULL;
+	pv_object_clear(&vo);
+	return rc;
+}
+
+/* kube's syncBoundClaim. */
+static int
+sync_bound_claim(struct pv_plan *p, cJSON *claim, char **error)
+{
+	const char *volume_name = json_string(claim, "spec.volumeName");
+	const char *ref_uid;
+	struct pv_object vo;
+
+	if (*volume_name == '\0') {
+		plan_claim_phase_event(p, claim, "Lost", "ClaimLost",
+		    "Bound claim has lost reference to PersistentVolume. Data on the volume is "
+		    "lost!");
+		return 0;
+	}
+	if (pv_read_volume(p->c, volume_name, &vo, error) != 0)
+		return -1;
+	if (vo.body == NULL) {
+		plan_claim_phase_event(p, claim, "Lost", "ClaimLost",
+		    "Bound claim has lost its PersistentVolume. Data on the volume is lost!");
+		return 0;
+	}
+	p->volume_rv = vo.rv;
+	ref_uid = json_string(vo.body, "spec.claimRef.uid");
+	if (!cJSON_IsObject(json_path(vo.body, "spec.claimRef")) ||
+	    strcmp(ref_uid, json_string(claim, "metadata.uid")) == 0)
+		plan_bind(p, vo.body, claim);
+	else
+		plan_claim_phase_event(p, claim, "Lost", "ClaimMisbound",
+		    "Two claims are bound to the same volume, this one is bound incorrectly");
+	p->volume_rv = NULL;
+	pv_object_clear(&vo);
+	return 0;
+}
+
+/* Marks out stale when the cache has not yet shown the writes of key's last sync (its
+ * owner of uid), as the other controllers wait for theirs. */
+static int
+pv_cache_behind(struct controller *c, const char *key, const char *uid,
+    struct sync_result *out, char **error)
+{
+	const char *behind = NULL;
+	int ready = 1;
+
+	if (c->writes == NULL)
+		return 0;
+	if (consistency_ready(c->writes, key, uid, &ready, &behind, error) != 0)
+		return -1;
+	if (!ready) {
+		out->stale = 1;
+		out->stale_resource = xstrdup(behind != NULL ? behind : "?");
+	}
+	return 0;
+}
+
+static int
+sync_claim(struct controller *c, const char *key, double now, struct sync_result *out,
+    char **error)
+{
+	struct pv_state *st = c->state;
+	struct pv_object co;
+	struct pv_plan p = { c, out, NULL, NULL, now };
+	char *namespace;
+	const char *name;
+	int rc;
+
+	out->owner_resource = st->claims;
+	if (controller_key_split(key, &namespace, &name) != 0)
+		return error_set(error, "persistentvolume-binder: bad key %s", key);
+	rc = pv_read_claim(c, namespace, name, &co, error);
+	free(namespace);
+	if (rc != 0)
+		return -1;
+	if (co.body == NULL)
+		return 0;		/* gone: its volume was queued */
+	out->owner_uid = xstrdup(co.uid);
+	out->owner = cJSON_Duplicate(co.body, 1);
+	out->requeue_after = st->period;
+	if (pv_cache_behind(c, key, co.uid, out, error) != 0 || out->stale) {
+		pv_object_clear(&co);
+		return out->stale ? 0 : -1;
+	}
+	p.claim_rv = co.rv;
+	if (!has_annotation(co.body, ANN_BIND_COMPLETED))
+		rc = sync_unbound_claim(&p, co.body, error);
+	else
+		rc = sync_bound_claim(&p, co.body, error);
+	pv_object_clear(&co);
+	return rc;
+}
+
+/* --- volumes -------------------------------------------------------------------------- */
+
+/* The pods (namespace/name, comma-separated) not terminated that use claim namespace/
+ * name, or NULL for none (kube's isVolumeUsed). */
+static int
+claim_users(struct controller *c, const char *namespace, const char *name, char **users,
+    char **error)
+{
+	struct pv_state *st = c->state;
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_CLAIM_PODS]);
+	struct buf b = { 0 };
+	int rc, n = 0;
+
+	*users = NULL;
+	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, name, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		const char *phase = (const char *)sqlite3_column_text(stmt, 2);
+
+		if (strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0)
+			continue;
+		buf_printf(&b, "%s%s/%s", n++ > 0 ? "," : "", namespace,
+		    (const char *)sqlite3_column_text(stmt, 0));
+	}
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_DONE) {
+		buf_free(&b);
+		return error_set(error, "persistentvolume-binder: reading pods: %s",
+		    sqlite3_errmsg(store_db(c->store)));
+	}
+	if (n > 0)
+		*users = xstrdup(b.data);
+	buf_free(&b);
+	return 0;
+}
+
+/* kube's reclaimVolume, for a volume whose claim is gone. */
+static int
+plan_reclaim(struct pv_plan *p, cJSON *volume, int claim_cached, char **error)
+{
+	const char *policy = json_string(volume, "spec.persistentVolumeReclaimPolicy");
+
+	if (*annotation_text(volume, ANN_MIGRATED_TO) != '\0')
+		return 0;	/* the CSI driver's */
+	if (strcmp(policy, "Retain") == 0)
+		return 0;
+	if (strcmp(policy, "Recycle") == 0) {
+		const cJSON *ref = json_path(volume, "spec.claimRef");
+		char *users;
+
+		if (claim_users(p->c, json_string(ref, "namespace"), json_string(ref, "name"),
+		    &users, error) != 0)
+			return -1;
+		if (users != NULL && !claim_cached) {
+			sync_result_add_event(p->out, "Normal", "VolumeFailedRecycle",
+			    xasprintf("Volume is used by pods: %s", users));
+			free(users);
+			return 0;
+		}
+		free(users);
+		if (json_path(volume, "spec.hostPath") != NULL ||
+		    json_path(volume, "spec.nfs") != NULL)
+			return 0;	/* kube's recycler pod: not done, it stays Released */
+		plan_volume_phase(p, volume, "Failed", "Warning", "VolumeFailedRecycle",
+		    "No recycler plugin found for the volume!");
+		return 0;
+	}
+	if (strcmp(policy, "Delete") == 0) {
+		const char *by = annotation_text(volume, ANN_PROVISIONED_BY);
+		char *message = NULL;
+
+		if (*by != '\0') {
+			if (strncmp(by, "kubernetes.io/", 14) != 0 || migrated_driver(by) != NULL ||
+			    strcmp(by, "kubernetes.io/host-path") == 0)
+				return 0;	/* the external provisioner's; host-path: not done */
+			message = strcmp(by, "kubernetes.io/nfs") == 0 ?
+			    xstrdup("no deletable volume plugin matched") :
+			    xasprintf("no volume plugin matched name: %s", by);
+		} else if (json_path(volume, "spec.csi") != NULL ||
+		    json_path(volume, "spec.hostPath") != NULL) {
+			return 0;	/* CSI: its provisioner's; hostPath: not done */
+		} else {
+			message = xasprintf("error getting deleter volume plugin for volume \"%s\": "
+			    "%s", json_string(volume, "metadata.name"),
+			    json_path(volume, "spec.nfs") != NULL ?
+			    "no deletable volume plugin matched" : "no volume plugin matched");
+		}
+		plan_volume_phase(p, volume, "Failed", "Warning", "VolumeFailedDelete", message);
+		free(message);
+		return 0;
+	}
+	plan_volume_phase(p, volume, "Failed", "Warning", "VolumeUnknownReclaimPolicy",
+	    "Volume has unrecognized PersistentVolumeReclaimPolicy");
+	return 0;
+}
+
+/* kube's unbindVolume: the claimRef dropped (bound by the controller) or its uid. */
+static void
+plan_unbind(struct pv_plan *p, cJSON *volume)
+{
+	struct pv_state *st = p->c->state;
+	cJSON *body = cJSON_CreateObject(), *spec = cJSON_AddObjectToObject(body, "spec");
+
+	if (has_annotation(volume, ANN_BOUND_BY_CONTROLLER)) {
+		cJSON_AddNullToObject(spec, "claimRef");
+		cJSON_AddNullToObject(cJSON_AddObjectToObject(json_child_object(body, "metadata"),
+		    "annotations"), ANN_BOUND_BY_CONTROLLER);
+	} else {
+		cJSON_AddNullToObject(cJSON_AddObjectToObject(spec, "claimRef"), "uid");
+	}
+	pv_update(p->out, st->volumes, volume, p->volume_rv, NULL, "unbind", body,
+	    xasprintf("claim %s/%s is bound to another volume",
+	    json_string(volume, "spec.claimRef.namespace"),
+	    json_string(volume, "spec.claimRef.name")));
+	p->volume_rv = NULL;
+	plan_volume_phase(p, volume, "Available", NULL, NULL, NULL);
+}
+
+static int
+sync_volume(struct controller *c, const char *key, double now, struct sync_result *out,
+    char **error)
+{
+	struct pv_state *st = c->state;
+	struct pv_object vo, co = { 0 };
+	struct pv_plan p = { c, out, NULL, NULL, now };
+	const cJSON *ref;
+	const char *ref_uid, *phase;
+	cJSON *volume, *claim = NULL;
+	int rc = 0;
+
+	out->owner_resource = st->volumes;
+	if (pv_read_volume(c, key, &vo, error) != 0)
+		return -1;
+	if (vo.body == NULL)
+		return 0;		/* gone: its claim was queued */
+	out->owner_uid = xstrdup(vo.uid);
+	out->owner = cJSON_Duplicate(vo.body, 1);
+	out->requeue_after = st->period;
+	if (pv_cache_behind(c, key, vo.uid, out, error) != 0 || out->stale) {
+		pv_object_clear(&vo);
+		return out->stale ? 0 : -1;
+	}
+	p.volume_rv = vo.rv;
+	volume = vo.body;
+	ref = json_path(volume, "spec.claimRef");
+	ref_uid = json_string(ref, "uid");
+	phase = json_string(volume, "status.phase");
+	if (!cJSON_IsObject(ref) || *ref_uid == '\0') {
+		plan_volume_phase(&p, volume, "Available", NULL, NULL, NULL);
+		goto done;
+	}
+	if (pv_read_claim(c, json_string(ref, "namespace"), json_string(ref, "name"), &co,
+	    error) != 0) {
+		rc = -1;
+		goto done;
+	}
+	if (co.body != NULL && strcmp(co.uid, ref_uid) == 0) {
+		claim = co.body;
+	} else if (co.body != NULL ||
+	    (strcmp(phase, "Released") != 0 && strcmp(phase, "Failed") != 0)) {
+		/* kube reads the claim live before it takes it for gone. */
+		struct action *a = action_append(&out->confirm_absent, &out->nconfirm_absent);
+
+		a->type = ACTION_GET;
+		a->verb = "confirm-absent";
+		a->resource = st->claims;
+		a->namespace = xstrdup(json_string(ref, "namespace"));
+		a->name = xstrdup(json_string(ref, "name"));
+		a->uid = xstrdup(ref_uid);
+		a->reason = xstrdup("the claim of the volume's claimRef is not cached");
+	}
+	if (claim == NULL) {
+		if (strcmp(phase, "Released") != 0 && strcmp(phase, "Failed") != 0)
+			plan_volume_phase(&p, volume, "Released", NULL, NULL, NULL);
+		rc = plan_reclaim(&p, volume, co.body != NULL, error);
+	} else if (*json_string(claim, "spec.volumeName") == '\0') {
+		if (strcmp(volume_mode(claim), volume_mode(volume)) != 0)
+			sync_result_add_event(out, "Warning", "VolumeMismatch",
+			    xasprintf("Cannot bind PersistentVolume to requested "
+			    "PersistentVolumeClaim \"%s\" due to incompatible volumeMode.",
+			    json_string(claim, "metadata.name")));
+		/* else: the claim's sync binds it (the handlers queued it). */
+	} else if (strcmp(json_string(claim, "spec.volumeName"),
+	    json_string(volume, "metadata.name")) == 0) {
+		plan_volume_phase(&p, volume, "Bound", NULL, NULL, NULL);
+	} else if (has_annotation(volume, ANN_PROVISIONED_BY) &&
+	    strcmp(json_string(volume, "spec.persistentVolumeReclaimPolicy"), "Delete") == 0) {
+		if (strcmp(phase, "Released") != 0 && strcmp(phase, "Failed") != 0)
+			plan_volume_phase(&p, volume, "Released", NULL, NULL, NULL);
+		rc = plan_reclaim(&p, volume, 1, error);
+	} else {
+		plan_unbind(&p, volume);
+	}
+done:
+	pv_object_clear(&co);
+	pv_object_clear(&vo);
+	return rc;
+}
+
+/* --- the type ------------------------------------------------------------------------- */
+
+static int
+pv_sync(struct controller *c, const char *key, double now, struct sync_result *out,
+    char **error)
+{
+	out->controller = c->type->name;
+	out->key = xstrdup(key);
+	if (strchr(key, '/') != NULL)
+		return sync_claim(c, key, now, out, error);
+	return sync_volume(c, key, now, out, error);
+}
+
+static void
+pv_handle_event(struct controller *c, const struct informer_event *ev, double now,
+    const struct controller_queue *q)
+{
+	const char *res = ev->resource->name;
+	char *key;
+
+	(void)c;
+	(void)now;
+	if (ev->object == NULL)
+		return;
+	if (strcmp(res, "persistentvolumeclaims") == 0) {
+		const char *volume = json_string(ev->object, "spec.volumeName");
+
+		key = xasprintf("%s/%s", json_string(ev->object, "metadata.namespace"),
+		    json_string(ev->object, "metadata.name"));
+		q->add(key, q->arg);
+		free(key);
+		if (ev->type == INFORMER_DELETED && *volume != '\0')
+			q->add(volume, q->arg);
+	} else if (strcmp(res, "persistentvolumes") == 0) {
+		const cJSON *ref = json_path(ev->object, "spec.claimRef");
+
+		q->add(json_string(ev->object, "metadata.name"), q->arg);
+		if (cJSON_IsObject(ref) && *json_string(ref, "name") != '\0') {
+			key = xasprintf("%s/%s", json_string(ref, "namespace"),
+			    json_string(ref, "name"));
+			q->add(key, q->arg);
+			free(key);
+		}
+	}
+}
+
+static int
+pv_list_keys(struct controller *c, void (*cb)(const char *key, void *arg), void *arg,
+    char **error)
+{
+	struct pv_state *st = c->state;
+
+	if (controller_list_keys_of(st->stmt[STMT_CLAIM_KEYS], "persistentvolume-binder", cb,
+	    arg, error) != 0)
+		return -1;
+	return controller_list_keys_of(st->stmt[STMT_VOLUME_KEYS], "persistentvolume-binder",
+	    cb, arg, error);
+}
+
+static int
+pv_init(struct controller *c, char **error)
+{
+	struct pv_state *st = xcalloc(1, sizeof *st);
+
+	c->state = st;
+	st->claims = resource_find("persistentvolumeclaims");
+	st->volumes = resource_find("persistentvolumes");
+	if (st->claims == NULL || st->volumes == NULL)
+		return error_set(error, "persistentvolume-binder: unknown resources");
+	st->period = controller_flag_seconds(c, "pvclaimbinder-sync-period");
+	return store_prepare_statements(store_db(c->store), pv_sql, STMT_COUNT, st->stmt,
+	    "persistentvolume-binder", error);
+}
+
+static void
+pv_fini(struct controller *c)
+{
+	struct pv_state *st = c->state;
+
+	if (st == NULL)
+		return;
+	store_finalize_statements(st->stmt, STMT_COUNT);
+	for (int i = 0; i < st->nreserved; i++) {
+		free(st->reserved[i].volume);
+		free(st->reserved[i].claim);
+	}
+	free(st->reserved);
+	free(st);
+	c->state = NULL;
+}
+
+static const char *const pv_resources[] = {
+	"persistentvolumeclaims", "persistentvolumes", "storageclasses", "pods", NULL
+};
+
+static const struct controller_flag pv_flags[] = {
+	{ "pvclaimbinder-sync-period", CONTROLLER_FLAG_DURATION, "15s", 0, 0,
+	    "The period for syncing persistent volumes and persistent volume claims" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
+
+const struct controller_type persistentvolume_controller_type = {
+	.name = "persistentvolume-binder",
+	.resources = pv_resources,
+	.default_workers = 1,		/* kube runs one claim and one volume worker */
+	.workers_flag = NULL,
+	.enable_flag = NULL,
+	.flags = pv_flags,
+	.event_component = "persistentvolume-controller",
+	.client_name = "persistent-volume-binder",
+	.recovery = NULL,
+	.init = pv_init,
+	.fini = pv_fini,
+	.handle_event = pv_handle_event,
+	.list_keys = pv_list_keys,
+	.sync = pv_sync,
+};

@@ -1,0 +1,13 @@
+/*
+ * persistentvolume.h - the PersistentVolume binder (kube's persistentvolume-binder-
+ * controller): claims bound to volumes, their phases, the hand-over of dynamic
+ * provisioning to external provisioners and the reclaim of released volumes.
+ */
+#ifndef SQLKCM_CONTROLLERS_PERSISTENTVOLUME_H
+#define SQLKCM_CONTROLLERS_PERSISTENTVOLUME_H
+
+#include "controller.h"
+
+extern const struct controller_type persistentvolume_controller_type;
+
+#endif
