@@ -29,8 +29,10 @@
  *
  * Replenishment: a pod, Service or claim whose usage changes, and any object deleted,
  * requeue the quotas of its namespace (kube's monitors; an object added was charged by
- * admission already). Every sync asks to be synced again after
- * --resource-quota-sync-period, kube's full recalculation.
+ * admission already). A quota is synced when it is added and when its spec.hard changes,
+ * not on a status update (admission's charges, its own writes), as kube's. Every sync
+ * asks to be synced again after --resource-quota-sync-period, kube's full
+ * recalculation.
  *
  * A container resized in place counts the larger of its spec's resources and those its
  * status reports (kube's UseStatusResources). Deviations: a pod's resize of pod-level
@@ -1169,9 +1171,23 @@ rq_handle_event(struct controller *c, const struct informer_event *ev, double no
 		return;
 	if (ev->resource == st->quotas) {
 		char *key;
+		cJSON *old;
+		int same_hard;
 
 		if (ev->type == INFORMER_DELETED)
 			return;
+		/* kube's quota handler: an update is looked at only when spec.hard changed.
+		 * A status update (the quota admission charging an object, or this
+		 * controller's own write) must not start a recount from a cache that may not
+		 * show the object charged yet: its ADDED event requeues nothing. */
+		if (ev->type == INFORMER_UPDATED && ev->old_body != NULL &&
+		    (old = cJSON_Parse(ev->old_body)) != NULL) {
+			same_hard = cJSON_Compare(json_path(old, "spec.hard"),
+			    json_path(ev->object, "spec.hard"), 1);
+			cJSON_Delete(old);
+			if (same_hard)
+				return;
+		}
 		key = xasprintf("%s/%s", ns, json_string(ev->object, "metadata.name"));
 		q->add(key, q->arg);
 		free(key);

@@ -49,7 +49,8 @@ pv_new(const struct pv_case *r)
 	    "\"metadata\":{\"name\":\"pv1\",\"uid\":\"uid-pv1\",\"resourceVersion\":\"1\"%s%s},"
 	    "\"spec\":{\"capacity\":{\"storage\":\"1Gi\"}},\"status\":{\"phase\":\"%s\"}}",
 	    r->finalizer ?
-	    ",\"finalizers\":[\"example.com/other\",\"kubernetes.io/pv-protection\"]" : "", r->deleted ? ",\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"" : "",
+	    ",\"finalizers\":[\"example.com/other\",\"kubernetes.io/pv-protection\"]" : "",
+	    r->deleted ? ",\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"" : "",
 	    r->bound ? "Bound" : strstr(r->name, "Released") != NULL ? "Released" :
 	    "Available");
 	cJSON *pv = fixture_parse(text);

@@ -717,7 +717,8 @@ sync_counts(void **state)
 	free(got);
 }
 
-/* Replenishment (kube's monitors): a quota's own events queue it; an object deleted
+/* Replenishment (kube's monitors): a quota added or whose spec.hard changed is queued, not
+ * one whose status alone changed; an object deleted
  * queues its namespace's quotas, one updated only when its usage changed, one added never
  * (admission charged it). */
 static void
@@ -756,6 +757,22 @@ events_queue(void **state)
 	ctl_keys_clear(w);
 	ctl_tell(w, INFORMER_UPDATED, resource_find("resourcequotas"),
 	    object_new("testing", "q2", "\"spec\":{}"), NULL);
+	keys = ctl_keys(w);
+	assert_string_equal(keys, "testing/q2");
+	free(keys);
+	ctl_keys_clear(w);
+	/* A status update (admission charged an object whose event may not have come yet):
+	 * not queued, as kube's; a change of spec.hard is. */
+	ctl_tell(w, INFORMER_UPDATED, resource_find("resourcequotas"),
+	    object_new("testing", "q2", "\"spec\":{\"hard\":{\"pods\":\"1\"}},"
+	    "\"status\":{\"used\":{\"pods\":\"1\"}}"), object_new("testing", "q2",
+	    "\"spec\":{\"hard\":{\"pods\":\"1\"}},\"status\":{\"used\":{\"pods\":\"0\"}}"));
+	keys = ctl_keys(w);
+	assert_string_equal(keys, "");
+	free(keys);
+	ctl_tell(w, INFORMER_UPDATED, resource_find("resourcequotas"),
+	    object_new("testing", "q2", "\"spec\":{\"hard\":{\"pods\":\"2\"}}"),
+	    object_new("testing", "q2", "\"spec\":{\"hard\":{\"pods\":\"1\"}}"));
 	keys = ctl_keys(w);
 	assert_string_equal(keys, "testing/q2");
 	free(keys);
