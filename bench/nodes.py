@@ -35,6 +35,7 @@ import base64
 import datetime
 import http.client
 import json
+import os
 import ssl
 import statistics
 import sys
@@ -62,13 +63,23 @@ class Client:
         cfg = yaml.safe_load(open(kubeconfig))
         cl, us = cfg["clusters"][0]["cluster"], cfg["users"][0]["user"]
 
+        # ssl reads certificates and keys from files only: each is written to a private
+        # temporary file (0600) and removed once loaded.
+        files = []
+
         def tmp(data):
             f = tempfile.NamedTemporaryFile(delete=False)
+            files.append(f.name)
             f.write(base64.b64decode(data))
             f.close()
             return f.name
-        self.ctx = ssl.create_default_context(cafile=tmp(cl["certificate-authority-data"]))
-        self.ctx.load_cert_chain(tmp(us["client-certificate-data"]), tmp(us["client-key-data"]))
+        try:
+            self.ctx = ssl.create_default_context(cafile=tmp(cl["certificate-authority-data"]))
+            self.ctx.load_cert_chain(tmp(us["client-certificate-data"]),
+                                     tmp(us["client-key-data"]))
+        finally:
+            for name in files:
+                os.unlink(name)
         url = urllib.parse.urlparse(cl["server"])
         self.host, self.port = url.hostname, url.port
         self.conn = None
