@@ -9,6 +9,11 @@
 # the audit log shows the creates under kube's identities. Then the namespace is deleted
 # by the namespace controller's identity. No locks line: `*` runs every controller, so
 # the test runs alone.
+# All but serviceaccount-token: kube's tokens controller keeps the root identity, whose
+# bootstrap role (system:kube-controller-manager) may update Secrets, not patch them, and
+# sqlkcm's fills a token Secret with a patch (its cache holds Secrets redacted, so it has
+# no whole Secret to update). A token Secret left in the cluster by another test is then
+# refused: a known gap, in the README.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -28,7 +33,7 @@ sqlkcm_start all --kubeconfig "$cluster/controller-manager.kubeconfig" --db "$wo
     --cluster-signing-cert-file "$cluster/pki/ca.crt" \
     --cluster-signing-key-file "$cluster/pki/ca.key" \
     --service-cluster-ip-range "$range" \
-    --use-service-account-credentials '--controllers=*'
+    --use-service-account-credentials '--controllers=*,-serviceaccount-token'
 
 kubectl apply -n "$ns" -f - >/dev/null <<'EOF'
 apiVersion: apps/v1
