@@ -31,16 +31,7 @@ cleanup() {
 trap cleanup EXIT
 
 # The scenario under each; its TAP lines are ours, renumbered.
-for cm in kcm sqlkcm; do
-	out=$(E2E_DS_CM=$cm E2E_DS_STATE="$work/$cm.state" bash "$(dirname "$0")/daemonset.t" 2>&1)
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) pass "$cm: ${line#ok * - }" ;;
-		"not ok "*) fail "$cm: ${line#not ok * - }" ;;
-		"#"*) echo "$line" ;;
-		esac
-	done <<<"$out"
-done
+run_under_each daemonset.t E2E_DS_CM E2E_DS_STATE
 check "sqlkcm ends in kube-controller-manager's state (status, revisions, pods by node)" \
     diff "$work/kcm.state" "$work/sqlkcm.state"
 

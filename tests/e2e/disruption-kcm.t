@@ -16,16 +16,7 @@ use_shared_cluster
 work=$(mktemp -d "${TMPDIR:-/tmp}/sqlkcm-disruption-kcm.XXXXXX")
 
 # The scenario under each; its TAP lines are ours, renumbered.
-for cm in kcm sqlkcm; do
-	out=$(E2E_PDB_CM=$cm E2E_PDB_STATE="$work/$cm.state" bash "$(dirname "$0")/disruption.t" 2>&1)
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) pass "$cm: ${line#ok * - }" ;;
-		"not ok "*) fail "$cm: ${line#not ok * - }" ;;
-		"#"*) echo "$line" ;;
-		esac
-	done <<<"$out"
-done
+run_under_each disruption.t E2E_PDB_CM E2E_PDB_STATE
 check "sqlkcm ends in kube-controller-manager's state (budgets' status, pods, conditions)" \
     diff "$work/kcm.state" "$work/sqlkcm.state"
 tap_done

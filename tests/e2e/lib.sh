@@ -388,3 +388,23 @@ kcm_stop() {
 	wait "$pid" 2>/dev/null
 	rm -f "$f"
 }
+
+# run_under_each SCRIPT CM_VAR STATE_VAR: runs tests/e2e/SCRIPT twice, under
+# kube-controller-manager and then sqlkcm (CM_VAR set to kcm, then sqlkcm; STATE_VAR to
+# $work/kcm.state, then $work/sqlkcm.state, where SCRIPT writes its end state), and makes
+# its TAP lines this test's, renumbered and named by the manager: the first half of a
+# -kcm.t comparison, whose second half diffs the two states.
+run_under_each() {
+	local script=$1 cm_var=$2 state_var=$3 cm out line
+	for cm in kcm sqlkcm; do
+		out=$(env "$cm_var=$cm" "$state_var=$work/$cm.state" \
+		    bash "$(dirname "${BASH_SOURCE[0]}")/$script" 2>&1)
+		while IFS= read -r line; do
+			case $line in
+			"ok "*) pass "$cm: ${line#ok * - }" ;;
+			"not ok "*) fail "$cm: ${line#not ok * - }" ;;
+			"#"*) echo "$line" ;;
+			esac
+		done <<<"$out"
+	done
+}

@@ -21,16 +21,7 @@ cleanup() {
 trap cleanup EXIT
 
 # The scenario under each; its TAP lines are ours, renumbered.
-for cm in kcm sqlkcm; do
-	out=$(E2E_PV_CM=$cm E2E_PV_STATE="$work/$cm.state" bash "$(dirname "$0")/persistentvolume.t" 2>&1)
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) pass "$cm: ${line#ok * - }" ;;
-		"not ok "*) fail "$cm: ${line#not ok * - }" ;;
-		"#"*) echo "$line" ;;
-		esac
-	done <<<"$out"
-done
+run_under_each persistentvolume.t E2E_PV_CM E2E_PV_STATE
 check "both wrote their end state" eval '[ -s "$work/kcm.state" ] && [ -s "$work/sqlkcm.state" ]'
 check "sqlkcm ends in kube-controller-manager's state (claims and volumes)" \
     diff "$work/kcm.state" "$work/sqlkcm.state"

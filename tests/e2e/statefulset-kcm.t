@@ -24,16 +24,7 @@ cleanup() {
 	e2e_cleanup "$ns"
 }
 trap cleanup EXIT
-for cm in kcm sqlkcm; do
-	out=$(E2E_STS_CM=$cm E2E_STS_STATE="$work/$cm.state" bash "$(dirname "$0")/statefulset.t" 2>&1)
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) pass "$cm: ${line#ok * - }" ;;
-		"not ok "*) fail "$cm: ${line#not ok * - }" ;;
-		"#"*) echo "$line" ;;
-		esac
-	done <<<"$out"
-done
+run_under_each statefulset.t E2E_STS_CM E2E_STS_STATE
 check "sqlkcm ends in kube-controller-manager's state (statuses, revisions, pods, claims)" \
     diff "$work/kcm.state" "$work/sqlkcm.state"
 
