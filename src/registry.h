@@ -37,7 +37,7 @@ int controller_parse_list(const char *list, int *enabled, struct buf *ignored, c
  * (-1 with *error when refused). value is kept, not copied (argv outlives them).
  */
 #define CONTROLLER_FLAGS_PER_TYPE 16
-#define CONTROLLER_FLAG_CODES (CONTROLLER_FLAGS_PER_TYPE * 32)
+#define CONTROLLER_FLAG_CODES (CONTROLLER_FLAGS_PER_TYPE * 64)
 struct option;
 int controller_flag_count(void);
 size_t controller_flag_options(struct option *o, size_t n, int base);
