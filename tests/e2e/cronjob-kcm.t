@@ -11,13 +11,8 @@ set -uo pipefail
 use_shared_cluster
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/sqlkcm-cronjobkcm.XXXXXX")
-for cm in kcm sqlkcm; do
-	E2E_CRONJOB_CM=$cm E2E_CRONJOB_STATES="$work/$cm.states" \
-	    bash "$(dirname "$0")/cronjob.t" >"$work/$cm.tap" 2>&1
-	check "under $cm, cronjob.t's checks pass" eval '! grep -q "^not ok" "$work/'"$cm"'.tap" &&
-	    grep -q "^1\.\." "$work/'"$cm"'.tap" || { cat "$work/'"$cm"'.tap"; false; }'
-done
+run_under_each cronjob.t E2E_CRONJOB_CM E2E_CRONJOB_STATES
 check "every CronJob ends in the same state under both" \
-    diff -u "$work/kcm.states" "$work/sqlkcm.states"
+    diff -u "$work/kcm.state" "$work/sqlkcm.state"
 if [ "$tap_failed" = 0 ]; then rm -rf "$work"; else echo "# output kept in $work"; fi
 tap_done

@@ -406,5 +406,6 @@ run_under_each() {
 			"#"*) echo "$line" ;;
 			esac
 		done <<<"$out"
+		check "$cm: $script ran to its end" grep -q "^1\\.\\." <<<"$out"
 	done
 }
