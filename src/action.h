@@ -94,6 +94,11 @@ struct action {
 	 * skipped and the next review goes on. Reviews that all say no fail the sync (synced
 	 * again with backoff), as kube's CSR approver returns an error then. */
 	int review;
+	/* A confirm_absent list (no name): only the items this says count (nonzero) must be
+	 * absent, with the action's body as its context, and the whole collection is read
+	 * (kube's pvc-protection lists every pod of the namespace and looks for one that uses
+	 * the claim). NULL: any item found counts, and one is enough to read. */
+	int (*confirm_counts)(const cJSON *item, const cJSON *context);
 	int exists_ok;			/* ACTION_CREATE: AlreadyExists is success (the
 					   object wanted is there), as kube's serviceaccount
 					   controller takes it */

@@ -304,7 +304,8 @@ request_send(struct execution *x, int kind, struct action *a, const cJSON *body)
 	rq->kind = kind;
 	rq->action = a;
 	if (kind == REQUEST_CONFIRM && a->name == NULL) {
-		req = restops_list(client, a->resource, a->namespace, 1, request_done, rq,
+		req = restops_list(client, a->resource, a->namespace,
+		    a->confirm_counts != NULL ? 0 : 1, request_done, rq,
 		    &error);
 	} else if (kind == REQUEST_CONFIRM) {
 		req = restops_get(client, a->resource, a->namespace, a->name, request_done, rq,
@@ -411,7 +412,8 @@ absent_note(struct executor *e, const char *uid)
 static void
 confirm_empty_done(struct execution *x, const struct action *a, struct restops_result *res)
 {
-	const cJSON *items = cJSON_GetObjectItemCaseSensitive(res->object, "items");
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(res->object, "items"), *item;
+	int held = 0;
 
 	if (res->status.reason == API_NOT_FOUND || res->status.reason == API_METHOD_NOT_ALLOWED)
 		return;
@@ -420,9 +422,18 @@ confirm_empty_done(struct execution *x, const struct action *a, struct restops_r
 		    x->r.key, a->namespace, a->resource->name, res->status.reason != API_OK ?
 		    res->status.message : "the answer has no items");
 		x->failed = 1;
-	} else if (cJSON_GetArraySize(items) > 0) {
-		log_v(2, "%s %s: %s still holds %s: the cache lags; not acting on its emptiness",
-		    x->r.controller, x->r.key, a->namespace, a->resource->name);
+		return;
+	}
+	cJSON_ArrayForEach(item, items) {
+		if (a->confirm_counts == NULL || a->confirm_counts(item, a->body) != 0) {
+			held = 1;
+			break;
+		}
+	}
+	if (held) {
+		log_v(2, "%s %s: %s still holds %s%s: the cache lags; not acting on it",
+		    x->r.controller, x->r.key, a->namespace, a->confirm_counts != NULL ?
+		    "one of its " : "", a->resource->name);
 		x->failed = 1;
 	}
 }

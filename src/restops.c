@@ -280,8 +280,8 @@ restops_list(struct client *c, const struct resource *r, const char *ns, int lim
 	char *path, number[16];
 	struct buf b;
 
-	if (limit <= 0) {
-		error_set(error, "the limit of a list must be positive");
+	if (limit < 0) {
+		error_set(error, "the limit of a list must not be negative");
 		return NULL;
 	}
 	if ((path = restops_path(r, ns, NULL, NULL, error)) == NULL)
@@ -289,8 +289,10 @@ restops_list(struct client *c, const struct resource *r, const char *ns, int lim
 	buf_init(&b);
 	buf_append_str(&b, path);
 	free(path);
-	snprintf(number, sizeof number, "%d", limit);
-	restops_append_query(&b, "limit", number);
+	if (limit > 0) {
+		snprintf(number, sizeof number, "%d", limit);
+		restops_append_query(&b, "limit", number);
+	}
 	return restops_send(c, "GET", buf_detach(&b), NULL, NULL, on_done, arg);
 }
 

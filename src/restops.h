@@ -54,7 +54,8 @@ typedef void (*restops_done_cb)(struct restops_result *result, void *arg);
 /* GET the object. */
 struct restops_request *restops_get(struct client *c, const struct resource *r,
     const char *ns, const char *name, restops_done_cb on_done, void *arg, char **error);
-/* GET the collection in ns, at most limit objects (limit > 0). */
+/* GET the collection in ns, at most limit objects (limit > 0), or all of it in one answer
+ * (limit 0). */
 struct restops_request *restops_list(struct client *c, const struct resource *r,
     const char *ns, int limit, restops_done_cb on_done, void *arg, char **error);
 /* POST body to the collection. */

@@ -288,7 +288,7 @@ verbs_refuse_bad_requests_before_sending(void **state)
 } while (0)
 	REFUSED(restops_get(NULL, pods, "ns", "a/b", unexpected_done, NULL, &error));
 	REFUSED(restops_get(NULL, pods, "ns", NULL, unexpected_done, NULL, &error));
-	REFUSED(restops_list(NULL, pods, "ns", 0, unexpected_done, NULL, &error));
+	REFUSED(restops_list(NULL, pods, "ns", -1, unexpected_done, NULL, &error));
 	REFUSED(restops_list(NULL, pods, "a/b", 1, unexpected_done, NULL, &error));
 	REFUSED(restops_create(NULL, pods, "ns", NULL, unexpected_done, NULL, &error));
 	REFUSED(restops_create(NULL, pods, "..", "{}", unexpected_done, NULL, &error));
