@@ -60,6 +60,7 @@ const struct controller_type *const controller_types[] = {
 	&csrcleaner_controller_type,
 	&pvprotection_controller_type,
 	&vacprotection_controller_type,
+	&pvcprotection_controller_type,
 	&csrsigning_controller_type,
 	&csrapproving_controller_type,
 	&nodeipam_controller_type,

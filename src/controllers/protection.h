@@ -1,8 +1,9 @@
 /*
  * protection.h - the finalizer controllers that keep a storage object while something
  * uses it: kube's persistentvolume-protection-controller (kubernetes.io/pv-protection on
- * PersistentVolumes) and volumeattributesclass-protection-controller
- * (kubernetes.io/vac-protection on VolumeAttributesClasses).
+ * PersistentVolumes), volumeattributesclass-protection-controller
+ * (kubernetes.io/vac-protection on VolumeAttributesClasses) and
+ * persistentvolumeclaim-protection-controller (kubernetes.io/pvc-protection on claims).
  */
 #ifndef SQLKCM_CONTROLLERS_PROTECTION_H
 #define SQLKCM_CONTROLLERS_PROTECTION_H
@@ -13,9 +14,11 @@
 
 #define PVPROTECTION_FINALIZER "kubernetes.io/pv-protection"
 #define VACPROTECTION_FINALIZER "kubernetes.io/vac-protection"
+#define PVCPROTECTION_FINALIZER "kubernetes.io/pvc-protection"
 
 extern const struct controller_type pvprotection_controller_type;
 extern const struct controller_type vacprotection_controller_type;
+extern const struct controller_type pvcprotection_controller_type;
 
 /* What the controller does with an object, as kube's processPV and processVAC decide. */
 enum protection_decision {
@@ -32,5 +35,16 @@ int protection_wanted(const cJSON *object, const char *finalizer);
  * deletion candidate). */
 enum protection_decision protection_decide(const cJSON *object, const char *finalizer,
     int in_use);
+
+/* The claim's part of kube's pvc-protection rule: its name and its controller's uid, as
+ * pvcprotection_pod_uses reads them (a new object). */
+cJSON *pvcprotection_claim_context(const cJSON *claim);
+/* Whether pod keeps the claim of context (pvcprotection_claim_context) from going, as
+ * kube's podUsesPVCForDeletion: the pod is scheduled, and a volume names the claim, or is
+ * a generic ephemeral volume whose claim it is (<pod>-<volume>, the pod its controller)
+ * while the pod is not shut down (deleted with a grace period of 0). */
+int pvcprotection_pod_uses(const cJSON *pod, const cJSON *context);
+/* kube's IsPodTerminated: Failed or Succeeded, or deleted with no container running. */
+int pvcprotection_pod_terminated(const cJSON *pod);
 
 #endif

@@ -17,8 +17,9 @@
 # rbac-resourcequota.yaml for the resource quota controller; rbac-statefulset.yaml for
 # the StatefulSet controller; rbac-clusterrole-aggregation.yaml for the ClusterRole
 # aggregation controller; rbac-serviceaccount-token.yaml for the token controller;
-# rbac-pv-protection.yaml and rbac-volumeattributesclass-protection.yaml for the
-# PersistentVolume and VolumeAttributesClass protection controllers;
+# rbac-pv-protection.yaml, rbac-volumeattributesclass-protection.yaml and
+# rbac-pvc-protection.yaml for the PersistentVolume, VolumeAttributesClass and
+# PersistentVolumeClaim protection controllers;
 # rbac-legacy-service-account-token-cleaner.yaml for the legacy token cleaner;
 # rbac-service-cidr-controller.yaml for the Service CIDR controller;
 # rbac-persistentvolume-binder.yaml for the PersistentVolume binder.
@@ -81,7 +82,10 @@ cleanup() {
 	    --wait=false >/dev/null 2>&1
 	kubectl delete servicecidr "$ns-cidr" --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:pv-protection-controller \
-	    sqlkcm:volumeattributesclass-protection-controller --wait=false >/dev/null 2>&1
+	    sqlkcm:volumeattributesclass-protection-controller \
+	    sqlkcm:pvc-protection-controller --wait=false >/dev/null 2>&1
+	kubectl patch pvc "$ns-pvcp" -n "$ns" --type=json \
+	    -p '[{"op":"remove","path":"/metadata/finalizers"}]' >/dev/null 2>&1
 	kubectl patch pv "$ns-pvp" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' \
 	    >/dev/null 2>&1
 	kubectl delete pv "$ns-pvp" --wait=false >/dev/null 2>&1
@@ -1002,13 +1006,16 @@ check "no request of the binder was forbidden" eval \
 sqlkcm_stop pvsa
 
 # The protection controllers' manifests: a volume of the test's own that lost its
-# finalizer gets it back.
+# finalizer gets it back; a claim too, and once deleted it goes (after the live list of
+# the namespace's pods).
 check "rbac-pv-protection.yaml applies" kubectl apply -f "$manifests/rbac-pv-protection.yaml"
 check "rbac-volumeattributesclass-protection.yaml applies" \
     kubectl apply -f "$manifests/rbac-volumeattributesclass-protection.yaml"
-check "with them, they may update PersistentVolumes and VolumeAttributesClasses" \
+check "rbac-pvc-protection.yaml applies" kubectl apply -f "$manifests/rbac-pvc-protection.yaml"
+check "with them, they may update PersistentVolumes, VolumeAttributesClasses and claims" \
     eval 'cluster_wait_until 30 "the role" can update persistentvolumes &&
      cluster_wait_until 30 "the role" can update volumeattributesclasses.storage.k8s.io &&
+     cluster_wait_until 30 "the role" can update persistentvolumeclaims &&
      can watch persistentvolumeclaims'
 kubectl apply -f - >/dev/null <<YAML
 apiVersion: v1
@@ -1022,11 +1029,28 @@ spec:
 YAML
 kubectl patch pv "$ns-pvp" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' \
     >/dev/null
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: $ns-pvcp}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: $ns-pvcp
+  resources: {requests: {storage: 1Gi}}
+YAML
+kubectl patch pvc "$ns-pvcp" -n "$ns" --type=json \
+    -p '[{"op":"remove","path":"/metadata/finalizers"}]' >/dev/null
 sqlkcm_start pvpsa --kubeconfig "$work/kubeconfig" --db "$work/pvp.db" \
-    --controllers pv-protection,volumeattributesclass-protection -v 2
+    --controllers pv-protection,volumeattributesclass-protection,pvc-protection -v 2
 check "the PV protection controller puts the finalizer back with those rights" \
     cluster_wait_until 60 "the finalizer" eval '[ "$(kubectl get pv '"$ns"'-pvp \
      -o jsonpath="{.metadata.finalizers[0]}")" = kubernetes.io/pv-protection ]'
+check "the PVC protection controller puts the claim's back" \
+    cluster_wait_until 60 "the finalizer" eval '[ "$(kubectl get pvc '"$ns"'-pvcp -n '"$ns"' \
+     -o jsonpath="{.metadata.finalizers[0]}")" = kubernetes.io/pvc-protection ]'
+kubectl delete pvc "$ns-pvcp" -n "$ns" --wait=false >/dev/null
+check "and lets the claim go once deleted" cluster_wait_until 60 "the claim gone" \
+    eval '! kubectl get pvc '"$ns"'-pvcp -n '"$ns"' >/dev/null 2>&1'
 check "no request of the protection controllers was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/pvpsa.log"'
 sqlkcm_stop pvpsa
