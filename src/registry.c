@@ -12,6 +12,7 @@
 #include "controllers/csrapproving.h"
 #include "controllers/csrcleaner.h"
 #include "controllers/protection.h"
+#include "controllers/ephemeral.h"
 #include "controllers/csrsigning.h"
 #include "controllers/daemonset.h"
 #include "controllers/deployment.h"
@@ -61,6 +62,7 @@ const struct controller_type *const controller_types[] = {
 	&pvprotection_controller_type,
 	&vacprotection_controller_type,
 	&pvcprotection_controller_type,
+	&ephemeral_controller_type,
 	&csrsigning_controller_type,
 	&csrapproving_controller_type,
 	&nodeipam_controller_type,

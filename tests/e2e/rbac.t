@@ -19,7 +19,8 @@
 # aggregation controller; rbac-serviceaccount-token.yaml for the token controller;
 # rbac-pv-protection.yaml, rbac-volumeattributesclass-protection.yaml and
 # rbac-pvc-protection.yaml for the PersistentVolume, VolumeAttributesClass and
-# PersistentVolumeClaim protection controllers;
+# PersistentVolumeClaim protection controllers; rbac-ephemeral-volume.yaml for the
+# ephemeral volume controller;
 # rbac-legacy-service-account-token-cleaner.yaml for the legacy token cleaner;
 # rbac-service-cidr-controller.yaml for the Service CIDR controller;
 # rbac-persistentvolume-binder.yaml for the PersistentVolume binder.
@@ -83,7 +84,10 @@ cleanup() {
 	kubectl delete servicecidr "$ns-cidr" --wait=false >/dev/null 2>&1
 	kubectl delete clusterrolebinding,clusterrole sqlkcm:pv-protection-controller \
 	    sqlkcm:volumeattributesclass-protection-controller \
-	    sqlkcm:pvc-protection-controller --wait=false >/dev/null 2>&1
+	    sqlkcm:pvc-protection-controller sqlkcm:ephemeral-volume-controller \
+	    --wait=false >/dev/null 2>&1
+	kubectl patch pvc "$ns-eph-data" -n "$ns" --type=json \
+	    -p '[{"op":"remove","path":"/metadata/finalizers"}]' >/dev/null 2>&1
 	kubectl patch pvc "$ns-pvcp" -n "$ns" --type=json \
 	    -p '[{"op":"remove","path":"/metadata/finalizers"}]' >/dev/null 2>&1
 	kubectl patch pv "$ns-pvp" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' \
@@ -1054,5 +1058,36 @@ check "and lets the claim go once deleted" cluster_wait_until 60 "the claim gone
 check "no request of the protection controllers was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/pvpsa.log"'
 sqlkcm_stop pvpsa
+
+# The ephemeral volume controller's: a pod's ephemeral volume gets its claim, owned by the
+# pod with blockOwnerDeletion (which asks for the update of pods/finalizers).
+check "rbac-ephemeral-volume.yaml applies" \
+    kubectl apply -f "$manifests/rbac-ephemeral-volume.yaml"
+check "with it, it may create claims" cluster_wait_until 30 "the role" \
+    can create persistentvolumeclaims
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: $ns-eph}
+spec:
+  nodeSelector: {example.com/no-such-node: "true"}
+  containers: [{name: c, image: pause}]
+  volumes:
+  - name: data
+    ephemeral:
+      volumeClaimTemplate:
+        spec:
+          accessModes: [ReadWriteOnce]
+          storageClassName: $ns-eph
+          resources: {requests: {storage: 1Gi}}
+YAML
+sqlkcm_start ephsa --kubeconfig "$work/kubeconfig" --db "$work/eph.db" \
+    --controllers ephemeral-volume -v 2
+check "the ephemeral volume controller makes the pod's claim with those rights" \
+    cluster_wait_until 60 "the claim" eval '[ "$(kubectl get pvc '"$ns"'-eph-data -n '"$ns"' \
+     -o jsonpath="{.metadata.ownerReferences[0].blockOwnerDeletion}")" = true ]'
+check "no request of the ephemeral volume controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/ephsa.log"'
+sqlkcm_stop ephsa
 
 tap_done
