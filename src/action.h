@@ -99,6 +99,12 @@ struct action {
 	 * (kube's pvc-protection lists every pod of the namespace and looks for one that uses
 	 * the claim). NULL: any item found counts, and one is enough to read. */
 	int (*confirm_counts)(const cJSON *item, const cJSON *context);
+	/* ACTION_UPDATE: body is a JSON merge patch of the live object, not the object: the
+	 * executor reads the object, applies body to it and PUTs the result (a role that may
+	 * update but not patch, over a cache that holds less than the object: kube's tokens
+	 * controller reads a Secret live before its update). A resourceVersion in body makes
+	 * the PUT conditional on the cached one. */
+	int read_modify_write;
 	int exists_ok;			/* ACTION_CREATE: AlreadyExists is success (the
 					   object wanted is there), as kube's serviceaccount
 					   controller takes it */

@@ -114,7 +114,8 @@ struct execution {
 /* One request of an execution. */
 struct request {
 	struct execution *x;
-	enum { REQUEST_ACTION, REQUEST_RECHECK, REQUEST_REREAD, REQUEST_CONFIRM } kind;
+	enum { REQUEST_ACTION, REQUEST_RECHECK, REQUEST_REREAD, REQUEST_CONFIRM,
+		REQUEST_READ_FOR_WRITE } kind;
 	struct action *action;
 	struct restops_request *req;
 	TAILQ_ENTRY(request) link;	/* in x->requests */
@@ -307,7 +308,7 @@ request_send(struct execution *x, int kind, struct action *a, const cJSON *body)
 		req = restops_list(client, a->resource, a->namespace,
 		    a->confirm_counts != NULL ? 0 : 1, request_done, rq,
 		    &error);
-	} else if (kind == REQUEST_CONFIRM) {
+	} else if (kind == REQUEST_CONFIRM || kind == REQUEST_READ_FOR_WRITE) {
 		req = restops_get(client, a->resource, a->namespace, a->name, request_done, rq,
 		    &error);
 	} else if (kind != REQUEST_ACTION) {
@@ -725,6 +726,25 @@ write_done(struct execution *x, struct action *a, struct restops_result *res)
 		x->failed = 1;
 }
 
+/* A read_modify_write update's object is back: PUT it with the action's changes, or fail
+ * the write as the read failed. */
+static void
+read_for_write_done(struct execution *x, struct action *a, struct restops_result *res)
+{
+	cJSON *object;
+
+	if (res->status.reason != API_OK || !cJSON_IsObject(res->object)) {
+		write_done(x, a, res);
+		return;
+	}
+	object = json_merge_patch(restops_take_object(res), a->body);
+	if (request_send(x, REQUEST_ACTION, a, object) != 0) {
+		x->writes_stopped = 1;
+		x->failed = 1;
+	}
+	cJSON_Delete(object);
+}
+
 /* Sends the next write; 0 if one was sent. */
 static int
 write_send(struct execution *x)
@@ -747,7 +767,8 @@ write_send(struct execution *x)
 		    a->verb, a->resource->name);
 	}
 	x->writes_skipped = NULL;
-	if (request_send(x, REQUEST_ACTION, a, a->body) == 0)
+	if (request_send(x, a->read_modify_write && a->type == ACTION_UPDATE ?
+	    REQUEST_READ_FOR_WRITE : REQUEST_ACTION, a, a->body) == 0)
 		return 0;
 	x->writes_stopped = 1;
 	x->failed = 1;
@@ -829,6 +850,10 @@ request_done(struct restops_result *res, void *arg)
 	}
 	if (rq->kind == REQUEST_CONFIRM) {
 		confirm_done(x, rq->action, res);
+		goto next;
+	}
+	if (rq->kind == REQUEST_READ_FOR_WRITE) {
+		read_for_write_done(x, rq->action, res);
 		goto next;
 	}
 	switch (x->phase) {

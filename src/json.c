@@ -129,3 +129,31 @@ json_kind_name(const cJSON *item)
 		return "null";
 	return "an unknown value";
 }
+
+cJSON *
+json_merge_patch(cJSON *target, const cJSON *patch)
+{
+	const cJSON *m;
+
+	if (!cJSON_IsObject(patch)) {
+		cJSON_Delete(target);
+		return cJSON_Duplicate(patch, 1);
+	}
+	if (!cJSON_IsObject(target)) {
+		cJSON_Delete(target);
+		target = cJSON_CreateObject();
+	}
+	cJSON_ArrayForEach(m, patch) {
+		cJSON *old;
+
+		if (m->string == NULL)
+			continue;
+		if (cJSON_IsNull(m)) {
+			cJSON_DeleteItemFromObjectCaseSensitive(target, m->string);
+			continue;
+		}
+		old = cJSON_DetachItemFromObjectCaseSensitive(target, m->string);
+		cJSON_AddItemToObject(target, m->string, json_merge_patch(old, m));
+	}
+	return target;
+}

@@ -33,4 +33,10 @@ cJSON *json_child_object(cJSON *o, const char *name);
 /* Names the kind of a JSON value with its article ("an object", "null"), for messages. */
 const char *json_kind_name(const cJSON *item);
 
+/* target with patch applied as a JSON merge patch (RFC 7386): a member of patch that is
+ * null removes target's, an object member merges into target's, any other replaces it; a
+ * patch that is not an object replaces target whole. target is taken (NULL: none) and the
+ * result returned (a new object), patch is copied from. */
+cJSON *json_merge_patch(cJSON *target, const cJSON *patch);
+
 #endif

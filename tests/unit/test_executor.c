@@ -2034,6 +2034,100 @@ update_write_puts_the_whole_object_and_patch_write_patches(void **state)
 	cJSON_Delete(create_body);
 }
 
+/* A read_modify_write update reads the object live, applies its body as a merge patch
+ * (null removes a member) and PUTs the result; a failed read fails the write and stops
+ * the rest. */
+static void
+read_modify_write_update_puts_the_live_object_changed(void **state)
+{
+	struct harness *h = *state;
+	static const struct fake_fault live = { "GET", "secrets/tok", 1, 1, 200, NULL,
+	    "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"tok\","
+	    "\"namespace\":\"default\",\"resourceVersion\":\"7\",\"labels\":{\"a\":\"1\","
+	    "\"b\":\"2\"}},\"type\":\"kubernetes.io/service-account-token\","
+	    "\"data\":{\"ca.crt\":\"Q0E=\",\"secret\":\"c2VjcmV0\"}}", NULL };
+	const struct recorded_request *rq;
+	struct sync_result r;
+	struct action *a;
+	cJSON *want = fixture_parse("{\"apiVersion\":\"v1\",\"kind\":\"Secret\","
+	    "\"metadata\":{\"name\":\"tok\",\"namespace\":\"default\",\"resourceVersion\":"
+	    "\"7\",\"labels\":{\"a\":\"1\",\"c\":\"3\"}},\"type\":"
+	    "\"kubernetes.io/service-account-token\",\"data\":{\"ca.crt\":\"Q0E=\","
+	    "\"secret\":\"c2VjcmV0\",\"token\":\"dG9r\"}}");
+
+	deployment_result(&r);
+	a = action_add(&r.writes, &r.nwrites, ACTION_UPDATE, "populate", "secrets", "tok",
+	    "{\"metadata\":{\"resourceVersion\":\"7\",\"labels\":{\"b\":null,\"c\":\"3\"}},"
+	    "\"data\":{\"token\":\"dG9r\"}}");
+	a->read_modify_write = 1;
+	fake_apiserver_set_faults(h->fake, &live, 1);
+	carry_out_result(h, &r);
+
+	assert_requests(h, "GET secrets/tok;PUT secrets/tok");
+	rq = nth_request(h, "PUT", "secrets/tok", 0);
+	assert_string_equal(rq->path, "/api/v1/namespaces/default/secrets/tok");
+	assert_true(cJSON_Compare(rq->json, want, 0));
+	assert_outcome(h, 0, 0);
+	cJSON_Delete(want);
+}
+
+static void
+read_modify_write_update_of_a_missing_object_fails(void **state)
+{
+	struct harness *h = *state;
+	struct sync_result r;
+	struct action *a;
+
+	deployment_result(&r);
+	a = action_add(&r.writes, &r.nwrites, ACTION_UPDATE, "populate", "secrets", "gone",
+	    "{\"data\":{\"token\":\"dG9r\"}}");
+	a->read_modify_write = 1;
+	rs_write(&r, ACTION_DELETE, "rs-1");
+	carry_out_result(h, &r);
+
+	/* The fake has no Secret: NotFound. */
+	assert_requests(h, "GET secrets/gone");
+	assert_outcome(h, 1, 0);
+}
+
+/* A confirm_absent list with confirm_counts reads the whole namespace (no limit) and
+ * stops the writes only when an item it counts is there. */
+static int
+counts_pod_b(const cJSON *item, const cJSON *context)
+{
+	return strcmp(json_string(item, "metadata.name"), json_string(context, "name")) == 0;
+}
+
+static void
+filtered_confirmation_lists_everything_and_counts_only_its_items(void **state)
+{
+	struct harness *h = *state;
+	static const char *const names[] = { "pod-a", "pod-b" };
+	const struct recorded_request *rq;
+	struct sync_result r;
+	struct action *a;
+
+	add_owned_pods(h, names, 2);
+	for (int i = 0; i < 2; i++) {
+		deployment_result(&r);
+		a = action_add(&r.confirm_absent, &r.nconfirm_absent, ACTION_GET, "confirm",
+		    "pods", NULL, i == 0 ? "{\"name\":\"pod-c\"}" : "{\"name\":\"pod-b\"}");
+		a->confirm_counts = counts_pod_b;
+		rs_write(&r, ACTION_DELETE, "rs-1");
+		fake_apiserver_clear(h->fake);
+		carry_out_result(h, &r);
+		if (i == 0) {
+			assert_requests(h, "GET pods;DELETE replicasets/rs-1");
+			rq = nth_request(h, "GET", "pods", 0);
+			assert_null(strstr(rq->path, "limit="));
+			assert_outcome(h, 0, 0);
+		} else {
+			assert_requests(h, "GET pods");
+			assert_outcome(h, 1, 0);
+		}
+	}
+}
+
 /* --- results that send nothing ------------------------------------------------------------ */
 
 /* A sync held back by a cache that lags the controller's own writes sends nothing and
@@ -2591,6 +2685,9 @@ main(void)
 		T(sync_events_are_recorded_before_any_write),
 		T(write_events_carry_done_message_or_failed_message_and_the_error),
 		T(update_write_puts_the_whole_object_and_patch_write_patches),
+		T(read_modify_write_update_puts_the_live_object_changed),
+		T(read_modify_write_update_of_a_missing_object_fails),
+		T(filtered_confirmation_lists_everything_and_counts_only_its_items),
 		/* nothing sent */
 		T(stale_sync_sends_nothing_and_backs_off),
 		T(sync_of_a_deleted_replicaset_forgets_its_bookkeeping),
