@@ -11,15 +11,16 @@
  *     that uid) is not cached: the Secret is deleted, with its uid as precondition, once a
  *     live read confirms there is no such ServiceAccount (kube reads it live on a cache
  *     miss too);
- *   - it is: what the Secret's data lacks is written, in one merge patch conditional on
- *     the cached resourceVersion: a token when there is none (a JWT of kube's legacy
+ *   - it is: what the Secret's data lacks is written, in one update of the Secret read
+ *     live (the cache holds Secrets without their data; kube's role may update Secrets,
+ *     not patch them), conditional on the cached resourceVersion: a token when there is none (a JWT of kube's legacy
  *     claims, signed with --service-account-private-key-file), namespace when it is
  *     empty, ca.crt when it is not the root CA (--root-ca-file's, else the kubeconfig's
  *     CA; none: left as it is); with the annotations naming the ServiceAccount and its
  *     uid, as kube's update writes them.
  *
  * kube reads the Secret live and skips it when its resourceVersion moved on; here the
- * patch's resourceVersion makes the apiserver refuse it then (a Conflict, retried with
+ * update carries the cached resourceVersion, which makes the apiserver refuse it then (a Conflict, retried with
  * backoff, where kube drops the key: the change that moved it queues the Secret again).
  * kube also drops a deleted Secret from its ServiceAccount's legacy secrets list; sqlkcm
  * does not (a key is a name, and the deleted Secret's annotations are gone with it).
@@ -439,8 +440,8 @@ serviceaccounttoken_sync(struct controller *c, const char *key, double now,
 		free(encoded);
 	}
 	a = action_append(&out->writes, &out->nwrites);
-	a->type = ACTION_PATCH;
-	a->merge_patch = 1;
+	a->type = ACTION_UPDATE;
+	a->read_modify_write = 1;
 	a->body_hidden = 1;
 	a->verb = "populate";
 	a->resource = st->secrets;

@@ -121,7 +121,7 @@ struct case_row {
 
 #define DELETED "get serviceaccounts default/default uid=12345 (absent); " \
 	"delete secrets default/token-secret-1 uid=23456"
-#define POPULATED "patch secrets default/token-secret-1 rv=1 data="
+#define POPULATED "update secrets default/token-secret-1 rv=1 data="
 
 static const struct case_row rows[] = {
 	{ "new serviceaccount with no secrets", 1, NO_SECRET, ACCOUNT_ADDED, "" },
@@ -295,10 +295,11 @@ describe(const struct sync_result *r, struct buf *b)
 			    a->resource->name, a->namespace, a->name, a->uid);
 			continue;
 		}
-		assert_int_equal(a->type, ACTION_PATCH);
-		assert_true(a->merge_patch);
+		/* An update of the Secret read live, with these changes. */
+		assert_int_equal(a->type, ACTION_UPDATE);
+		assert_true(a->read_modify_write);
 		assert_true(a->body_hidden);
-		buf_printf(b, "%spatch %s %s/%s rv=%s data=", b->len > 0 ? "; " : "",
+		buf_printf(b, "%supdate %s %s/%s rv=%s data=", b->len > 0 ? "; " : "",
 		    a->resource->name, a->namespace, a->name,
 		    json_string(a->body, "metadata.resourceVersion"));
 		cJSON_ArrayForEach(item, data)
