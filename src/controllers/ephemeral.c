@@ -13,7 +13,9 @@
  *     foreground deletion of the pod waits for it). A failed creation stops the sync with
  *     FailedBinding ("ephemeral volume V: create PVC N: <error>"), as kube's.
  * The handlers queue a pod with an ephemeral volume when it is added (its volumes never
- * change), and the pods that name a claim that was deleted. kube's counters
+ * change), and, when a claim is deleted, the pods with an ephemeral volume that use it
+ * (as an ephemeral volume's claim or by name in a persistentVolumeClaim volume, as kube's
+ * pod-pvc index has them). kube's counters
  * ephemeral_volume_controller_create_total and ..._create_failures_total count the
  * creations tried and those that failed. The view ephemeral_volume_claims
  * (schema/034-ephemeral.sql) shows each such volume, its claim and whether the pod owns it.
@@ -42,12 +44,18 @@ static const char *const ephemeral_sql[STMT_COUNT] = {
 	[STMT_POD] = "SELECT uid, body FROM cache_pods WHERE namespace = ?1 AND name = ?2",
 	[STMT_CLAIM] = "SELECT body FROM cache_objects WHERE resource = 'persistentvolumeclaims'"
 	    " AND namespace = ?1 AND name = ?2",
-	/* The pods of namespace ?1 with an ephemeral volume whose claim is ?2. */
+	/* The pods of namespace ?1 not being deleted, with an ephemeral volume, that use
+	 * claim ?2: as an ephemeral volume's or in a persistentVolumeClaim volume (kube looks
+	 * the pods up in its pod-pvc index, which holds both). */
 	[STMT_CLAIM_PODS] = "SELECT p.name FROM cache_pods p WHERE p.namespace = ?1"
+	    " AND p.deletion_timestamp IS NULL"
 	    " AND EXISTS (SELECT 1 FROM json_each(p.body, '$.spec.volumes') v"
-	    "   WHERE json_extract(v.value, '$.ephemeral') IS NOT NULL"
-	    "   AND p.name || '-' || json_extract(v.value, '$.name') = ?2)"
-	    " AND p.deletion_timestamp IS NULL",
+	    "   WHERE json_extract(v.value, '$.ephemeral') IS NOT NULL)"
+	    " AND EXISTS (SELECT 1 FROM json_each(p.body, '$.spec.volumes') v"
+	    "   WHERE (json_extract(v.value, '$.ephemeral') IS NOT NULL"
+	    "     AND p.name || '-' || json_extract(v.value, '$.name') = ?2)"
+	    "   OR (json_extract(v.value, '$.ephemeral') IS NULL"
+	    "     AND json_extract(v.value, '$.persistentVolumeClaim.claimName') = ?2))",
 	/* Every pod with an ephemeral volume. */
 	[STMT_KEYS] = "SELECT p.namespace, p.name FROM cache_pods p"
 	    " WHERE p.deletion_timestamp IS NULL"
@@ -266,7 +274,7 @@ ephemeral_handle_event(struct controller *c, const struct informer_event *ev, do
 	}
 	if (ev->resource != st->claims || ev->type != INFORMER_DELETED)
 		return;
-	/* A claim gone: the pods whose ephemeral volume it was make it again. */
+	/* A claim gone: the pods that use it look at their ephemeral volumes again. */
 	stmt = controller_stmt(st->stmt[STMT_CLAIM_PODS]);
 	sqlite3_bind_text(stmt, 1, ns, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 2, json_string(ev->object, "metadata.name"), -1,

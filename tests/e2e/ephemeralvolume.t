@@ -7,8 +7,8 @@
 # is made again; a pod being deleted gets none. The pods are never scheduled (a
 # nodeSelector no node has): the controller does not care, and kwok leaves them alone.
 # No pvc-protection runs: the test takes the claims' finalizer off itself.
-# With E2E_EPH_CM=kcm the same runs against kube-controller-manager 1.36
-# (ephemeralvolume-kcm.t).
+# With E2E_EPH_CM=kcm the same runs against kube-controller-manager 1.36; with
+# E2E_EPH_STATE=FILE the end state goes to FILE (ephemeralvolume-kcm.t compares them).
 # e2e: locks ephemeral-volume
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -117,6 +117,27 @@ kubectl patch pvc p3-data -n "$ns" --type=json \
 cluster_wait_until 30 "the claim gone" eval '! has_claim p3-data'
 sleep 3
 check "a pod being deleted whose claim goes gets no new one" eval '! has_claim p3-data'
+# The end state, the namespace written NS (ephemeralvolume-kcm.t compares kcm's and
+# sqlkcm's): each claim's owners, labels, annotation, class, size and whether it is being
+# deleted; the reasons, types, sources and messages of the pods' events (but the
+# scheduler's, whose words depend on when it tried).
+if [ -n "${E2E_EPH_STATE:-}" ]; then
+	claim_fields='{range .items[*]}{.metadata.name} owners={range .metadata.ownerReferences[*]}'
+	claim_fields+='{.apiVersion}/{.kind}/{.name}/{.controller}/{.blockOwnerDeletion} {end}'
+	claim_fields+='labels={.metadata.labels} from={.metadata.annotations.example\.com/from}'
+	claim_fields+=' class={.spec.storageClassName} modes={.spec.accessModes}'
+	claim_fields+=' size={.spec.resources.requests.storage}'
+	claim_fields+=' deleting={.metadata.deletionTimestamp}{"\n"}{end}'
+	event_fields='{range .items[*]}{.involvedObject.name} {.type} {.reason}'
+	event_fields+=' {.source.component}: {.message}{"\n"}{end}'
+	{
+		kubectl get pvc -n "$ns" -o jsonpath="$claim_fields" |
+		    sed 's/deleting=.\+/deleting=yes/' | sort
+		kubectl get events -n "$ns" --field-selector \
+		    involvedObject.kind=Pod,reason!=FailedScheduling -o jsonpath="$event_fields" |
+		    sort -u
+	} | sed "s/$ns/NS/g" >"$E2E_EPH_STATE"
+fi
 if [ "$cm" = sqlkcm ]; then
 	check "no sync failed but p2's" eval \
 	    '! grep -E "level=error|^E" "$work/eph.log" | grep -v "/p2"'

@@ -216,6 +216,21 @@ handlers_queue(void **state)
 	    NULL);
 	assert_string_equal(keys = ctl_keys(w), POD_KEY);
 	free(keys);
+	ctl_keys_clear(w);
+	/* kube's pod-pvc index also holds a persistentVolumeClaim volume's claim: a pod with
+	 * an ephemeral volume that names the claim deleted is queued; one without none is. */
+	ctl_cache(w, pods, fixture_parse("{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
+	    "\"metadata\":{\"name\":\"named\",\"namespace\":\"my-namespace\",\"uid\":"
+	    "\"uidpod2\",\"resourceVersion\":\"1\"},\"spec\":{\"volumes\":["
+	    EPHEMERAL("v") ",{\"name\":\"s\",\"persistentVolumeClaim\":{\"claimName\":"
+	    "\"shared\"}}]}}"));
+	ctl_cache(w, pods, fixture_parse("{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
+	    "\"metadata\":{\"name\":\"plain\",\"namespace\":\"my-namespace\",\"uid\":"
+	    "\"uidpod3\",\"resourceVersion\":\"1\"},\"spec\":{\"volumes\":["
+	    "{\"name\":\"s\",\"persistentVolumeClaim\":{\"claimName\":\"shared\"}}]}}"));
+	ctl_tell(w, INFORMER_DELETED, claims, claim("shared", "my-namespace", NULL), NULL);
+	assert_string_equal(keys = ctl_keys(w), "my-namespace/named");
+	free(keys);
 	ctl_world_free(w);
 }
 
