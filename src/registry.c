@@ -13,6 +13,7 @@
 #include "controllers/csrcleaner.h"
 #include "controllers/protection.h"
 #include "controllers/ephemeral.h"
+#include "controllers/expand.h"
 #include "controllers/csrsigning.h"
 #include "controllers/daemonset.h"
 #include "controllers/deployment.h"
@@ -63,6 +64,7 @@ const struct controller_type *const controller_types[] = {
 	&vacprotection_controller_type,
 	&pvcprotection_controller_type,
 	&ephemeral_controller_type,
+	&expand_controller_type,
 	&csrsigning_controller_type,
 	&csrapproving_controller_type,
 	&nodeipam_controller_type,

@@ -20,7 +20,8 @@
 # rbac-pv-protection.yaml, rbac-volumeattributesclass-protection.yaml and
 # rbac-pvc-protection.yaml for the PersistentVolume, VolumeAttributesClass and
 # PersistentVolumeClaim protection controllers; rbac-ephemeral-volume.yaml for the
-# ephemeral volume controller;
+# ephemeral volume controller; rbac-persistentvolume-expander.yaml for the volume expand
+# controller;
 # rbac-legacy-service-account-token-cleaner.yaml for the legacy token cleaner;
 # rbac-service-cidr-controller.yaml for the Service CIDR controller;
 # rbac-persistentvolume-binder.yaml for the PersistentVolume binder.
@@ -97,6 +98,14 @@ cleanup() {
 	kubectl patch pv "$ns-pvp" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' \
 	    >/dev/null 2>&1
 	kubectl delete pv "$ns-pvp" --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole sqlkcm:expand-controller \
+	    --wait=false >/dev/null 2>&1
+	kubectl patch pvc "$ns-exp" -n "$ns" --type merge \
+	    -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1
+	kubectl patch pv "$ns-exp" --type merge -p '{"metadata":{"finalizers":null}}' \
+	    >/dev/null 2>&1
+	kubectl delete pv "$ns-exp" --wait=false >/dev/null 2>&1
+	kubectl delete storageclass "$ns-exp" --wait=false >/dev/null 2>&1
 	[ -n "${tracking_since:-}" ] && kubectl patch configmap -n kube-system \
 	    kube-apiserver-legacy-service-account-token-tracking --type=merge \
 	    -p "{\"data\":{\"since\":\"$tracking_since\"}}" >/dev/null 2>&1
@@ -1094,5 +1103,52 @@ check "the ephemeral volume controller makes the pod's claim with those rights" 
 check "no request of the ephemeral volume controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/ephsa.log" | grep -v "being terminated"'
 sqlkcm_stop ephsa
+
+# The volume expand controller's: a Bound claim on an awsElasticBlockStore volume (which
+# kube migrates to CSI) resized gets the resizer annotation, through the claim's status.
+check "rbac-persistentvolume-expander.yaml applies" \
+    kubectl apply -f "$manifests/rbac-persistentvolume-expander.yaml"
+check "with it, it may patch claims' status" cluster_wait_until 30 "the role" \
+    can patch persistentvolumeclaims --subresource=status -n "$ns"
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: $ns-exp}
+provisioner: e2e.sqlkcm.io-$ns
+allowVolumeExpansion: true
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: $ns-exp, namespace: $ns}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: $ns-exp
+  volumeName: $ns-exp
+  resources: {requests: {storage: 1Gi}}
+YAML
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: $ns-exp}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: $ns-exp
+  persistentVolumeReclaimPolicy: Retain
+  claimRef: {namespace: $ns, name: $ns-exp, uid: $(kubectl get pvc "$ns-exp" -n "$ns" -o jsonpath='{.metadata.uid}')}
+  awsElasticBlockStore: {volumeID: vol-rbac}
+YAML
+kubectl patch pvc "$ns-exp" -n "$ns" --subresource=status --type=merge \
+    -p '{"status":{"phase":"Bound","capacity":{"storage":"1Gi"}}}' >/dev/null
+kubectl patch pvc "$ns-exp" -n "$ns" --type=merge \
+    -p '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}' >/dev/null
+sqlkcm_start expsa --kubeconfig "$work/kubeconfig" --db "$work/exp.db" \
+    --controllers persistentvolume-expander -v 2
+check "the volume expand controller names the claim's resizer with those rights" \
+    cluster_wait_until 60 "the annotation" eval '[ "$(kubectl get pvc '"$ns"'-exp -n '"$ns"' \
+     -o jsonpath="{.metadata.annotations.volume\.kubernetes\.io/storage-resizer}")" = ebs.csi.aws.com ]'
+check "no request of the volume expand controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/expsa.log"'
+sqlkcm_stop expsa
 
 tap_done
