@@ -14,6 +14,7 @@
 #include "controllers/protection.h"
 #include "controllers/ephemeral.h"
 #include "controllers/expand.h"
+#include "controllers/attachdetach.h"
 #include "controllers/csrsigning.h"
 #include "controllers/daemonset.h"
 #include "controllers/deployment.h"
@@ -65,6 +66,7 @@ const struct controller_type *const controller_types[] = {
 	&pvcprotection_controller_type,
 	&ephemeral_controller_type,
 	&expand_controller_type,
+	&attachdetach_controller_type,
 	&csrsigning_controller_type,
 	&csrapproving_controller_type,
 	&nodeipam_controller_type,

@@ -172,6 +172,7 @@ failed_syncs_back_off_as_kubes_queue_of_the_controller(void **state)
 		{ "pvc-protection", 1000 },
 		{ "ephemeral-volume", 1000 },
 		{ "persistentvolume-expander", 1000 },
+		{ "attachdetach", 1000 },
 		{ "persistentvolume-binder", 1000 },
 	};
 	/* Where kube's queue starts at another backoff than client-go's 5 ms. */

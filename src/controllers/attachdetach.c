@@ -1,0 +1,468 @@
+/*
+ * attachdetach.c - the attach/detach controller (kube's attachdetach-controller, named
+ * persistentvolume-attach-detach-controller in --controllers), for CSI volumes.
+ *
+ * A key is a node's name. Only a node annotated
+ * volumes.kubernetes.io/controller-managed-attach-detach: "true" is managed, as in kube.
+ * The sync of such a node compares what should be attached to it (the view
+ * attachdetach_desired, schema/036-attachdetach.sql: the CSI volumes of its pods that are
+ * not terminated, through Bound claims, whose CSIDriver does not say attachRequired
+ * false) with the VolumeAttachments that name it (the view attachdetach_attachments), and
+ * writes, in this order:
+ *   - attach: a VolumeAttachment for each desired volume that has none of kube's name
+ *     ("csi-" and the SHA-256 of handle, driver and node), spec {attacher, nodeName,
+ *     source.persistentVolumeName}, as kube's CSI attacher creates it; an external
+ *     attacher then sets its status.attached;
+ *   - the node's status.volumesAttached (a patch of the status): every volume whose
+ *     VolumeAttachment says attached and that is still desired or still in use, as
+ *     {name: kubernetes.io/csi/<driver>^<handle>, devicePath: ""}; entries that are not
+ *     CSI volumes are kept as they are;
+ *   - detach: a VolumeAttachment no pod wants any more is deleted once the node no longer
+ *     lists its volume in status.volumesInUse, after the volume left volumesAttached (the
+ *     patch above comes first, as kube updates the node's status before it detaches).
+ *
+ * Not done (kube does them): the SuccessfulAttachVolume and other events on pods (a sync
+ * here records events on its key's object, the node); the six-minute force detach of a
+ * volume still in use on an unhealthy or out-of-service node (here it waits for the
+ * node); in-tree volumes and their CSI migration, inline CSI volumes in pods; the
+ * attachments of a node that was deleted or lost its annotation (left alone); a
+ * VolumeAttachment whose volume is no longer cached (left alone: its volume's name in
+ * volumesInUse is not known); the multi-attach checks of ReadWriteOnce volumes. kube's
+ * attach-detach flags are accepted and ignored (src/kcmflags.c).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "controllers/attachdetach.h"
+#include "json.h"
+#include "resource.h"
+#include "util.h"
+
+#define CSI_PREFIX "kubernetes.io/csi/"
+
+enum {
+	STMT_NODE,
+	STMT_DESIRED,
+	STMT_ATTACHMENTS,
+	STMT_KEYS,
+	STMT_COUNT
+};
+
+static const char *const attachdetach_sql[STMT_COUNT] = {
+	[STMT_NODE] = "SELECT uid, body FROM cache_objects"
+	    " WHERE resource = 'nodes' AND namespace = '' AND name = ?1",
+	/* The volumes node ?1 should have attached, once each. */
+	[STMT_DESIRED] = "SELECT DISTINCT volume, driver, volume_handle, unique_name"
+	    " FROM attachdetach_desired WHERE node = ?1 ORDER BY unique_name, volume",
+	[STMT_ATTACHMENTS] = "SELECT a.attachment, o.uid, a.unique_name, a.attached,"
+	    " a.deleting, a.in_use, a.desired"
+	    " FROM attachdetach_attachments a JOIN cache_objects o"
+	    " ON o.resource = 'volumeattachments' AND o.namespace = '' AND o.name = a.attachment"
+	    " WHERE a.node = ?1 ORDER BY a.attachment",
+	/* Every managed node. */
+	[STMT_KEYS] = "SELECT name FROM cache_objects WHERE resource = 'nodes'"
+	    " AND namespace = '' AND json_extract(body, '$.metadata.annotations.\""
+	    ATTACHDETACH_MANAGED_ANNOTATION "\"') = 'true' ORDER BY name",
+};
+
+struct attachdetach_state {
+	sqlite3_stmt *stmt[STMT_COUNT];
+	const struct resource *nodes;
+	const struct resource *attachments;
+};
+
+char *
+attachdetach_attachment_name(const char *handle, const char *driver, const char *node)
+{
+	char *text = xasprintf("%s%s%s", handle, driver, node);
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int len = 0;
+	char hex[2 * EVP_MAX_MD_SIZE + 1];
+
+	if (EVP_Digest(text, strlen(text), md, &len, EVP_sha256(), NULL) != 1)
+		len = 0;
+	free(text);
+	for (unsigned int i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	hex[2 * len] = '\0';
+	return xasprintf("csi-%s", hex);
+}
+
+/* --- sync ------------------------------------------------------------------------------ */
+
+/* A volume the node's status should list. */
+struct reported {
+	char **names;
+	int n;
+};
+
+static void
+reported_add(struct reported *r, const char *name)
+{
+	for (int i = 0; i < r->n; i++) {
+		if (strcmp(r->names[i], name) == 0)
+			return;
+	}
+	r->names = xrealloc(r->names, (size_t)(r->n + 1) * sizeof *r->names);
+	r->names[r->n++] = xstrdup(name);
+}
+
+static void
+reported_free(struct reported *r)
+{
+	for (int i = 0; i < r->n; i++)
+		free(r->names[i]);
+	free(r->names);
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Whether list (the node's volumesAttached) names name. */
+static int
+lists(const cJSON *list, const char *name)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, list) {
+		if (strcmp(json_string(e, "name"), name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The node's new status.volumesAttached, or NULL when it is already what r says. */
+static cJSON *
+volumes_attached(const cJSON *node, struct reported *r)
+{
+	const cJSON *current = json_path(node, "status.volumesAttached"), *e;
+	int same = 1, ncsi = 0;
+	cJSON *list;
+
+	cJSON_ArrayForEach(e, current) {
+		const char *name = json_string(e, "name");
+
+		if (strncmp(name, CSI_PREFIX, strlen(CSI_PREFIX)) != 0)
+			continue;
+		ncsi++;
+	}
+	for (int i = 0; i < r->n; i++)
+		same = same && lists(current, r->names[i]);
+	if (same && ncsi == r->n)
+		return NULL;
+	qsort(r->names, (size_t)r->n, sizeof *r->names, name_cmp);
+	list = cJSON_CreateArray();
+	cJSON_ArrayForEach(e, current) {
+		if (strncmp(json_string(e, "name"), CSI_PREFIX, strlen(CSI_PREFIX)) != 0)
+			cJSON_AddItemToArray(list, cJSON_Duplicate(e, 1));
+	}
+	for (int i = 0; i < r->n; i++) {
+		cJSON *v = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(v, "name", r->names[i]);
+		cJSON_AddStringToObject(v, "devicePath", "");
+		cJSON_AddItemToArray(list, v);
+	}
+	return list;
+}
+
+/* Whether the attachment called name is among the n cached ones. */
+static int
+cached(char **names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++) {
+		if (strcmp(names[i], name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static struct action *
+attach(struct attachdetach_state *st, struct sync_result *out, const char *name,
+    const char *volume, const char *driver, const char *node)
+{
+	struct action *a = action_append(&out->writes, &out->nwrites);
+	cJSON *spec;
+
+	a->type = ACTION_CREATE;
+	a->verb = "attach";
+	a->resource = st->attachments;
+	a->namespace = xstrdup("");
+	a->name = xstrdup(name);
+	a->body = cJSON_CreateObject();
+	cJSON_AddStringToObject(a->body, "apiVersion", "storage.k8s.io/v1");
+	cJSON_AddStringToObject(a->body, "kind", "VolumeAttachment");
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(a->body, "metadata"), "name", name);
+	spec = cJSON_AddObjectToObject(a->body, "spec");
+	cJSON_AddStringToObject(spec, "attacher", driver);
+	cJSON_AddStringToObject(spec, "nodeName", node);
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(spec, "source"),
+	    "persistentVolumeName", volume);
+	cJSON_AddBoolToObject(cJSON_AddObjectToObject(a->body, "status"), "attached", 0);
+	a->exists_ok = 1;
+	a->reason = xasprintf("volume %s of %s is wanted on %s", volume, driver, node);
+	return a;
+}
+
+static int
+attachdetach_sync(struct controller *c, const char *key, double now,
+    struct sync_result *out, char **error)
+{
+	struct attachdetach_state *st = c->state;
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_NODE]);
+	struct reported report = { NULL, 0 };
+	char **names = NULL;
+	int rc, n = 0, ndetach = 0;
+	struct {
+		char *name, *uid;
+	} *detach = NULL;
+	cJSON *list;
+
+	(void)now;
+	out->controller = c->type->name;
+	out->key = xstrdup(key);
+	out->owner_resource = st->nodes;
+	sqlite3_bind_text(stmt, 1, key, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		out->owner_uid = controller_column_strdup(stmt, 0);
+		out->owner = controller_column_json(stmt, 1);
+	}
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error_set(error, "attachdetach: reading node %s: %s", key,
+		    sqlite3_errmsg(store_db(c->store)));
+	if (out->owner == NULL)
+		return 0;		/* gone: its attachments are left (see above) */
+	{
+		const cJSON *managed = json_annotation(out->owner,
+		    ATTACHDETACH_MANAGED_ANNOTATION);
+
+		if (!cJSON_IsString(managed) || strcmp(managed->valuestring, "true") != 0)
+			return 0;
+	}
+
+	/* The attachments that name the node. */
+	stmt = controller_stmt(st->stmt[STMT_ATTACHMENTS]);
+	sqlite3_bind_text(stmt, 1, key, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(stmt, 0);
+		int known = sqlite3_column_type(stmt, 2) == SQLITE_TEXT;
+		int attached = sqlite3_column_int(stmt, 3) == 1;
+		int deleting = sqlite3_column_int(stmt, 4) != 0;
+		int in_use = sqlite3_column_int(stmt, 5) != 0;
+		int desired = sqlite3_column_int(stmt, 6) != 0;
+
+		names = xrealloc(names, (size_t)(n + 1) * sizeof *names);
+		names[n++] = xstrdup(name);
+		if (!known)
+			continue;	/* its volume is not cached */
+		if (attached && !deleting && (desired || in_use))
+			reported_add(&report, (const char *)sqlite3_column_text(stmt, 2));
+		if (!desired && !in_use && !deleting) {
+			detach = xrealloc(detach, (size_t)(ndetach + 1) * sizeof *detach);
+			detach[ndetach].name = xstrdup(name);
+			detach[ndetach].uid = controller_column_strdup(stmt, 1);
+			ndetach++;
+		}
+	}
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_DONE) {
+		rc = error_set(error, "attachdetach: reading the attachments of %s: %s", key,
+		    sqlite3_errmsg(store_db(c->store)));
+		goto done;
+	}
+
+	/* Attach what is wanted and has no attachment of kube's name. */
+	stmt = controller_stmt(st->stmt[STMT_DESIRED]);
+	sqlite3_bind_text(stmt, 1, key, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		const char *volume = (const char *)sqlite3_column_text(stmt, 0);
+		const char *driver = (const char *)sqlite3_column_text(stmt, 1);
+		const char *handle = (const char *)sqlite3_column_text(stmt, 2);
+		char *name;
+
+		if (volume == NULL || driver == NULL || handle == NULL ||
+		    *driver == '\0' || *handle == '\0')
+			continue;	/* the apiserver requires both: not a CSI volume */
+		name = attachdetach_attachment_name(handle, driver, key);
+		if (!cached(names, n, name))
+			attach(st, out, name, volume, driver, key);
+		free(name);
+	}
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_DONE) {
+		rc = error_set(error, "attachdetach: reading what %s should attach: %s", key,
+		    sqlite3_errmsg(store_db(c->store)));
+		goto done;
+	}
+	rc = 0;
+
+	/* The node's status, then the detaches. */
+	list = volumes_attached(out->owner, &report);
+	if (list != NULL) {
+		struct action *a = action_append(&out->writes, &out->nwrites);
+
+		a->type = ACTION_PATCH;
+		a->verb = "update-volumes-attached";
+		a->resource = st->nodes;
+		a->namespace = xstrdup("");
+		a->name = xstrdup(key);
+		a->uid = xstrdup(out->owner_uid);
+		a->subresource = "status";
+		a->body = cJSON_CreateObject();
+		a->reason = xasprintf("%d CSI volumes attached", report.n);
+		if (cJSON_GetArraySize(list) == 0) {
+			cJSON_Delete(list);
+			list = cJSON_CreateNull();
+		}
+		cJSON_AddItemToObject(cJSON_AddObjectToObject(a->body, "status"),
+		    "volumesAttached", list);
+	}
+	for (int i = 0; i < ndetach; i++) {
+		struct action *a = action_append(&out->writes, &out->nwrites);
+
+		a->type = ACTION_DELETE;
+		a->verb = "detach";
+		a->resource = st->attachments;
+		a->namespace = xstrdup("");
+		a->name = detach[i].name;
+		a->uid = detach[i].uid;
+		a->reason = xstrdup("no pod wants the volume and the node does not use it");
+		detach[i].name = detach[i].uid = NULL;
+	}
+done:
+	for (int i = 0; i < ndetach; i++) {
+		free(detach[i].name);
+		free(detach[i].uid);
+	}
+	free(detach);
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	reported_free(&report);
+	return rc;
+}
+
+/* --- handlers -------------------------------------------------------------------------- */
+
+static void
+queue_node_of(const cJSON *o, const char *path, const struct controller_queue *q)
+{
+	const char *node = json_string(o, path);
+
+	if (*node != '\0')
+		q->add(node, q->arg);
+}
+
+static void
+queue_managed(struct attachdetach_state *st, const struct controller_queue *q)
+{
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_KEYS]);
+
+	while (sqlite3_step(stmt) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(stmt, 0);
+
+		if (name != NULL)
+			q->add(name, q->arg);
+	}
+	sqlite3_reset(stmt);
+}
+
+static void
+attachdetach_handle_event(struct controller *c, const struct informer_event *ev,
+    double now, const struct controller_queue *q)
+{
+	struct attachdetach_state *st = c->state;
+	const char *r = ev->resource->name;
+	const char *path;
+
+	(void)now;
+	if (strcmp(r, "nodes") == 0)
+		path = "metadata.name";
+	else if (strcmp(r, "pods") == 0)
+		path = "spec.nodeName";
+	else if (strcmp(r, "volumeattachments") == 0)
+		path = "spec.nodeName";
+	else {
+		/* A claim, volume or CSIDriver may change what any node wants. */
+		queue_managed(st, q);
+		return;
+	}
+	queue_node_of(ev->object, path, q);
+	if (ev->type == INFORMER_UPDATED && ev->old_body != NULL) {
+		cJSON *old = cJSON_Parse(ev->old_body);
+
+		if (old != NULL)
+			queue_node_of(old, path, q);
+		cJSON_Delete(old);
+	}
+}
+
+static int
+attachdetach_list_keys(struct controller *c, void (*cb)(const char *key, void *arg),
+    void *arg, char **error)
+{
+	struct attachdetach_state *st = c->state;
+
+	return controller_list_keys_of(st->stmt[STMT_KEYS], "attachdetach", cb, arg, error);
+}
+
+/* --- the type -------------------------------------------------------------------------- */
+
+static int
+attachdetach_init(struct controller *c, char **error)
+{
+	struct attachdetach_state *st = xcalloc(1, sizeof *st);
+
+	c->state = st;
+	st->nodes = resource_find("nodes");
+	st->attachments = resource_find("volumeattachments");
+	if (st->nodes == NULL || st->attachments == NULL)
+		return error_set(error, "attachdetach: nodes or volumeattachments are not "
+		    "known resources");
+	return store_prepare_statements(store_db(c->store), attachdetach_sql, STMT_COUNT,
+	    st->stmt, "attachdetach", error);
+}
+
+static void
+attachdetach_fini(struct controller *c)
+{
+	struct attachdetach_state *st = c->state;
+
+	if (st == NULL)
+		return;
+	store_finalize_statements(st->stmt, STMT_COUNT);
+	free(st);
+	c->state = NULL;
+}
+
+static const char *const attachdetach_resources[] = {
+	"nodes", "pods", "persistentvolumeclaims", "persistentvolumes", "csidrivers",
+	"volumeattachments", NULL
+};
+
+const struct controller_type attachdetach_controller_type = {
+	.name = "attachdetach",
+	.resources = attachdetach_resources,
+	.default_workers = 1,		/* kube's one reconciler loop; no flag */
+	.workers_flag = NULL,
+	.enable_flag = NULL,
+	.flags = NULL,
+	.event_component = "attachdetach-controller",
+	.client_name = "attachdetach-controller",
+	.recovery = NULL,
+	.init = attachdetach_init,
+	.fini = attachdetach_fini,
+	.handle_event = attachdetach_handle_event,
+	.list_keys = attachdetach_list_keys,
+	.sync = attachdetach_sync,
+};

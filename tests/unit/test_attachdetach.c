@@ -1,0 +1,280 @@
+/*
+ * test_attachdetach.c - the attach/detach controller for CSI volumes: rows after kube
+ * v1.36.3's reconciler_test.go (one desired volume attached; detached once unmounted; not
+ * detached while mounted) and attach_detach_controller_test.go's desired-state rules
+ * (unmanaged nodes, terminated pods, claims not Bound, CSIDriver attachRequired), as data
+ * over one world: node n1, pod p1 on it using claim c1, Bound to volume pv1 of driver
+ * d.example.com, handle h1. Then the attachment's name, the handlers and the keys.
+ */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "controllers/attachdetach.h"
+#include "fixtures.h"
+#include "json.h"
+#include "resource.h"
+#include "store.h"
+#include "util.h"
+
+/* kube's name of h1, d.example.com, n1 (sha256sum of "h1d.example.comn1"). */
+#define VA1 "csi-b078b22d1096952a15ef3207f7f853696502bd1e6a5ae841d5eb413fc87f8ee8"
+#define UNIQUE1 "kubernetes.io/csi/d.example.com^h1"
+
+static const struct sync_case {
+	const char *name;
+	int unmanaged;		/* n1 has no controller-managed annotation */
+	int no_pod;		/* no pod p1 */
+	const char *phase;	/* p1's phase; NULL: Running */
+	int deleting;		/* p1 has a deletionTimestamp */
+	const char *container;	/* p1's container state (running, waiting, terminated);
+				   NULL: no container status */
+	int ephemeral;		/* p1's volume is generic ephemeral (claim p1-data) */
+	int ephemeral_owned;	/* ... and the claim is controlled by p1 */
+	const char *claim_phase;	/* NULL: Bound */
+	int other_claim_uid;	/* pv1's claimRef names another uid */
+	int not_csi;		/* pv1 is an nfs volume */
+	int driver;		/* CSIDriver d.example.com: 0 none, 1 attachRequired true,
+				   2 attachRequired false */
+	int va;			/* VA1: 0 none, 1 not attached, 2 attached */
+	int in_use;		/* n1 lists UNIQUE1 in volumesInUse */
+	int listed;		/* n1 lists UNIQUE1 in volumesAttached */
+	const char *want;	/* the writes: "attach NAME", "status [names]", "detach NAME" */
+} sync_cases[] = {
+	{ "one desired volume is attached (Test_Run_Positive_OneDesiredVolumeAttach)",
+	    .want = "attach " VA1 ";" },
+	{ "an attachment that exists is not created again", .va = 1, .want = "" },
+	{ "an attached volume is reported in the node's volumesAttached", .va = 2,
+	    .want = "status [" UNIQUE1 "];" },
+	{ "a volume reported already: nothing to write", .va = 2, .listed = 1, .want = "" },
+	{ "a node not managed by the controller gets nothing", .unmanaged = 1, .want = "" },
+	{ "unmanaged node: its attachments are left alone", .unmanaged = 1, .no_pod = 1,
+	    .va = 2, .listed = 1, .want = "" },
+	{ "no pod, unmounted: detached after the status "
+	    "(Test_Run_Positive_OneDesiredVolumeAttachThenDetachWithUnmountedVolume)",
+	    .no_pod = 1, .va = 2, .listed = 1, .want = "status [];detach " VA1 ";" },
+	{ "no pod, still mounted: not detached "
+	    "(Test_Run_Negative_OneDesiredVolumeAttachThenDetachWithMountedVolume)",
+	    .no_pod = 1, .va = 2, .listed = 1, .in_use = 1, .want = "" },
+	{ "no pod, an attachment not yet attached and unused: detached", .no_pod = 1,
+	    .va = 1, .want = "detach " VA1 ";" },
+	{ "a Succeeded pod wants nothing", .phase = "Succeeded", .va = 2, .listed = 1,
+	    .want = "status [];detach " VA1 ";" },
+	{ "a Failed pod wants nothing", .phase = "Failed", .want = "" },
+	{ "a deleted pod with no container running wants nothing", .deleting = 1,
+	    .container = "terminated", .want = "" },
+	{ "a deleted pod with no container status wants nothing", .deleting = 1,
+	    .want = "" },
+	{ "a deleted pod whose container waits wants nothing", .deleting = 1,
+	    .container = "waiting", .want = "" },
+	{ "a deleted pod whose container runs still wants its volume", .deleting = 1,
+	    .container = "running", .want = "attach " VA1 ";" },
+	{ "a claim not Bound wants nothing", .claim_phase = "Pending", .want = "" },
+	{ "a volume bound to another claim wants nothing", .other_claim_uid = 1, .want = "" },
+	{ "a volume that is not CSI wants nothing", .not_csi = 1, .want = "" },
+	{ "a CSIDriver that requires attach", .driver = 1, .want = "attach " VA1 ";" },
+	{ "a CSIDriver that requires no attach", .driver = 2, .want = "" },
+	{ "a generic ephemeral volume controlled by the pod", .ephemeral = 1,
+	    .ephemeral_owned = 1, .want = "attach " VA1 ";" },
+	{ "a generic ephemeral volume's claim not controlled by the pod", .ephemeral = 1,
+	    .want = "" },
+};
+
+static cJSON *
+node(int managed, int in_use, int listed)
+{
+	char *text = xasprintf("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":"
+	    "{\"name\":\"n1\",\"resourceVersion\":\"1\",\"uid\":\"uid-n1\"%s},\"status\":{%s%s%s}}",
+	    managed ? ",\"annotations\":{\"" ATTACHDETACH_MANAGED_ANNOTATION "\":\"true\"}" : "",
+	    in_use ? "\"volumesInUse\":[\"" UNIQUE1 "\"]" : "", in_use && listed ? "," : "",
+	    listed ? "\"volumesAttached\":[{\"name\":\"" UNIQUE1 "\",\"devicePath\":\"\"}]" :
+	    "");
+	cJSON *o = fixture_parse(text);
+
+	free(text);
+	return o;
+}
+
+static void
+build(struct ctl_world *w, const struct sync_case *r)
+{
+	const char *claim = r->ephemeral ? "p1-data" : "c1";
+	char *text;
+
+	ctl_cache(w, resource_find("nodes"), node(!r->unmanaged, r->in_use, r->listed));
+	if (!r->no_pod) {
+		text = xasprintf("{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+		    "\"p1\",\"namespace\":\"default\",\"resourceVersion\":\"1\",\"uid\":\"uid-p1\"%s},\"spec\":"
+		    "{\"nodeName\":\"n1\",\"containers\":[{\"name\":\"c\",\"image\":\"i\"}],"
+		    "\"volumes\":[{\"name\":\"data\",%s}]},\"status\":{\"phase\":\"%s\"%s%s%s}}",
+		    r->deleting ? ",\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"" : "",
+		    r->ephemeral ? "\"ephemeral\":{\"volumeClaimTemplate\":{\"spec\":{}}}" :
+		    "\"persistentVolumeClaim\":{\"claimName\":\"c1\"}",
+		    r->phase != NULL ? r->phase : "Running",
+		    r->container != NULL ? ",\"containerStatuses\":[{\"name\":\"c\",\"state\":{\"" :
+		    "", r->container != NULL ? r->container : "",
+		    r->container != NULL ? "\":{}}}]" : "");
+		ctl_cache(w, resource_find("pods"), fixture_parse(text));
+		free(text);
+	}
+	text = xasprintf("{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\","
+	    "\"metadata\":{\"name\":\"%s\",\"namespace\":\"default\",\"resourceVersion\":\"1\",\"uid\":\"uid-claim\"%s},"
+	    "\"spec\":{\"volumeName\":\"pv1\"},\"status\":{\"phase\":\"%s\"}}", claim,
+	    r->ephemeral_owned ? ",\"ownerReferences\":[{\"apiVersion\":\"v1\",\"kind\":\"Pod\","
+	    "\"name\":\"p1\",\"resourceVersion\":\"1\",\"uid\":\"uid-p1\",\"controller\":true}]" : "",
+	    r->claim_phase != NULL ? r->claim_phase : "Bound");
+	ctl_cache(w, resource_find("persistentvolumeclaims"), fixture_parse(text));
+	free(text);
+	text = xasprintf("{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolume\",\"metadata\":"
+	    "{\"name\":\"pv1\",\"resourceVersion\":\"1\",\"uid\":\"uid-pv1\"},\"spec\":{%s,\"claimRef\":{\"namespace\":"
+	    "\"default\",\"name\":\"%s\",\"uid\":\"%s\"}}}",
+	    r->not_csi ? "\"nfs\":{\"server\":\"s\",\"path\":\"/\"}" :
+	    "\"csi\":{\"driver\":\"d.example.com\",\"volumeHandle\":\"h1\"}", claim,
+	    r->other_claim_uid ? "uid-other" : "uid-claim");
+	ctl_cache(w, resource_find("persistentvolumes"), fixture_parse(text));
+	free(text);
+	if (r->driver != 0) {
+		text = xasprintf("{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"CSIDriver\","
+		    "\"metadata\":{\"name\":\"d.example.com\",\"resourceVersion\":\"1\",\"uid\":\"uid-d\"},\"spec\":"
+		    "{\"attachRequired\":%s}}", r->driver == 1 ? "true" : "false");
+		ctl_cache(w, resource_find("csidrivers"), fixture_parse(text));
+		free(text);
+	}
+	if (r->va != 0) {
+		text = xasprintf("{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":"
+		    "\"VolumeAttachment\",\"metadata\":{\"name\":\"" VA1 "\",\"resourceVersion\":\"1\",\"uid\":\"uid-va\"},"
+		    "\"spec\":{\"attacher\":\"d.example.com\",\"nodeName\":\"n1\",\"source\":"
+		    "{\"persistentVolumeName\":\"pv1\"}},\"status\":{\"attached\":%s}}",
+		    r->va == 2 ? "true" : "false");
+		ctl_cache(w, resource_find("volumeattachments"), fixture_parse(text));
+		free(text);
+	}
+}
+
+/* The writes of the last sync, as the rows spell them. */
+static char *
+writes_of(const struct sync_result *res)
+{
+	struct buf b;
+
+	buf_init(&b);
+	for (int i = 0; i < res->nwrites; i++) {
+		const struct action *a = &res->writes[i];
+
+		if (a->type == ACTION_CREATE) {
+			assert_string_equal(json_string(a->body, "spec.attacher"), "d.example.com");
+			assert_string_equal(json_string(a->body, "spec.nodeName"), "n1");
+			assert_string_equal(json_string(a->body,
+			    "spec.source.persistentVolumeName"), "pv1");
+			assert_string_equal(json_string(a->body, "metadata.name"), a->name);
+			buf_printf(&b, "attach %s;", a->name);
+		} else if (a->type == ACTION_PATCH) {
+			const cJSON *list = json_path(a->body, "status.volumesAttached"), *e;
+			int first = 1;
+
+			assert_string_equal(a->subresource, "status");
+			assert_string_equal(a->name, "n1");
+			buf_printf(&b, "status [");
+			cJSON_ArrayForEach(e, list) {
+				assert_string_equal(json_string(e, "devicePath"), "");
+				buf_printf(&b, "%s%s", first ? "" : " ", json_string(e, "name"));
+				first = 0;
+			}
+			buf_printf(&b, "];");
+		} else if (a->type == ACTION_DELETE) {
+			assert_string_equal(a->uid, "uid-va");
+			buf_printf(&b, "detach %s;", a->name);
+		} else {
+			buf_printf(&b, "unexpected;");
+		}
+	}
+	return b.data != NULL ? b.data : xstrdup("");
+}
+
+static void
+sync_case(void **state)
+{
+	const struct sync_case *r = *state;
+	struct ctl_world *w = ctl_world_new(&attachdetach_controller_type, NULL);
+	char *got;
+
+	build(w, r);
+	ctl_sync(w, "n1", 0);
+	got = writes_of(&w->result);
+	assert_string_equal(got, r->want);
+	free(got);
+	ctl_world_free(w);
+}
+
+/* kube's getAttachmentName, checked against sha256sum; and another volume's name. */
+static void
+attachment_name(void **state)
+{
+	char *name = attachdetach_attachment_name("h1", "d.example.com", "n1");
+
+	(void)state;
+	assert_string_equal(name, VA1);
+	free(name);
+	name = attachdetach_attachment_name("h2", "d.example.com", "n1");
+	assert_string_equal(name, "csi-12a8fdffc4e6f078278060b19850391ae25a52e2b3f66c120f2dc0c"
+	    "67ec1ab92");
+	free(name);
+}
+
+/* A pod and an attachment queue their node (old and new); a claim, the managed nodes; a
+ * node itself. The keys listed are the managed nodes. */
+static void
+handlers_and_keys(void **state)
+{
+	struct ctl_world *w = ctl_world_new(&attachdetach_controller_type, NULL);
+	static const struct sync_case world = { "world", .want = "" };
+	char *keys;
+
+	(void)state;
+	build(w, &world);
+	ctl_cache(w, resource_find("nodes"), fixture_parse("{\"metadata\":{\"name\":\"n2\","
+	    "\"resourceVersion\":\"1\",\"uid\":\"uid-n2\"}}"));
+	ctl_tell(w, INFORMER_UPDATED, resource_find("pods"), fixture_parse("{\"metadata\":"
+	    "{\"name\":\"p\",\"namespace\":\"default\"},\"spec\":{\"nodeName\":\"a\"}}"),
+	    fixture_parse("{\"metadata\":{\"name\":\"p\",\"namespace\":\"default\"},"
+	    "\"spec\":{\"nodeName\":\"b\"}}"));
+	ctl_tell(w, INFORMER_ADDED, resource_find("volumeattachments"),
+	    fixture_parse("{\"metadata\":{\"name\":\"v\"},\"spec\":{\"nodeName\":\"c\"}}"),
+	    NULL);
+	ctl_tell(w, INFORMER_DELETED, resource_find("nodes"),
+	    fixture_parse("{\"metadata\":{\"name\":\"d\"}}"), NULL);
+	assert_string_equal(keys = ctl_keys(w), "a,b,c,d");
+	free(keys);
+	ctl_keys_clear(w);
+	ctl_tell(w, INFORMER_ADDED, resource_find("persistentvolumeclaims"),
+	    fixture_parse("{\"metadata\":{\"name\":\"x\",\"namespace\":\"default\"}}"), NULL);
+	assert_string_equal(keys = ctl_keys(w), "n1");
+	free(keys);
+	ctl_keys_clear(w);
+	ctl_list_keys(w);
+	assert_string_equal(keys = ctl_keys(w), "n1");
+	free(keys);
+	ctl_world_free(w);
+}
+
+int
+main(void)
+{
+	struct CMUnitTest tests[NELEM(sync_cases) + 2];
+	size_t n = 0;
+
+	for (size_t i = 0; i < NELEM(sync_cases); i++)
+		tests[n++] = (struct CMUnitTest){ sync_cases[i].name, sync_case, NULL, NULL,
+		    (void *)&sync_cases[i] };
+	tests[n++] = (struct CMUnitTest){ "kube's attachment name", attachment_name, NULL,
+	    NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "the handlers and keys", handlers_and_keys, NULL,
+	    NULL, NULL };
+	return _cmocka_run_group_tests("attachdetach", tests, n, NULL, NULL);
+}
