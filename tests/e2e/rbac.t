@@ -24,7 +24,8 @@
 # controller;
 # rbac-legacy-service-account-token-cleaner.yaml for the legacy token cleaner;
 # rbac-service-cidr-controller.yaml for the Service CIDR controller;
-# rbac-persistentvolume-binder.yaml for the PersistentVolume binder.
+# rbac-persistentvolume-binder.yaml for the PersistentVolume binder;
+# rbac-attachdetach.yaml for the attach/detach controller.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 use_shared_cluster
@@ -32,6 +33,7 @@ use_shared_cluster
 work=$(mktemp -d "${TMPDIR:-/tmp}/sqlkcm-rbac.XXXXXX")
 ns=rbac-$RANDOM
 sa=system:serviceaccount:sqlkcm-system:sqlkcm
+ad_va=csi-$(printf '%s%s%s' "$ns-ad" "$ns.example.com" "$ns-ad" | sha256sum | cut -d' ' -f1)
 manifests=$top/contrib/kubernetes
 cleanup() {
 	# The CronJob first: the namespace stays Terminating (no namespace controller runs),
@@ -105,6 +107,13 @@ cleanup() {
 	kubectl patch pv "$ns-exp" --type merge -p '{"metadata":{"finalizers":null}}' \
 	    >/dev/null 2>&1
 	kubectl delete pv "$ns-exp" --wait=false >/dev/null 2>&1
+	kubectl delete clusterrolebinding,clusterrole sqlkcm:attachdetach-controller \
+	    --wait=false >/dev/null 2>&1
+	kubectl delete volumeattachment "$ad_va" --wait=false >/dev/null 2>&1
+	kubectl delete node "$ns-ad" --wait=false >/dev/null 2>&1
+	kubectl patch pv "$ns-ad" --type merge -p '{"metadata":{"finalizers":null}}' \
+	    >/dev/null 2>&1
+	kubectl delete pv "$ns-ad" --wait=false >/dev/null 2>&1
 	kubectl delete storageclass "$ns-exp" --wait=false >/dev/null 2>&1
 	[ -n "${tracking_since:-}" ] && kubectl patch configmap -n kube-system \
 	    kube-apiserver-legacy-service-account-token-tracking --type=merge \
@@ -1150,5 +1159,71 @@ check "the volume expand controller names the claim's resizer with those rights"
 check "no request of the volume expand controller was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/expsa.log"'
 sqlkcm_stop expsa
+
+# The attach/detach controller's: a pod's CSI volume on a managed node of the test's own
+# gets its VolumeAttachment; marked attached, the node's status lists it; the pod gone,
+# the attachment is deleted.
+check "rbac-attachdetach.yaml applies" \
+    kubectl apply -f "$manifests/rbac-attachdetach.yaml"
+check "with it, it may create VolumeAttachments and patch nodes' status" \
+    cluster_wait_until 30 "the role" eval \
+    'can create volumeattachments.storage.k8s.io && can patch nodes --subresource=status'
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Node
+metadata:
+  name: $ns-ad
+  annotations:
+    kwok.x-k8s.io/node: fake
+    volumes.kubernetes.io/controller-managed-attach-detach: "true"
+status:
+  allocatable: {cpu: "8", memory: 32Gi, pods: "10"}
+  capacity: {cpu: "8", memory: 32Gi, pods: "10"}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: $ns-ad, namespace: $ns}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: $ns-ad
+  volumeName: $ns-ad
+  resources: {requests: {storage: 1Gi}}
+YAML
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: $ns-ad}
+spec:
+  capacity: {storage: 1Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: $ns-ad
+  claimRef: {namespace: $ns, name: $ns-ad, uid: $(kubectl get pvc "$ns-ad" -n "$ns" -o jsonpath='{.metadata.uid}')}
+  csi: {driver: $ns.example.com, volumeHandle: $ns-ad}
+YAML
+kubectl patch pvc "$ns-ad" -n "$ns" --subresource=status --type=merge \
+    -p '{"status":{"phase":"Bound","capacity":{"storage":"1Gi"}}}' >/dev/null
+sqlkcm_start adsa --kubeconfig "$work/kubeconfig" --db "$work/ad.db" \
+    --controllers attachdetach -v 2
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: $ns-ad}
+spec:
+  nodeName: $ns-ad
+  containers: [{name: c, image: pause}]
+  volumes: [{name: data, persistentVolumeClaim: {claimName: $ns-ad}}]
+YAML
+check "the attach/detach controller creates the VolumeAttachment with those rights" \
+    cluster_wait_until 60 "the VolumeAttachment" kubectl get volumeattachment "$ad_va"
+kubectl patch volumeattachment "$ad_va" --subresource=status --type=merge \
+    -p '{"status":{"attached":true}}' >/dev/null
+check "and patches the node's volumesAttached" cluster_wait_until 60 "volumesAttached" \
+    eval '[ -n "$(kubectl get node '"$ns-ad"' -o jsonpath="{.status.volumesAttached}")" ]'
+kubectl delete pod "$ns-ad" -n "$ns" --wait=false >/dev/null
+check "and deletes the VolumeAttachment once the pod is gone" \
+    cluster_wait_until 90 "the detach" eval '! kubectl get volumeattachment '"$ad_va"' >/dev/null 2>&1'
+check "no request of the attach/detach controller was forbidden" eval \
+    '! grep -i -E "forbidden|code=403|HTTP 403" "$work/adsa.log"'
+sqlkcm_stop adsa
 
 tap_done
