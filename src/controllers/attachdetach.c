@@ -158,7 +158,8 @@ volumes_attached(const cJSON *node, struct reported *r)
 		same = same && lists(current, r->names[i]);
 	if (same && ncsi == r->n)
 		return NULL;
-	qsort(r->names, (size_t)r->n, sizeof *r->names, name_cmp);
+	if (r->n > 1)
+		qsort(r->names, (size_t)r->n, sizeof *r->names, name_cmp);
 	list = cJSON_CreateArray();
 	cJSON_ArrayForEach(e, current) {
 		if (strncmp(json_string(e, "name"), CSI_PREFIX, strlen(CSI_PREFIX)) != 0)
