@@ -263,10 +263,66 @@ handlers_and_keys(void **state)
 	ctl_world_free(w);
 }
 
+/* Reads the text of every row of sql, columns joined by spaces, rows by ';'. */
+static char *
+rows_of(struct ctl_world *w, const char *sql)
+{
+	sqlite3_stmt *stmt;
+	struct buf got;
+
+	assert_int_equal(sqlite3_prepare_v2(store_db(w->store), sql, -1, &stmt, NULL),
+	    SQLITE_OK);
+	buf_init(&got);
+	while (sqlite3_step(stmt) == SQLITE_ROW) {
+		for (int i = 0; i < sqlite3_column_count(stmt); i++)
+			buf_printf(&got, "%s%s", i > 0 ? " " : "",
+			    sqlite3_column_type(stmt, i) == SQLITE_NULL ? "-" :
+			    (const char *)sqlite3_column_text(stmt, i));
+		buf_printf(&got, ";");
+	}
+	sqlite3_finalize(stmt);
+	return got.data != NULL ? got.data : xstrdup("");
+}
+
+/* The views: the pod's volume desired on n1, with its attachment; the attachment, in use
+ * and desired; with the pod Succeeded, neither desired. */
+static void
+views_show_desired_and_attachments(void **state)
+{
+	static const struct sync_case attached = { "attached", .va = 2, .in_use = 1,
+	    .want = "" };
+	static const struct sync_case done = { "done", .va = 2, .phase = "Succeeded",
+	    .want = "" };
+	struct ctl_world *w = ctl_world_new(&attachdetach_controller_type, NULL);
+	char *got;
+
+	(void)state;
+	build(w, &attached);
+	got = rows_of(w, "SELECT node, namespace, pod, claim, volume, driver, volume_handle,"
+	    " unique_name, attachment, attached FROM attachdetach_desired");
+	assert_string_equal(got, "n1 default p1 c1 pv1 d.example.com h1 " UNIQUE1 " " VA1
+	    " 1;");
+	free(got);
+	got = rows_of(w, "SELECT node, attachment, driver, volume, attached, deleting,"
+	    " unique_name, in_use, desired FROM attachdetach_attachments");
+	assert_string_equal(got, "n1 " VA1 " d.example.com pv1 1 0 " UNIQUE1 " 1 1;");
+	free(got);
+	ctl_world_free(w);
+	w = ctl_world_new(&attachdetach_controller_type, NULL);
+	build(w, &done);
+	got = rows_of(w, "SELECT count(*) FROM attachdetach_desired");
+	assert_string_equal(got, "0;");
+	free(got);
+	got = rows_of(w, "SELECT in_use, desired FROM attachdetach_attachments");
+	assert_string_equal(got, "0 0;");
+	free(got);
+	ctl_world_free(w);
+}
+
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(sync_cases) + 2];
+	struct CMUnitTest tests[NELEM(sync_cases) + 3];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(sync_cases); i++)
@@ -276,5 +332,7 @@ main(void)
 	    NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "the handlers and keys", handlers_and_keys, NULL,
 	    NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "the views", views_show_desired_and_attachments,
+	    NULL, NULL, NULL };
 	return _cmocka_run_group_tests("attachdetach", tests, n, NULL, NULL);
 }
