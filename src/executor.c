@@ -106,6 +106,7 @@ struct execution {
 	int status_tries;
 	int skip_status;		/* the namespace is going: no status to write */
 	int recheck_sent;		/* the owner's live read is out or done */
+	int events_sent;		/* the sync's own events are recorded */
 	struct event *finish_event;
 	TAILQ_HEAD(, request) requests;	/* in flight */
 	TAILQ_ENTRY(execution) link;
@@ -745,6 +746,18 @@ read_for_write_done(struct execution *x, struct action *a, struct restops_result
 	cJSON_Delete(object);
 }
 
+/* Records the sync's own events about its owner, once. */
+static void
+execution_events(struct execution *x)
+{
+	if (x->events_sent)
+		return;
+	x->events_sent = 1;
+	for (int i = 0; i < x->r.nevents; i++)
+		owner_event(x, x->r.events[i].type, x->r.events[i].reason,
+		    x->r.events[i].message);
+}
+
 /* Sends the next write; 0 if one was sent. */
 static int
 write_send(struct execution *x)
@@ -987,6 +1000,7 @@ execution_step(struct execution *x)
 	case PHASE_RECHECK:
 		if (x->failed)
 			break;
+		execution_events(x);
 		if (x->r.nclaims > 0 && x->r.recheck_owner && !x->recheck_sent) {
 			/* The owner, read live: same uid, not being deleted? */
 			x->recheck_sent = 1;
@@ -1143,11 +1157,13 @@ executor_run(struct executor *e, struct controller *c, struct sync_result *r,
 		execution_finish(x);
 		return 0;
 	}
-	/* The sync's own events first, whatever comes next: a gone owner may have one too
-	 * (the node lifecycle controller's RemovingNode). */
-	for (int i = 0; i < x->r.nevents; i++)
-		owner_event(x, x->r.events[i].type, x->r.events[i].reason,
-		    x->r.events[i].message);
+	/* The sync's own events first, whatever comes next (a gone owner may have one too:
+	 * the node lifecycle controller's RemovingNode); but after the live reads that must
+	 * confirm what the cache says, when there are any: an event about a cache that lags
+	 * is not sent (kube's CronJob reads a Job live before its MissingJob), and the sync
+	 * that runs again sends it if it still holds. */
+	if (x->r.nconfirm_absent == 0 || x->r.forget_expectations)
+		execution_events(x);
 	if (x->r.forget_expectations) {
 		if (bookkeeping_begin(x) == 0) {
 			if (controller_record_result(c, &x->r, time_now(), &err) != 0)

@@ -7,6 +7,7 @@
  *   failedJobsHistoryLimit (oldest by status.startTime, then name) are deleted in the
  *   background (SuccessfulDelete);
  * - status.active: a finished Job leaves it (SawCompletedJob), a Job gone from the cache
+ *   and confirmed gone by a live read
  *   leaves it (MissingJob), an unfinished Job it does not list is reported (UnexpectedJob);
  *   lastSuccessfulTime is the newest completionTime of a Complete Job;
  * - then, unless the CronJob is being deleted, its timeZone is unknown (UnknownTimeZone),
@@ -1052,6 +1053,20 @@ cronjob_sync(struct controller *c, const char *key, double now, struct sync_resu
 			found = strcmp(jobs[k].uid, uid) == 0;
 		if (found)
 			continue;
+		/* Gone from the cache; a live read must not find it either (kube's GetJob), or
+		 * nothing of this sync is sent, its event neither. */
+		{
+			struct action *g = action_append(&out->confirm_absent,
+			    &out->nconfirm_absent);
+
+			g->type = ACTION_GET;
+			g->verb = "confirm-missing";
+			g->resource = st->jobs;
+			g->namespace = xstrdup(ns);
+			g->name = xstrdup(json_string(ref, "name"));
+			g->uid = xstrdup(uid);
+			g->reason = xstrdup("an active Job the cache does not hold");
+		}
 		event(out, "Normal", "MissingJob", xasprintf("Active job went missing: %s",
 		    json_string(ref, "name")));
 		cJSON_DeleteItemFromArray(active, i);

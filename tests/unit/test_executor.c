@@ -1409,7 +1409,12 @@ confirmed_absence_lets_the_writes_go(void **state)
 	a = rs_write(&r, ACTION_DELETE, "rs-1");
 	a->precondition_rv = xstrdup("42");
 	a->propagation = "Foreground";
+	sync_result_add_event(&r, "Normal", "MissingJob", xstrdup("Active job went missing"));
 	carry_out_result(h, &r);
+	/* Confirmed: the sync's event goes, before the writes. */
+	assert_events(h, "Normal MissingJob: Active job went missing");
+	if (request_index(h, "POST", "events", 0) > request_index(h, "DELETE", "replicasets/", 0))
+		fail_msg("the sync's event went out after the first write");
 
 	assert_requests(h, "GET replicasets/gone;GET replicasets/gone-too;DELETE replicasets/rs-1");
 	assert_batches(h, "GET", "replicasets/gone", "2");
@@ -1455,11 +1460,14 @@ owner_found_live_stops_the_writes(void **state)
 	action_add(&r.confirm_absent, &r.nconfirm_absent, ACTION_GET, "confirm-absent",
 	    "replicasets", "gone", NULL);
 	rs_write(&r, ACTION_DELETE, "rs-1");
+	/* The sync's event is about what the cache said: not sent when a read refutes it. */
+	sync_result_add_event(&r, "Normal", "MissingJob", xstrdup("Active job went missing"));
 	h->fake->live_rs = fixture_parse("{\"apiVersion\":\"apps/v1\",\"kind\":\"ReplicaSet\","
 	    "\"metadata\":{\"name\":\"gone\",\"namespace\":\"default\",\"uid\":\"uid-gone\"}}");
 	carry_out_result(h, &r);
 
 	assert_requests(h, "GET replicasets/gone");
+	assert_events(h, "");
 	assert_outcome(h, 1, 0);
 }
 
