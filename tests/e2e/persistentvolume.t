@@ -209,7 +209,9 @@ spec:
   containers: [{name: c, image: busybox}]
   volumes: [{name: data, persistentVolumeClaim: {claimName: c-wait}}]
 EOF
-check "the scheduler selects the test's node for the claim" wait_for 60 eval \
+# The scheduler's work, which a loaded machine may delay past its first attempt: a longer
+# wait than the controller's steps get.
+check "the scheduler selects the test's node for the claim" wait_for 180 eval \
     '[ "$(ann c-wait volume.kubernetes.io/selected-node)" = '"$node"' ]'
 check "then the claim is handed to the provisioner" wait_for 60 eval \
     '[ "$(ann c-wait volume.kubernetes.io/storage-provisioner)" = '"$driver"' ]'
