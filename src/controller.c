@@ -245,6 +245,31 @@ controller_column_strdup(sqlite3_stmt *stmt, int col)
 	return text != NULL ? xstrdup(text) : NULL;
 }
 
+int
+controller_read_owner(sqlite3_stmt *stmt, const char *key, const char *what,
+    struct sync_result *out, char **error)
+{
+	const char *slash = strchr(key, '/');
+	int rc;
+
+	controller_stmt(stmt);
+	if (slash != NULL)
+		sqlite3_bind_text(stmt, 1, key, (int)(slash - key), SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_text(stmt, 1, "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, slash != NULL ? slash + 1 : key, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW) {
+		out->owner_uid = controller_column_strdup(stmt, 0);
+		out->owner = controller_column_json(stmt, 1);
+	}
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error_set(error, "%s: reading %s: %s", what, key,
+		    sqlite3_errmsg(sqlite3_db_handle(stmt)));
+	return 0;
+}
+
 cJSON *
 controller_column_json(sqlite3_stmt *stmt, int col)
 {

@@ -190,6 +190,12 @@ cJSON *controller_column_json(sqlite3_stmt *stmt, int col);
  * a time); a copy of its text (malloc'd; NULL when NULL). */
 double controller_column_time(sqlite3_stmt *stmt, int col);
 char *controller_column_strdup(sqlite3_stmt *stmt, int col);
+/* Reads the cached object of key ("namespace/name", or a cluster-scoped name: namespace
+ * '') into out->owner_uid and out->owner, with stmt, whose ?1 is the namespace and ?2 the
+ * name and whose row is (uid, body). 0 when read (out->owner stays NULL when the cache
+ * does not hold it); -1 with *error, what naming the controller. */
+int controller_read_owner(sqlite3_stmt *stmt, const char *key, const char *what,
+    struct sync_result *out, char **error);
 
 /* Adds to q every owner of namespace that stmt lists (rows of name and selector JSON, for
  * namespace bound as ?1) whose selector is not empty and matches labels: kube's lookup of

@@ -55,7 +55,7 @@ enum {
 
 static const char *const attachdetach_sql[STMT_COUNT] = {
 	[STMT_NODE] = "SELECT uid, body FROM cache_objects"
-	    " WHERE resource = 'nodes' AND namespace = '' AND name = ?1",
+	    " WHERE resource = 'nodes' AND namespace = ?1 AND name = ?2",
 	/* The volumes node ?1 should have attached, once each. */
 	[STMT_DESIRED] = "SELECT DISTINCT volume, driver, volume_handle, unique_name"
 	    " FROM attachdetach_desired WHERE node = ?1 ORDER BY unique_name, volume",
@@ -218,7 +218,7 @@ attachdetach_sync(struct controller *c, const char *key, double now,
     struct sync_result *out, char **error)
 {
 	struct attachdetach_state *st = c->state;
-	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_NODE]);
+	sqlite3_stmt *stmt;
 	struct reported report = { NULL, 0 };
 	char **names = NULL;
 	int rc, n = 0, ndetach = 0;
@@ -231,16 +231,8 @@ attachdetach_sync(struct controller *c, const char *key, double now,
 	out->controller = c->type->name;
 	out->key = xstrdup(key);
 	out->owner_resource = st->nodes;
-	sqlite3_bind_text(stmt, 1, key, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
-		out->owner_uid = controller_column_strdup(stmt, 0);
-		out->owner = controller_column_json(stmt, 1);
-	}
-	sqlite3_reset(stmt);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error_set(error, "attachdetach: reading node %s: %s", key,
-		    sqlite3_errmsg(store_db(c->store)));
+	if (controller_read_owner(st->stmt[STMT_NODE], key, "attachdetach", out, error) != 0)
+		return -1;
 	if (out->owner == NULL)
 		return 0;		/* gone: its attachments are left (see above) */
 	{

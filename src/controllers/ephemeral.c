@@ -160,11 +160,9 @@ ephemeral_sync(struct controller *c, const char *key, double now, struct sync_re
     char **error)
 {
 	struct ephemeral_state *st = c->state;
-	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_POD]);
 	const char *slash = strchr(key, '/');
 	char *namespace;
 	const cJSON *v;
-	int rc;
 
 	(void)now;
 	out->controller = c->type->name;
@@ -172,20 +170,10 @@ ephemeral_sync(struct controller *c, const char *key, double now, struct sync_re
 	out->owner_resource = st->pods;
 	if (slash == NULL)
 		return 0;		/* not a pod's key */
+	if (controller_read_owner(st->stmt[STMT_POD], key, "ephemeral-volume", out,
+	    error) != 0)
+		return -1;
 	namespace = xstrndup(key, (size_t)(slash - key));
-	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 2, slash + 1, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
-		out->owner_uid = controller_column_strdup(stmt, 0);
-		out->owner = controller_column_json(stmt, 1);
-	}
-	sqlite3_reset(stmt);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		free(namespace);
-		return error_set(error, "ephemeral-volume: reading pod %s: %s", key,
-		    sqlite3_errmsg(store_db(c->store)));
-	}
 	/* Gone, or being deleted: nothing to do. */
 	if (out->owner == NULL || json_is_set(out->owner, "metadata.deletionTimestamp")) {
 		free(namespace);

@@ -169,13 +169,11 @@ expand_sync(struct controller *c, const char *key, double now, struct sync_resul
     char **error)
 {
 	struct expand_state *st = c->state;
-	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_CLAIM]);
 	const char *slash = strchr(key, '/');
 	const struct expand_migrated *m;
 	const cJSON *resizer;
 	cJSON *volume;
-	char *namespace;
-	int rc, failed, cmp;
+	int failed, cmp;
 
 	(void)now;
 	out->controller = c->type->name;
@@ -183,19 +181,9 @@ expand_sync(struct controller *c, const char *key, double now, struct sync_resul
 	out->owner_resource = st->claims;
 	if (slash == NULL)
 		return 0;		/* not a claim's key */
-	namespace = xstrndup(key, (size_t)(slash - key));
-	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 2, slash + 1, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
-		out->owner_uid = controller_column_strdup(stmt, 0);
-		out->owner = controller_column_json(stmt, 1);
-	}
-	sqlite3_reset(stmt);
-	free(namespace);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error_set(error, "persistentvolume-expander: reading claim %s: %s", key,
-		    sqlite3_errmsg(store_db(c->store)));
+	if (controller_read_owner(st->stmt[STMT_CLAIM], key, "persistentvolume-expander", out,
+	    error) != 0)
+		return -1;
 	if (out->owner == NULL)
 		return 0;		/* gone */
 

@@ -218,7 +218,7 @@ protection_sync(struct controller *c, const char *key, double now, struct sync_r
 {
 	struct protection_state *st = c->state;
 	const struct protection_flavor *f = st->flavor;
-	sqlite3_stmt *stmt = controller_stmt(st->object);
+	sqlite3_stmt *stmt;
 	enum protection_decision d;
 	struct action *a;
 	const char *slash = strchr(key, '/');
@@ -232,18 +232,9 @@ protection_sync(struct controller *c, const char *key, double now, struct sync_r
 	out->controller = c->type->name;
 	out->key = xstrdup(key);
 	out->owner_resource = st->resource;
-	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(stmt, 2, name, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(stmt);
-	if (rc == SQLITE_ROW) {
-		out->owner_uid = controller_column_strdup(stmt, 0);
-		out->owner = controller_column_json(stmt, 1);
-	}
-	sqlite3_reset(stmt);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+	if (controller_read_owner(st->object, key, f->controller, out, error) != 0) {
 		free(namespace);
-		return error_set(error, "%s: reading %s: %s", f->controller, key,
-		    sqlite3_errmsg(store_db(c->store)));
+		return -1;
 	}
 	if (out->owner == NULL) {
 		free(namespace);
