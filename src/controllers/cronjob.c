@@ -51,6 +51,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "consistency.h"
 #include "controllers/cronjob.h"
 #include "json.h"
 #include "resource.h"
@@ -953,6 +954,25 @@ cronjob_sync(struct controller *c, const char *key, double now, struct sync_resu
 	if (out->owner == NULL) {
 		free(ns);
 		return error_set(error, "cronjob: %s: the cached body is not JSON", key);
+	}
+	{
+		/* A sync that reads this CronJob before its own last status update comes back
+		 * would take the Jobs it has just replaced or removed for active ones gone
+		 * missing (MissingJob); it waits for the cache instead. */
+		int ready = 1;
+		const char *behind = NULL;
+
+		if (consistency_ready(c->writes, key, out->owner_uid, &ready, &behind,
+		    error) != 0) {
+			free(ns);
+			return -1;
+		}
+		if (!ready) {
+			out->stale = 1;
+			out->stale_resource = xstrdup(behind);
+			free(ns);
+			return 0;
+		}
 	}
 
 	stmt = controller_stmt(st->stmt[STMT_JOBS]);

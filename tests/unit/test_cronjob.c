@@ -25,12 +25,14 @@
 #include <cmocka.h>
 
 #include "action.h"
+#include "consistency.h"
 #include "controller.h"
 #include "controllers/cronjob.h"
 #include "fixtures.h"
 #include "json.h"
 #include "resource.h"
 #include "restops.h"
+#include "store.h"
 #include "timeutil.h"
 #include "util.h"
 
@@ -748,6 +750,34 @@ missing_job(void **state)
 	assert_null(json_path(w->result.status->body, "status.active"));
 }
 
+/* sqlkcm's: the Job deletion a Replace made can reach the cache before the status update
+ * that took that Job out of status.active; a sync in between must wait for the update, not
+ * report the Job missing. */
+static void
+waits_for_its_own_status(void **state)
+{
+	struct ctl_world *w = *state;
+	static const struct sync_case tc = { "missing", "Allow", 0, ON_THE_HOUR, NULL, NO, -1,
+		1, 1, NULL, AFTER_PRIOR, NULL, BEFORE, 0, 1, 0, 0, 0, 0, 0, NO, 1, 0 };
+
+	ctl_cache(w, resource_find("cronjobs"), row_cronjob(&tc, "mycronjob-24394141"));
+	assert_int_equal(consistency_wrote_at(w->c->writes, "snazzycats/mycronjob", "1a2b3c",
+	    "cronjobs", "10", &w->error), 0);
+	assert_int_equal(store_set_resource_version(w->store, resource_find("cronjobs"), "9",
+	    &w->error), 0);
+	ctl_sync(w, "snazzycats/mycronjob", at(BEFORE));
+	assert_true(w->result.stale);
+	assert_string_equal(w->result.stale_resource, "cronjobs");
+	assert_int_equal(w->result.nevents, 0);
+	assert_null(w->result.status);
+	assert_int_equal(store_set_resource_version(w->store, resource_find("cronjobs"), "10",
+	    &w->error), 0);
+	ctl_sync(w, "snazzycats/mycronjob", at(BEFORE));
+	assert_false(w->result.stale);
+	assert_int_equal(w->result.nevents, 1);
+	assert_string_equal(w->result.events[0].reason, "MissingJob");
+}
+
 /* kube's cleanupFinishedJobs: the oldest finished Jobs (by startTime, then name) beyond
  * each limit are deleted in the background; unfinished ones are kept. */
 static void
@@ -886,6 +916,7 @@ main(void)
 		{ "kube's getJobFromTemplate2", job_from_template, 1 },
 		{ "the created Job enters active on the next sync", created_job_enters_active, 1 },
 		{ "an active Job gone: MissingJob", missing_job, 1 },
+		{ "a sync waits for its own status update", waits_for_its_own_status, 1 },
 		{ "the history limits", history_limits, 1 },
 		{ "a CronJob being deleted", deleting_creates_nothing, 1 },
 		{ "bad input", bad_input, 1 },
