@@ -18,9 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "controller.h"
 #include "controllerref.h"
 #include "history.h"
 #include "json.h"
+#include "selector.h"
 #include "util.h"
 
 #define NAME_PREFIX_LIMIT 223	/* 253 less room for a dash and a hash */
@@ -323,4 +325,52 @@ history_revision_template(const cJSON *revision)
 	copy = cJSON_Duplicate(t, 1);
 	cJSON_DeleteItemFromObjectCaseSensitive(copy, "$patch");
 	return copy;
+}
+
+int
+history_read_cached(sqlite3_stmt *stmt, const struct resource *owner_resource,
+    const cJSON *owner, const struct selector *sel, const char *namespace,
+    struct sync_result *out, struct history_cached **v, int *n)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		cJSON *body = controller_column_json(stmt, 2);
+		const cJSON *meta = json_path(body, "metadata");
+		struct history_cached *r;
+
+		if (body == NULL)
+			continue;
+		if (sel != NULL) {
+			const char *uid = json_string(meta, "uid");
+
+			if (!selector_matches(sel, json_path(meta, "labels")) ||
+			    json_is_set(meta, "deletionTimestamp")) {
+				cJSON_Delete(body);
+				continue;
+			}
+			controllerref_claim_action(action_append(&out->claims, &out->nclaims),
+			    CONTROLLERREF_ADOPT, resource_find("controllerrevisions"), namespace,
+			    json_string(meta, "name"), uid,
+			    controllerref_adopt_patch(owner_resource, owner, uid),
+			    xstrdup("an orphan revision the selector matches"));
+			out->recheck_owner = 1;
+		}
+		*v = xrealloc(*v, (size_t)(*n + 1) * sizeof **v);
+		r = &(*v)[(*n)++];
+		r->name = controller_column_strdup(stmt, 0);
+		r->created = controller_column_time(stmt, 1);
+		r->body = body;
+	}
+	return rc;
+}
+
+void
+history_cached_free(struct history_cached *v, int n)
+{
+	for (int i = 0; i < n; i++) {
+		free(v[i].name);
+		cJSON_Delete(v[i].body);
+	}
+	free(v);
 }

@@ -1,6 +1,6 @@
 /*
  * history.h - ControllerRevisions: the snapshots of a workload's template that a
- * DaemonSet (and later a StatefulSet) keeps to roll and to roll back, with kube's rules for
+ * DaemonSet or a StatefulSet keeps to roll and to roll back, with kube's rules for
  * their names, hashes, numbers, equality and order (kube's pkg/controller/history).
  */
 #ifndef SQLKCM_HISTORY_H
@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
+#include <sqlite3.h>
 
 /* kube's ControllerRevisionHashLabel: the hash of a revision, on it and on its pods. */
 #define HISTORY_HASH_LABEL "controller-revision-hash"
@@ -77,5 +78,26 @@ void history_sort(struct history_revision *v, int n);
 
 /* kube's NextRevision: the highest revision of v plus one (1 when n is 0). */
 long long history_next_revision(const struct history_revision *v, int n);
+
+/* A ControllerRevision as the cache holds it. */
+struct history_cached {
+	char *name;
+	double created;		/* creationTimestamp, Unix seconds */
+	cJSON *body;
+};
+
+struct selector;
+struct sync_result;
+
+/* kube's controlledHistories over one query: appends the revisions stmt yields (rows of
+ * name, creation time and body) to *v (*n of them). With sel, the rows are orphans: only
+ * those sel matches that are not being deleted are taken, each adopted by owner (of
+ * owner_resource, in namespace) through a claim in out, which then rechecks its owner.
+ * Returns stmt's last step (SQLITE_DONE unless it failed); does not reset it. */
+int history_read_cached(sqlite3_stmt *stmt, const struct resource *owner_resource,
+    const cJSON *owner, const struct selector *sel, const char *namespace,
+    struct sync_result *out, struct history_cached **v, int *n);
+/* Frees the n revisions of v and v. */
+void history_cached_free(struct history_cached *v, int n);
 
 #endif

@@ -623,18 +623,12 @@ struct ds_node {
 	int npods;
 };
 
-struct ds_revision {
-	char *name;
-	double created;
-	cJSON *body;
-};
-
 struct ds_view {
 	struct ds_pod *pods;
 	int npods;
 	struct ds_node *nodes;
 	int nnodes;
-	struct ds_revision *revisions;
+	struct history_cached *revisions;
 	int nrevisions;
 };
 
@@ -654,13 +648,9 @@ view_clear(struct ds_view *v)
 		free(v->nodes[i].name);
 		free(v->nodes[i].pods);
 	}
-	for (int i = 0; i < v->nrevisions; i++) {
-		free(v->revisions[i].name);
-		cJSON_Delete(v->revisions[i].body);
-	}
 	free(v->pods);
 	free(v->nodes);
-	free(v->revisions);
+	history_cached_free(v->revisions, v->nrevisions);
 	memset(v, 0, sizeof *v);
 }
 
@@ -860,60 +850,25 @@ load_pods(struct daemonset_state *st, struct sync_result *out, const cJSON *ds,
 	return 0;
 }
 
-/* Reads the revisions stmt gives into v; with sel, only the orphans sel matches, each
- * adopted (kube's controlledHistories claims them as ClaimPods claims pods). */
-static int
-read_revisions(struct daemonset_state *st, sqlite3_stmt *stmt, struct sync_result *out,
-    const cJSON *ds, const struct selector *sel, const char *namespace, struct ds_view *v,
-    char **error)
-{
-	int rc;
-
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		struct ds_revision *r;
-		cJSON *body = controller_column_json(stmt, 2);
-		const char *uid = json_string(json_path(body, "metadata"), "uid");
-
-		if (body == NULL)
-			continue;
-		if (sel != NULL) {
-			if (!selector_matches(sel, json_path(body, "metadata.labels")) ||
-			    json_is_set(body, "metadata.deletionTimestamp")) {
-				cJSON_Delete(body);
-				continue;
-			}
-			controllerref_claim_action(action_append(&out->claims, &out->nclaims),
-			    CONTROLLERREF_ADOPT, resource_find("controllerrevisions"), namespace,
-			    json_string(json_path(body, "metadata"), "name"), uid,
-			    controllerref_adopt_patch(daemonsets_resource(), ds, uid),
-			    xstrdup("an orphan revision the selector matches"));
-			out->recheck_owner = 1;
-		}
-		v->revisions = xrealloc(v->revisions,
-		    (size_t)(v->nrevisions + 1) * sizeof *v->revisions);
-		r = &v->revisions[v->nrevisions++];
-		r->name = column_strdup(stmt, 0);
-		r->created = controller_column_time(stmt, 1);
-		r->body = body;
-	}
-	return step_error(st, stmt, rc, "listing revisions", error);
-}
-
 /* The DaemonSet's revisions and the orphans it adopts. */
 static int
 load_revisions(struct daemonset_state *st, struct sync_result *out, const cJSON *ds,
     const struct selector *sel, const char *namespace, const char *uid, struct ds_view *v,
     char **error)
 {
+	const struct resource *r = daemonsets_resource();
 	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_REVISIONS]);
 
 	sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 2, namespace, -1, SQLITE_TRANSIENT);
-	if (read_revisions(st, stmt, out, ds, NULL, namespace, v, error) != 0)
+	if (step_error(st, stmt, history_read_cached(stmt, r, ds, NULL, namespace, out,
+	    &v->revisions, &v->nrevisions), "listing revisions", error) != 0)
 		return -1;
+	/* the orphans the selector matches, adopted */
 	stmt = controller_stmt(st->stmt[STMT_ORPHAN_REVISIONS]);
 	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
-	return read_revisions(st, stmt, out, ds, sel, namespace, v, error);
+	return step_error(st, stmt, history_read_cached(stmt, r, ds, sel, namespace, out,
+	    &v->revisions, &v->nrevisions), "listing orphan revisions", error);
 }
 
 /* --- actions --------------------------------------------------------------------------- */

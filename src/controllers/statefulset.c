@@ -355,16 +355,10 @@ struct sts_pod {
 	cJSON *body;
 };
 
-struct sts_revision {
-	char *name;
-	double created;
-	cJSON *body;
-};
-
 struct sts_view {
 	struct sts_pod *pods;
 	int npods;
-	struct sts_revision *revisions;
+	struct history_cached *revisions;
 	int nrevisions;
 };
 
@@ -378,12 +372,8 @@ view_clear(struct sts_view *v)
 		free(v->pods[i].revision);
 		cJSON_Delete(v->pods[i].body);
 	}
-	for (int i = 0; i < v->nrevisions; i++) {
-		free(v->revisions[i].name);
-		cJSON_Delete(v->revisions[i].body);
-	}
 	free(v->pods);
-	free(v->revisions);
+	history_cached_free(v->revisions, v->nrevisions);
 	memset(v, 0, sizeof *v);
 }
 
@@ -479,56 +469,23 @@ load_pods(struct statefulset_state *st, struct sync_result *out, const cJSON *se
 }
 
 static int
-read_revisions(struct statefulset_state *st, sqlite3_stmt *stmt, struct sync_result *out,
-    const cJSON *set, const struct selector *sel, const char *namespace, struct sts_view *v,
-    char **error)
-{
-	int rc;
-
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		struct sts_revision *r;
-		cJSON *body = controller_column_json(stmt, 2);
-		const char *uid = json_string(json_path(body, "metadata"), "uid");
-
-		if (body == NULL)
-			continue;
-		if (sel != NULL) {
-			if (!selector_matches(sel, json_path(body, "metadata.labels")) ||
-			    json_is_set(body, "metadata.deletionTimestamp")) {
-				cJSON_Delete(body);
-				continue;
-			}
-			controllerref_claim_action(action_append(&out->claims, &out->nclaims),
-			    CONTROLLERREF_ADOPT, resource_find("controllerrevisions"), namespace,
-			    json_string(json_path(body, "metadata"), "name"), uid,
-			    controllerref_adopt_patch(statefulsets_resource(), set, uid),
-			    xstrdup("an orphan revision the selector matches"));
-			out->recheck_owner = 1;
-		}
-		v->revisions = xrealloc(v->revisions,
-		    (size_t)(v->nrevisions + 1) * sizeof *v->revisions);
-		r = &v->revisions[v->nrevisions++];
-		r->name = controller_column_strdup(stmt, 0);
-		r->created = controller_column_time(stmt, 1);
-		r->body = body;
-	}
-	return step_error(st, stmt, rc, "listing revisions", error);
-}
-
-static int
 load_revisions(struct statefulset_state *st, struct sync_result *out, const cJSON *set,
     const struct selector *sel, const char *namespace, const char *uid, struct sts_view *v,
     char **error)
 {
+	const struct resource *r = statefulsets_resource();
 	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_REVISIONS]);
 
 	sqlite3_bind_text(stmt, 1, uid, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 2, namespace, -1, SQLITE_TRANSIENT);
-	if (read_revisions(st, stmt, out, set, NULL, namespace, v, error) != 0)
+	if (step_error(st, stmt, history_read_cached(stmt, r, set, NULL, namespace, out,
+	    &v->revisions, &v->nrevisions), "listing revisions", error) != 0)
 		return -1;
+	/* the orphans the selector matches, adopted */
 	stmt = controller_stmt(st->stmt[STMT_ORPHAN_REVISIONS]);
 	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
-	return read_revisions(st, stmt, out, set, sel, namespace, v, error);
+	return step_error(st, stmt, history_read_cached(stmt, r, set, sel, namespace, out,
+	    &v->revisions, &v->nrevisions), "listing orphan revisions", error);
 }
 
 static cJSON *
