@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "action.h"
+#include "json.h"
 #include "resource.h"
 
 struct action *
@@ -44,9 +45,19 @@ sync_result_add_event(struct sync_result *r, const char *type, const char *reaso
 
 	r->events = xrealloc(r->events, (size_t)(r->nevents + 1) * sizeof *r->events);
 	ev = &r->events[r->nevents++];
+	memset(ev, 0, sizeof *ev);
 	ev->type = type;
 	ev->reason = reason;
 	ev->message = message;
+}
+
+void
+sync_result_add_object_event(struct sync_result *r, const struct resource *resource,
+    cJSON *object, const char *type, const char *reason, char *message)
+{
+	sync_result_add_event(r, type, reason, message);
+	r->events[r->nevents - 1].resource = resource;
+	r->events[r->nevents - 1].object = object;
 }
 
 void
@@ -61,8 +72,10 @@ sync_result_clear(struct sync_result *r)
 	for (int i = 0; i < r->nconfirm_absent; i++)
 		action_clear(&r->confirm_absent[i]);
 	free(r->confirm_absent);
-	for (int i = 0; i < r->nevents; i++)
+	for (int i = 0; i < r->nevents; i++) {
 		free(r->events[i].message);
+		cJSON_Delete(r->events[i].object);
+	}
 	free(r->writes);
 	free(r->events);
 	free(r->claims);
@@ -176,6 +189,16 @@ event_print(const struct sync_result *r, const struct sync_event *ev, const cJSO
 	cJSON *line = line_new(r, extra);
 
 	cJSON_AddStringToObject(line, "action", "event");
+	if (ev->object != NULL) {
+		const cJSON *meta = json_path(ev->object, "metadata");
+		const char *ns = json_string(meta, "namespace");
+
+		/* about another object than the key's: named as an action's object is */
+		cJSON_AddStringToObject(line, "resource", ev->resource != NULL ?
+		    ev->resource->name : "");
+		cJSON_AddStringToObject(line, "namespace", ns);
+		cJSON_AddStringToObject(line, "name", json_string(meta, "name"));
+	}
 	cJSON_AddStringToObject(line, "type", ev->type);
 	cJSON_AddStringToObject(line, "reason", ev->reason);
 	cJSON_AddStringToObject(line, "message", ev->message);

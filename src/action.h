@@ -137,6 +137,9 @@ struct sync_event {
 	const char *type;		/* "Normal" or "Warning" */
 	const char *reason;
 	char *message;
+	const struct resource *resource;	/* what the event is about: NULL, the */
+	cJSON *object;			/* owner; else an object of resource (its
+					   metadata: name, namespace, uid) */
 };
 
 /* Everything one sync of a key decided. */
@@ -210,6 +213,10 @@ struct action *action_append(struct action **actions, int *n);
 /* Appends an event of type and reason with message (taken) to r. */
 void sync_result_add_event(struct sync_result *r, const char *type, const char *reason,
     char *message);
+/* The same about another object than the owner: object (taken; at least its metadata's
+ * name, namespace and uid) of resource, such as a pod of a node's sync. */
+void sync_result_add_object_event(struct sync_result *r, const struct resource *resource,
+    cJSON *object, const char *type, const char *reason, char *message);
 
 /* Frees what an action owns (not the action itself). */
 void action_clear(struct action *a);

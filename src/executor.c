@@ -746,16 +746,22 @@ read_for_write_done(struct execution *x, struct action *a, struct restops_result
 	cJSON_Delete(object);
 }
 
-/* Records the sync's own events about its owner, once. */
+/* Records the sync's own events, about its owner or other objects, once. */
 static void
 execution_events(struct execution *x)
 {
 	if (x->events_sent)
 		return;
 	x->events_sent = 1;
-	for (int i = 0; i < x->r.nevents; i++)
-		owner_event(x, x->r.events[i].type, x->r.events[i].reason,
-		    x->r.events[i].message);
+	for (int i = 0; i < x->r.nevents; i++) {
+		const struct sync_event *ev = &x->r.events[i];
+
+		if (ev->object != NULL)
+			object_event(x, ev->resource, ev->object, ev->type, ev->reason,
+			    ev->message);
+		else
+			owner_event(x, ev->type, ev->reason, ev->message);
+	}
 }
 
 /* Sends the next write; 0 if one was sent. */

@@ -21,8 +21,11 @@
  *     lists its volume in status.volumesInUse, after the volume left volumesAttached (the
  *     patch above comes first, as kube updates the node's status before it detaches).
  *
- * Not done (kube does them): the SuccessfulAttachVolume and other events on pods (a sync
- * here records events on its key's object, the node); the six-minute force detach of a
+ * A volume newly listed there brings kube's SuccessfulAttachVolume event on each pod of
+ * the node that wants it.
+ *
+ * Not done (kube does them): the other events on pods (FailedAttachVolume with the
+ * attacher's error, the Multi-Attach error); the six-minute force detach of a
  * volume still in use on an unhealthy or out-of-service node (here it waits for the
  * node); in-tree volumes and their CSI migration, inline CSI volumes in pods; the
  * attachments of a node that was deleted or lost its annotation (left alone); a
@@ -50,6 +53,7 @@ enum {
 	STMT_DESIRED,
 	STMT_ATTACHMENTS,
 	STMT_KEYS,
+	STMT_PODS,
 	STMT_COUNT
 };
 
@@ -68,12 +72,18 @@ static const char *const attachdetach_sql[STMT_COUNT] = {
 	[STMT_KEYS] = "SELECT name FROM cache_objects WHERE resource = 'nodes'"
 	    " AND namespace = '' AND json_extract(body, '$.metadata.annotations.\""
 	    ATTACHDETACH_MANAGED_ANNOTATION "\"') = 'true' ORDER BY name",
+	/* The pods of node ?1 that want volume ?2 (kube's scheduled pods of a volume). */
+	[STMT_PODS] = "SELECT DISTINCT d.namespace, d.pod, p.uid, d.volume"
+	    " FROM attachdetach_desired d JOIN cache_pods p"
+	    " ON p.namespace = d.namespace AND p.name = d.pod"
+	    " WHERE d.node = ?1 AND d.unique_name = ?2 ORDER BY d.namespace, d.pod",
 };
 
 struct attachdetach_state {
 	sqlite3_stmt *stmt[STMT_COUNT];
 	const struct resource *nodes;
 	const struct resource *attachments;
+	const struct resource *pods;
 };
 
 char *
@@ -173,6 +183,38 @@ volumes_attached(const cJSON *node, struct reported *r)
 		cJSON_AddItemToArray(list, v);
 	}
 	return list;
+}
+
+/* kube's SuccessfulAttachVolume, on each pod of node that wants the volume called
+ * unique_name, now that it is attached and about to be listed in the node's status. */
+static int
+attached_events(struct attachdetach_state *st, struct sync_result *out, const char *node,
+    const char *unique_name, char **error)
+{
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_PODS]);
+	int rc;
+
+	sqlite3_bind_text(stmt, 1, node, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, unique_name, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		cJSON *pod = cJSON_CreateObject(), *meta = cJSON_AddObjectToObject(pod,
+		    "metadata");
+
+		cJSON_AddStringToObject(meta, "name",
+		    (const char *)sqlite3_column_text(stmt, 1));
+		cJSON_AddStringToObject(meta, "namespace",
+		    (const char *)sqlite3_column_text(stmt, 0));
+		cJSON_AddStringToObject(meta, "uid", (const char *)sqlite3_column_text(stmt, 2));
+		/* kube's message ends with the empty suffix after a space */
+		sync_result_add_object_event(out, st->pods, pod, "Normal",
+		    "SuccessfulAttachVolume", xasprintf("AttachVolume.Attach succeeded for "
+		    "volume \"%s\" ", (const char *)sqlite3_column_text(stmt, 3)));
+	}
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_DONE)
+		return error_set(error, "attachdetach: reading the pods of %s that want %s: %s",
+		    node, unique_name, sqlite3_errmsg(sqlite3_db_handle(stmt)));
+	return 0;
 }
 
 /* Whether the attachment called name is among the n cached ones. */
@@ -301,6 +343,13 @@ attachdetach_sync(struct controller *c, const char *key, double now,
 
 	/* The node's status, then the detaches. */
 	list = volumes_attached(out->owner, &report);
+	for (int i = 0; list != NULL && i < report.n; i++) {
+		if (!lists(json_path(out->owner, "status.volumesAttached"), report.names[i]) &&
+		    (rc = attached_events(st, out, key, report.names[i], error)) != 0) {
+			cJSON_Delete(list);
+			goto done;
+		}
+	}
 	if (list != NULL) {
 		struct action *a = action_append(&out->writes, &out->nwrites);
 
@@ -419,9 +468,10 @@ attachdetach_init(struct controller *c, char **error)
 	c->state = st;
 	st->nodes = resource_find("nodes");
 	st->attachments = resource_find("volumeattachments");
-	if (st->nodes == NULL || st->attachments == NULL)
-		return error_set(error, "attachdetach: nodes or volumeattachments are not "
-		    "known resources");
+	st->pods = resource_find("pods");
+	if (st->nodes == NULL || st->attachments == NULL || st->pods == NULL)
+		return error_set(error, "attachdetach: nodes, volumeattachments or pods are "
+		    "not known resources");
 	return store_prepare_statements(store_db(c->store), attachdetach_sql, STMT_COUNT,
 	    st->stmt, "attachdetach", error);
 }

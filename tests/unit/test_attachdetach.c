@@ -45,13 +45,16 @@ static const struct sync_case {
 	int va;			/* VA1: 0 none, 1 not attached, 2 attached */
 	int in_use;		/* n1 lists UNIQUE1 in volumesInUse */
 	int listed;		/* n1 lists UNIQUE1 in volumesAttached */
-	const char *want;	/* the writes: "attach NAME", "status [names]", "detach NAME" */
+	const char *want;	/* the writes: "attach NAME", "status [names]", "detach NAME",
+				   then the events: "event REASON NAMESPACE/POD" */
 } sync_cases[] = {
 	{ "one desired volume is attached (Test_Run_Positive_OneDesiredVolumeAttach)",
 	    .want = "attach " VA1 ";" },
 	{ "an attachment that exists is not created again", .va = 1, .want = "" },
-	{ "an attached volume is reported in the node's volumesAttached", .va = 2,
-	    .want = "status [" UNIQUE1 "];" },
+	{ "an attached volume is reported in the node's volumesAttached, an event on its pod",
+	    .va = 2, .want = "status [" UNIQUE1 "];event SuccessfulAttachVolume default/p1;" },
+	{ "a volume attached and still in use, without its pod: reported, no event",
+	    .no_pod = 1, .va = 2, .in_use = 1,  .want = "status [" UNIQUE1 "];" },
 	{ "a volume reported already: nothing to write", .va = 2, .listed = 1, .want = "" },
 	{ "a node not managed by the controller gets nothing", .unmanaged = 1, .want = "" },
 	{ "unmanaged node: its attachments are left alone", .unmanaged = 1, .no_pod = 1,
@@ -193,6 +196,22 @@ writes_of(const struct sync_result *res)
 		} else {
 			buf_printf(&b, "unexpected;");
 		}
+	}
+	for (int i = 0; i < res->nevents; i++) {
+		const struct sync_event *ev = &res->events[i];
+
+		if (ev->object == NULL) {
+			buf_printf(&b, "event %s;", ev->reason);
+			continue;
+		}
+		assert_ptr_equal(ev->resource, resource_find("pods"));
+		assert_string_equal(ev->type, "Normal");
+		assert_string_equal(ev->message,
+		    "AttachVolume.Attach succeeded for volume \"pv1\" ");
+		assert_string_equal(json_string(ev->object, "metadata.uid"), "uid-p1");
+		buf_printf(&b, "event %s %s/%s;", ev->reason,
+		    json_string(ev->object, "metadata.namespace"),
+		    json_string(ev->object, "metadata.name"));
 	}
 	return b.data != NULL ? b.data : xstrdup("");
 }

@@ -1992,6 +1992,45 @@ write_events_carry_done_message_or_failed_message_and_the_error(void **state)
 	assert_outcome(h, 1, 0);
 }
 
+/* An event the sync records about another object than its owner (a pod of a node's
+ * sync) is sent about that object; the others about the owner. */
+static void
+events_about_other_objects_name_them(void **state)
+{
+	struct harness *h = *state;
+	struct sync_result r;
+	int n = 0;
+
+	deployment_result(&r);
+	sync_result_add_event(&r, "Normal", "Owned", xstrdup("about the owner"));
+	sync_result_add_object_event(&r, resource_find("pods"), fixture_parse(
+	    "{\"metadata\":{\"name\":\"p1\",\"namespace\":\"other\",\"uid\":\"uid-p1\"}}"),
+	    "Normal", "SuccessfulAttachVolume", xstrdup("about a pod"));
+	carry_out_result(h, &r);
+
+	assert_events(h, "Normal Owned: about the owner;"
+	    "Normal SuccessfulAttachVolume: about a pod");
+	for (int i = 0; i < h->fake->nrequests; i++) {
+		const struct recorded_request *rq = &h->fake->requests[i];
+		const cJSON *o = json_path(rq->json, "involvedObject");
+
+		if (strcmp(rq->method, "POST") != 0 || strcmp(rq->short_path, "events") != 0)
+			continue;
+		if (n++ == 0) {
+			assert_string_equal(json_string(o, "kind"), "Deployment");
+			assert_string_equal(json_string(o, "name"), "foobar");
+			continue;
+		}
+		assert_string_equal(json_string(o, "kind"), "Pod");
+		assert_string_equal(json_string(o, "apiVersion"), "v1");
+		assert_string_equal(json_string(o, "namespace"), "other");
+		assert_string_equal(json_string(o, "name"), "p1");
+		assert_string_equal(json_string(o, "uid"), "uid-p1");
+		assert_string_equal(json_string(rq->json, "metadata.namespace"), "other");
+	}
+	assert_int_equal(n, 2);
+}
+
 /* ACTION_UPDATE PUTs the whole object (not its status) to its path, ACTION_PATCH sends a
  * strategic merge patch to the object's path, ACTION_CREATE POSTs to the collection,
  * ACTION_DELETE deletes with the uid as a precondition: each with the action's body. */
@@ -2692,6 +2731,7 @@ main(void)
 		T(patch_write_not_found_is_a_failure),
 		T(sync_events_are_recorded_before_any_write),
 		T(write_events_carry_done_message_or_failed_message_and_the_error),
+		T(events_about_other_objects_name_them),
 		T(update_write_puts_the_whole_object_and_patch_write_patches),
 		T(read_modify_write_update_puts_the_live_object_changed),
 		T(read_modify_write_update_of_a_missing_object_fails),
