@@ -5,8 +5,9 @@
 # each other by hand (no binder runs). A pod on the node using the claim gets a
 # VolumeAttachment of kube's name (csi- and the SHA-256 of handle, driver and node); once
 # the test, as an external attacher would, sets its status.attached, the node's
-# status.volumesAttached lists the volume; once the pod is gone the attachment is deleted
-# and the node lists no volume. With E2E_AD_CM=kcm the same runs against
+# status.volumesAttached lists the volume and the pod gets kube's SuccessfulAttachVolume
+# event; once the pod is gone the attachment is deleted and the node lists no volume.
+# With E2E_AD_CM=kcm the same runs against
 # kube-controller-manager 1.36 (attachdetach-kcm.t); E2E_AD_STATE names a file for the end
 # state that test compares.
 # e2e: locks attachdetach nodes
@@ -133,6 +134,15 @@ kubectl patch volumeattachment "$va" --subresource=status --type=merge \
 check "once attached, the node's volumesAttached lists it" \
     cluster_wait_until 60 "volumesAttached" eval '[ "$(attached)" = "$unique=;" ]'
 state "attached" "$(attached)"
+pod_events() {
+	kubectl get events -n "$ns" --field-selector \
+	    reason=SuccessfulAttachVolume,involvedObject.kind=Pod,involvedObject.name=user \
+	    -o jsonpath='{range .items[*]}{.type} {.reason}: {.message}|{end}'
+}
+check "and the pod gets kube's SuccessfulAttachVolume event" \
+    cluster_wait_until 60 "the pod's event" \
+    eval '[ "$(pod_events)" = "Normal SuccessfulAttachVolume: AttachVolume.Attach succeeded for volume \"$pv\" |" ]'
+state "pod events" "$(pod_events)"
 # kwok's node stages (kwok-stages.yaml) write conditions, addresses and the like, never
 # volumesAttached, and their heartbeat comes every 10 to 20 minutes: this only shows the
 # list stays put a while (nothing rewrites it within seconds).
