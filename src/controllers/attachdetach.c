@@ -24,14 +24,19 @@
  * A volume newly listed there brings kube's SuccessfulAttachVolume event on each pod of
  * the node that wants it.
  *
- * Not done (kube does them): the other events on pods (FailedAttachVolume with the
- * attacher's error, the Multi-Attach error); the six-minute force detach of a
+ * A volume that may be attached to one node only (access modes set, none of them
+ * ReadWriteMany or ReadOnlyMany) is not attached while another node has a
+ * VolumeAttachment of it; while that one is attached, the pods that wait get kube's
+ * Multi-Attach error (FailedAttachVolume), once while they wait.
+ *
+ * Not done (kube does them): FailedAttachVolume with the attacher's error; the
+ * six-minute force detach of a
  * volume still in use on an unhealthy or out-of-service node (here it waits for the
  * node); in-tree volumes and their CSI migration, inline CSI volumes in pods; the
  * attachments of a node that was deleted or lost its annotation (left alone); a
  * VolumeAttachment whose volume is no longer cached (left alone: its volume's name in
- * volumesInUse is not known); the multi-attach checks of ReadWriteOnce volumes. kube's
- * attach-detach flags are accepted and ignored (src/kcmflags.c).
+ * volumesInUse is not known). kube's attach-detach flags are accepted and ignored
+ * (src/kcmflags.c).
  */
 #include "config.h"
 
@@ -54,6 +59,9 @@ enum {
 	STMT_ATTACHMENTS,
 	STMT_KEYS,
 	STMT_PODS,
+	STMT_ELSEWHERE,
+	STMT_USERS,
+	STMT_WANTED_ON,
 	STMT_COUNT
 };
 
@@ -61,8 +69,33 @@ static const char *const attachdetach_sql[STMT_COUNT] = {
 	[STMT_NODE] = "SELECT uid, body FROM cache_objects"
 	    " WHERE resource = 'nodes' AND namespace = ?1 AND name = ?2",
 	/* The volumes node ?1 should have attached, once each. */
-	[STMT_DESIRED] = "SELECT DISTINCT volume, driver, volume_handle, unique_name"
-	    " FROM attachdetach_desired WHERE node = ?1 ORDER BY unique_name, volume",
+	/* The volumes node ?1 should have attached, once each, and whether each may be
+	 * attached to several nodes (kube's IsMultiAttachAllowed: no access modes, or
+	 * ReadWriteMany or ReadOnlyMany among them). */
+	[STMT_DESIRED] = "SELECT DISTINCT d.volume, d.driver, d.volume_handle, d.unique_name,"
+	    " coalesce(json_array_length(pv.body, '$.spec.accessModes'), 0) = 0"
+	    " OR EXISTS (SELECT 1 FROM json_each(pv.body, '$.spec.accessModes') m"
+	    " WHERE m.value IN ('ReadWriteMany', 'ReadOnlyMany'))"
+	    " FROM attachdetach_desired d JOIN cache_objects pv"
+	    " ON pv.resource = 'persistentvolumes' AND pv.namespace = '' AND pv.name = d.volume"
+	    " WHERE d.node = ?1 ORDER BY d.unique_name, d.volume",
+	/* How many VolumeAttachments of volume ?1 name another node than ?2, and how many
+	 * of them are attached. */
+	[STMT_ELSEWHERE] = "SELECT count(*), coalesce(sum(json_extract(body,"
+	    " '$.status.attached') = 1), 0) FROM cache_objects"
+	    " WHERE resource = 'volumeattachments' AND namespace = ''"
+	    " AND json_extract(body, '$.spec.source.persistentVolumeName') = ?1"
+	    " AND json_extract(body, '$.spec.nodeName') <> ?2",
+	/* The pods that want volume ?1 on the other nodes it is attached to (?2: this one). */
+	[STMT_USERS] = "SELECT DISTINCT namespace, pod FROM attachdetach_desired"
+	    " WHERE volume = ?1 AND node IN (SELECT json_extract(body, '$.spec.nodeName')"
+	    " FROM cache_objects WHERE resource = 'volumeattachments' AND namespace = ''"
+	    " AND json_extract(body, '$.spec.source.persistentVolumeName') = ?1"
+	    " AND json_extract(body, '$.spec.nodeName') <> ?2"
+	    " AND json_extract(body, '$.status.attached') = 1)"
+	    " ORDER BY namespace, pod",
+	/* The nodes that want volume ?1. */
+	[STMT_WANTED_ON] = "SELECT DISTINCT node FROM attachdetach_desired WHERE volume = ?1",
 	[STMT_ATTACHMENTS] = "SELECT a.attachment, o.uid, a.unique_name, a.attached,"
 	    " a.deleting, a.in_use, a.desired"
 	    " FROM attachdetach_attachments a JOIN cache_objects o"
@@ -84,6 +117,10 @@ struct attachdetach_state {
 	const struct resource *nodes;
 	const struct resource *attachments;
 	const struct resource *pods;
+	/* The volumes whose Multi-Attach error was reported, as "node\nunique name": once
+	 * while the volume waits, as kube's desired state of the world flags it. */
+	char **multi_reported;
+	int nmulti_reported;
 };
 
 char *
@@ -217,6 +254,156 @@ attached_events(struct attachdetach_state *st, struct sync_result *out, const ch
 	return 0;
 }
 
+/* Whether the Multi-Attach error of entry ("node\nunique name") was reported; with
+ * set, records it as reported. */
+static int
+multi_reported(struct attachdetach_state *st, const char *entry, int set)
+{
+	for (int i = 0; i < st->nmulti_reported; i++) {
+		if (strcmp(st->multi_reported[i], entry) == 0)
+			return 1;
+	}
+	if (set) {
+		st->multi_reported = xrealloc(st->multi_reported,
+		    (size_t)(st->nmulti_reported + 1) * sizeof *st->multi_reported);
+		st->multi_reported[st->nmulti_reported++] = xstrdup(entry);
+	}
+	return 0;
+}
+
+/* Forgets the reports of node's volumes but those of the n in waiting (unique names):
+ * a volume attached at last, or no longer wanted, is reported again if it waits again. */
+static void
+multi_forget(struct attachdetach_state *st, const char *node, char **waiting, int n)
+{
+	size_t len = strlen(node);
+	int k = 0;
+
+	for (int i = 0; i < st->nmulti_reported; i++) {
+		char *e = st->multi_reported[i];
+		int keep = strncmp(e, node, len) != 0 || e[len] != '\n';
+
+		for (int j = 0; !keep && j < n; j++)
+			keep = strcmp(e + len + 1, waiting[j]) == 0;
+		if (keep)
+			st->multi_reported[k++] = e;
+		else
+			free(e);
+	}
+	st->nmulti_reported = k;
+}
+
+/* kube's reportMultiAttachError: a FailedAttachVolume warning on each pod of node that
+ * wants volume (unique_name), naming the pods of its namespace that hold the volume on
+ * the other nodes it is attached to, and counting those of other namespaces. */
+static int
+multi_attach_events(struct attachdetach_state *st, struct sync_result *out,
+    const char *node, const char *volume, const char *unique_name, char **error)
+{
+	sqlite3_stmt *users = controller_stmt(st->stmt[STMT_USERS]);
+	sqlite3_stmt *pods = controller_stmt(st->stmt[STMT_PODS]);
+	struct {
+		char *namespace, *name;
+	} *held = NULL;
+	int nheld = 0, rc;
+
+	sqlite3_bind_text(users, 1, volume, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(users, 2, node, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(users)) == SQLITE_ROW) {
+		held = xrealloc(held, (size_t)(nheld + 1) * sizeof *held);
+		held[nheld].namespace = controller_column_strdup(users, 0);
+		held[nheld].name = controller_column_strdup(users, 1);
+		nheld++;
+	}
+	sqlite3_reset(users);
+	if (rc != SQLITE_DONE) {
+		rc = error_set(error, "attachdetach: reading the pods that hold %s: %s", volume,
+		    sqlite3_errmsg(sqlite3_db_handle(users)));
+		goto done;
+	}
+	sqlite3_bind_text(pods, 1, node, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(pods, 2, unique_name, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(pods)) == SQLITE_ROW) {
+		const char *ns = (const char *)sqlite3_column_text(pods, 0);
+		cJSON *pod = cJSON_CreateObject(), *meta = cJSON_AddObjectToObject(pod,
+		    "metadata");
+		struct buf msg;
+		int local = 0, others = 0;
+
+		cJSON_AddStringToObject(meta, "name", (const char *)sqlite3_column_text(pods, 1));
+		cJSON_AddStringToObject(meta, "namespace", ns);
+		cJSON_AddStringToObject(meta, "uid", (const char *)sqlite3_column_text(pods, 2));
+		buf_init(&msg);
+		buf_printf(&msg, "Multi-Attach error for volume \"%s\" ", volume);
+		if (nheld == 0) {
+			buf_printf(&msg, "Volume is already exclusively attached to one node and "
+			    "can't be attached to another");
+		} else {
+			for (int i = 0; i < nheld; i++) {
+				if (strcmp(held[i].namespace, ns) != 0) {
+					others++;
+					continue;
+				}
+				buf_printf(&msg, "%s%s", local++ == 0 ?
+				    "Volume is already used by pod(s) " : ", ", held[i].name);
+			}
+			if (local == 0)
+				buf_printf(&msg, "Volume is already used by %d pod(s) in different "
+				    "namespaces", others);
+			else if (others > 0)
+				buf_printf(&msg, " and %d pod(s) in different namespaces", others);
+		}
+		sync_result_add_object_event(out, st->pods, pod, "Warning", "FailedAttachVolume",
+		    buf_detach(&msg));
+	}
+	sqlite3_reset(pods);
+	if (rc != SQLITE_DONE)
+		rc = error_set(error, "attachdetach: reading the pods of %s that want %s: %s",
+		    node, unique_name, sqlite3_errmsg(sqlite3_db_handle(pods)));
+	else
+		rc = 0;
+done:
+	for (int i = 0; i < nheld; i++) {
+		free(held[i].namespace);
+		free(held[i].name);
+	}
+	free(held);
+	return rc;
+}
+
+/* Whether volume may be attached to node now: 1, or 0 when it may be attached to one node
+ * only and another node has a VolumeAttachment of it (kube attaches such a volume to one
+ * node at a time); then, the first time, the Multi-Attach error of kube on the pods when
+ * the other attachment is attached. */
+static int
+may_attach(struct attachdetach_state *st, struct sync_result *out, const char *node,
+    const char *volume, const char *unique_name, int *ok, char **error)
+{
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_ELSEWHERE]);
+	int rc, elsewhere = 0, attached = 0;
+
+	sqlite3_bind_text(stmt, 1, volume, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, node, -1, SQLITE_TRANSIENT);
+	if ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		elsewhere = sqlite3_column_int(stmt, 0);
+		attached = sqlite3_column_int(stmt, 1);
+	}
+	sqlite3_reset(stmt);
+	if (rc != SQLITE_ROW)
+		return error_set(error, "attachdetach: reading the attachments of %s: %s",
+		    volume, sqlite3_errmsg(sqlite3_db_handle(stmt)));
+	*ok = elsewhere == 0;
+	if (attached > 0) {
+		char *entry = xasprintf("%s\n%s", node, unique_name);
+		int reported = multi_reported(st, entry, 1);
+
+		free(entry);
+		if (!reported)
+			return multi_attach_events(st, out, node, volume, unique_name, error);
+	}
+	return 0;
+}
+
 /* Whether the attachment called name is among the n cached ones. */
 static int
 cached(char **names, int n, const char *name)
@@ -262,8 +449,8 @@ attachdetach_sync(struct controller *c, const char *key, double now,
 	struct attachdetach_state *st = c->state;
 	sqlite3_stmt *stmt;
 	struct reported report = { NULL, 0 };
-	char **names = NULL;
-	int rc, n = 0, ndetach = 0;
+	char **names = NULL, **waiting = NULL;
+	int rc, n = 0, ndetach = 0, nwaiting = 0;
 	struct {
 		char *name, *uid;
 	} *detach = NULL;
@@ -329,8 +516,27 @@ attachdetach_sync(struct controller *c, const char *key, double now,
 		    *driver == '\0' || *handle == '\0')
 			continue;	/* the apiserver requires both: not a CSI volume */
 		name = attachdetach_attachment_name(handle, driver, key);
-		if (!cached(names, n, name))
-			attach(st, out, name, volume, driver, key);
+		if (!cached(names, n, name)) {
+			int ok = 1;
+
+			if (sqlite3_column_int(stmt, 4) == 0) {
+				const char *unique = (const char *)sqlite3_column_text(stmt, 3);
+
+				if (may_attach(st, out, key, volume, unique, &ok, error) != 0) {
+					free(name);
+					sqlite3_reset(stmt);
+					rc = -1;
+					goto done;
+				}
+				if (!ok) {
+					waiting = xrealloc(waiting,
+					    (size_t)(nwaiting + 1) * sizeof *waiting);
+					waiting[nwaiting++] = xstrdup(unique);
+				}
+			}
+			if (ok)
+				attach(st, out, name, volume, driver, key);
+		}
 		free(name);
 	}
 	sqlite3_reset(stmt);
@@ -340,6 +546,7 @@ attachdetach_sync(struct controller *c, const char *key, double now,
 		goto done;
 	}
 	rc = 0;
+	multi_forget(st, key, waiting, nwaiting);
 
 	/* The node's status, then the detaches. */
 	list = volumes_attached(out->owner, &report);
@@ -390,6 +597,9 @@ done:
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+	for (int i = 0; i < nwaiting; i++)
+		free(waiting[i]);
+	free(waiting);
 	reported_free(&report);
 	return rc;
 }
@@ -440,6 +650,20 @@ attachdetach_handle_event(struct controller *c, const struct informer_event *ev,
 		return;
 	}
 	queue_node_of(ev->object, path, q);
+	if (strcmp(r, "volumeattachments") == 0) {
+		/* a volume that attaches to one node at a time waits for this one */
+		sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_WANTED_ON]);
+
+		sqlite3_bind_text(stmt, 1, json_string(ev->object,
+		    "spec.source.persistentVolumeName"), -1, SQLITE_TRANSIENT);
+		while (sqlite3_step(stmt) == SQLITE_ROW) {
+			const char *name = (const char *)sqlite3_column_text(stmt, 0);
+
+			if (name != NULL)
+				q->add(name, q->arg);
+		}
+		sqlite3_reset(stmt);
+	}
 	if (ev->type == INFORMER_UPDATED && ev->old_body != NULL) {
 		cJSON *old = cJSON_Parse(ev->old_body);
 
@@ -484,6 +708,9 @@ attachdetach_fini(struct controller *c)
 	if (st == NULL)
 		return;
 	store_finalize_statements(st->stmt, STMT_COUNT);
+	for (int i = 0; i < st->nmulti_reported; i++)
+		free(st->multi_reported[i]);
+	free(st->multi_reported);
 	free(st);
 	c->state = NULL;
 }

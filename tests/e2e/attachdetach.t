@@ -6,7 +6,9 @@
 # VolumeAttachment of kube's name (csi- and the SHA-256 of handle, driver and node); once
 # the test, as an external attacher would, sets its status.attached, the node's
 # status.volumesAttached lists the volume and the pod gets kube's SuccessfulAttachVolume
-# event; once the pod is gone the attachment is deleted and the node lists no volume.
+# event; a pod of a second node using the same ReadWriteOnce claim gets nothing attached
+# and kube's Multi-Attach error; once the pods are gone the attachment is deleted and the
+# node lists no volume.
 # With E2E_AD_CM=kcm the same runs against
 # kube-controller-manager 1.36 (attachdetach-kcm.t); E2E_AD_STATE names a file for the end
 # state that test compares.
@@ -20,6 +22,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/sqlkcm-ad.XXXXXX")
 prefix=ad-$cm-$RANDOM
 ns=$prefix
 node=$prefix-node
+node2=$prefix-node2
 driver=$prefix.example.com
 pv=$prefix-pv
 handle=$prefix-handle
@@ -28,7 +31,7 @@ unique=kubernetes.io/csi/$driver^$handle
 cleanup() {
 	kcm_stop ad
 	timeout 60 kubectl delete volumeattachment "$va" --wait=false >/dev/null 2>&1
-	timeout 60 kubectl delete node "$node" --wait=false >/dev/null 2>&1
+	timeout 60 kubectl delete node "$node" "$node2" --wait=false >/dev/null 2>&1
 	timeout 60 kubectl delete pv "$pv" --wait=false >/dev/null 2>&1
 	kubectl patch pv "$pv" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]' \
 	    >/dev/null 2>&1
@@ -40,20 +43,22 @@ cleanup() {
 }
 trap cleanup EXIT
 
-kubectl apply -f - >/dev/null <<EOF
+for n in "$node" "$node2"; do
+	kubectl apply -f - >/dev/null <<EOF
 apiVersion: v1
 kind: Node
 metadata:
-  name: $node
+  name: $n
   annotations:
     kwok.x-k8s.io/node: fake
     node.alpha.kubernetes.io/ttl: "0"
     volumes.kubernetes.io/controller-managed-attach-detach: "true"
-  labels: {kubernetes.io/hostname: $node, sqlkcm-e2e-ad: $prefix}
+  labels: {kubernetes.io/hostname: $n, sqlkcm-e2e-ad: $prefix}
 status:
   allocatable: {cpu: "8", memory: 32Gi, pods: "10"}
   capacity: {cpu: "8", memory: 32Gi, pods: "10"}
 EOF
+done
 kubectl create namespace "$ns" >/dev/null
 kubectl apply -f - >/dev/null <<EOF
 apiVersion: storage.k8s.io/v1
@@ -143,6 +148,32 @@ check "and the pod gets kube's SuccessfulAttachVolume event" \
     cluster_wait_until 60 "the pod's event" \
     eval '[ "$(pod_events)" = "Normal SuccessfulAttachVolume: AttachVolume.Attach succeeded for volume \"$pv\" |" ]'
 state "pod events" "$(pod_events)"
+
+# The volume is ReadWriteOnce: a pod on the second node that uses the claim too waits,
+# with kube's Multi-Attach error, and nothing is attached to that node.
+kubectl apply -n "$ns" -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Pod
+metadata: {name: other}
+spec:
+  nodeName: $node2
+  containers: [{name: c, image: pause}]
+  volumes: [{name: data, persistentVolumeClaim: {claimName: claim}}]
+EOF
+multi_events() {
+	kubectl get events -n "$ns" --field-selector \
+	    reason=FailedAttachVolume,involvedObject.kind=Pod,involvedObject.name=other \
+	    -o jsonpath='{range .items[*]}{.type} {.reason}: {.message}|{end}'
+}
+check "a pod of another node that uses the ReadWriteOnce volume gets the Multi-Attach error" \
+    cluster_wait_until 60 "the Multi-Attach error" \
+    eval '[ "$(multi_events)" = "Warning FailedAttachVolume: Multi-Attach error for volume \"$pv\" Volume is already used by pod(s) user|" ]'
+state "multi-attach events" "$(multi_events)"
+check "and nothing is attached to its node" \
+    eval '[ -z "$(kubectl get volumeattachments -o jsonpath="{range .items[?(@.spec.nodeName==\"$node2\")]}{.metadata.name};{end}")" ]'
+kubectl delete pod other -n "$ns" --wait=false >/dev/null
+cluster_wait_until 60 "the pod on the second node gone" \
+    eval '! kubectl get pod other -n "$ns" >/dev/null 2>&1'
 # kwok's node stages (kwok-stages.yaml) write conditions, addresses and the like, never
 # volumesAttached, and their heartbeat comes every 10 to 20 minutes: this only shows the
 # list stays put a while (nothing rewrites it within seconds).

@@ -205,10 +205,12 @@ writes_of(const struct sync_result *res)
 			continue;
 		}
 		assert_ptr_equal(ev->resource, resource_find("pods"));
-		assert_string_equal(ev->type, "Normal");
-		assert_string_equal(ev->message,
-		    "AttachVolume.Attach succeeded for volume \"pv1\" ");
-		assert_string_equal(json_string(ev->object, "metadata.uid"), "uid-p1");
+		if (strcmp(ev->reason, "SuccessfulAttachVolume") == 0) {
+			assert_string_equal(ev->type, "Normal");
+			assert_string_equal(ev->message,
+			    "AttachVolume.Attach succeeded for volume \"pv1\" ");
+			assert_string_equal(json_string(ev->object, "metadata.uid"), "uid-p1");
+		}
 		buf_printf(&b, "event %s %s/%s;", ev->reason,
 		    json_string(ev->object, "metadata.namespace"),
 		    json_string(ev->object, "metadata.name"));
@@ -282,6 +284,101 @@ handlers_and_keys(void **state)
 	ctl_world_free(w);
 }
 
+/* Caches pv1 at resourceVersion rv with access modes modes (a JSON array). */
+static void
+pv_with_modes(struct ctl_world *w, int rv, const char *modes)
+{
+	char *text = xasprintf("{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolume\","
+	    "\"metadata\":{\"name\":\"pv1\",\"resourceVersion\":\"%d\",\"uid\":\"uid-pv1\"},"
+	    "\"spec\":{\"accessModes\":%s,\"csi\":{\"driver\":\"d.example.com\","
+	    "\"volumeHandle\":\"h1\"},\"claimRef\":{\"namespace\":\"default\",\"name\":"
+	    "\"c1\",\"uid\":\"uid-claim\"}}}", rv, modes);
+
+	ctl_cache(w, resource_find("persistentvolumes"), fixture_parse(text));
+	free(text);
+}
+
+/* Caches the attachment of pv1 to n2, attached or not. */
+static void
+attached_elsewhere(struct ctl_world *w, int attached)
+{
+	char *text = xasprintf("{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":"
+	    "\"VolumeAttachment\",\"metadata\":{\"name\":\"va-n2\",\"resourceVersion\":"
+	    "\"%d\",\"uid\":\"uid-va-n2\"},\"spec\":{\"attacher\":\"d.example.com\","
+	    "\"nodeName\":\"n2\",\"source\":{\"persistentVolumeName\":\"pv1\"}},"
+	    "\"status\":{\"attached\":%s}}", 3 + attached, attached ? "true" : "false");
+
+	ctl_cache(w, resource_find("volumeattachments"), fixture_parse(text));
+	free(text);
+}
+
+/* kube's IsMultiAttachAllowed and reportMultiAttachError: a ReadWriteOnce volume that
+ * another node has an attachment of is not attached; once that one is attached, the
+ * waiting pod gets the Multi-Attach error naming the pod that holds the volume, once;
+ * after the other attachment is gone the volume is attached, and a later wait is
+ * reported again. A ReadWriteMany volume is attached whatever other nodes have. */
+static void
+multi_attach(void **state)
+{
+	struct ctl_world *w = ctl_world_new(&attachdetach_controller_type, NULL);
+	static const struct sync_case world = { "world", .want = "" };
+	char *got, *keys;
+
+	(void)state;
+	build(w, &world);
+	pv_with_modes(w, 2, "[\"ReadWriteOnce\"]");
+	ctl_cache(w, resource_find("nodes"), fixture_parse("{\"metadata\":{\"name\":\"n2\","
+	    "\"resourceVersion\":\"1\",\"uid\":\"uid-n2\",\"annotations\":{\""
+	    ATTACHDETACH_MANAGED_ANNOTATION "\":\"true\"}}}"));
+	ctl_cache(w, resource_find("pods"), fixture_parse("{\"metadata\":{\"name\":\"p2\","
+	    "\"namespace\":\"default\",\"resourceVersion\":\"1\",\"uid\":\"uid-p2\"},"
+	    "\"spec\":{\"nodeName\":\"n2\",\"containers\":[{\"name\":\"c\",\"image\":"
+	    "\"i\"}],\"volumes\":[{\"name\":\"data\",\"persistentVolumeClaim\":"
+	    "{\"claimName\":\"c1\"}}]},\"status\":{\"phase\":\"Running\"}}"));
+
+	attached_elsewhere(w, 0);
+	ctl_sync(w, "n1", 0);
+	assert_string_equal(got = writes_of(&w->result), "");	/* waits, silent */
+	free(got);
+
+	attached_elsewhere(w, 1);
+	ctl_sync(w, "n1", 0);
+	assert_string_equal(got = writes_of(&w->result),
+	    "event FailedAttachVolume default/p1;");
+	free(got);
+	assert_string_equal(w->result.events[0].type, "Warning");
+	assert_string_equal(w->result.events[0].message, "Multi-Attach error for volume "
+	    "\"pv1\" Volume is already used by pod(s) p2");
+	ctl_sync(w, "n1", 0);
+	assert_string_equal(got = writes_of(&w->result), "");	/* reported once */
+	free(got);
+
+	/* the other node's attachment queues the nodes that want the volume */
+	ctl_keys_clear(w);
+	ctl_tell(w, INFORMER_DELETED, resource_find("volumeattachments"),
+	    fixture_parse("{\"metadata\":{\"name\":\"va-n2\"},\"spec\":{\"nodeName\":"
+	    "\"n2\",\"source\":{\"persistentVolumeName\":\"pv1\"}}}"), NULL);
+	assert_string_equal(keys = ctl_keys(w), "n2,n1");
+	free(keys);
+	ctl_uncache(w, resource_find("volumeattachments"), "uid-va-n2");
+	ctl_sync(w, "n1", 0);
+	assert_string_equal(got = writes_of(&w->result), "attach " VA1 ";");
+	free(got);
+
+	/* attached elsewhere again (n1's attachment not cached yet): reported again */
+	attached_elsewhere(w, 1);
+	ctl_sync(w, "n1", 0);
+	assert_string_equal(got = writes_of(&w->result),
+	    "event FailedAttachVolume default/p1;");
+	free(got);
+
+	pv_with_modes(w, 3, "[\"ReadWriteOnce\",\"ReadWriteMany\"]");
+	ctl_sync(w, "n1", 0);
+	assert_string_equal(got = writes_of(&w->result), "attach " VA1 ";");
+	free(got);
+	ctl_world_free(w);
+}
+
 /* Reads the text of every row of sql, columns joined by spaces, rows by ';'. */
 static char *
 rows_of(struct ctl_world *w, const char *sql)
@@ -341,7 +438,7 @@ views_show_desired_and_attachments(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(sync_cases) + 3];
+	struct CMUnitTest tests[NELEM(sync_cases) + 4];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(sync_cases); i++)
@@ -351,6 +448,8 @@ main(void)
 	    NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "the handlers and keys", handlers_and_keys, NULL,
 	    NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "a volume attached to one node at a time",
+	    multi_attach, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "the views", views_show_desired_and_attachments,
 	    NULL, NULL, NULL };
 	return _cmocka_run_group_tests("attachdetach", tests, n, NULL, NULL);
