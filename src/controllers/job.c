@@ -115,6 +115,7 @@ enum {
 	STMT_JOB_BY_UID,
 	STMT_KEYS,
 	STMT_IN_NAMESPACE,
+	STMT_ORPHANED,
 	STMT_COUNT
 };
 
@@ -137,6 +138,17 @@ static const char *const job_sql[STMT_COUNT] = {
 	[STMT_IN_NAMESPACE] =
 	    "SELECT name, json_extract(body, '$.spec.selector') FROM cache_objects"
 	    " WHERE resource = 'jobs' AND namespace = ?1 ORDER BY name",
+	/* The pods of namespace ?1 that a batch/v1 Job named ?2 controls (it is gone) and
+	 * that still hold the tracking finalizer ?3. */
+	[STMT_ORPHANED] =
+	    "SELECT p.name, p.uid FROM cache_pods p,"
+	    " json_each(p.body, '$.metadata.ownerReferences') o"
+	    " WHERE p.namespace = ?1 AND json_extract(o.value, '$.controller') = 1"
+	    " AND json_extract(o.value, '$.kind') = 'Job'"
+	    " AND json_extract(o.value, '$.apiVersion') = 'batch/v1'"
+	    " AND json_extract(o.value, '$.name') = ?2"
+	    " AND EXISTS (SELECT 1 FROM json_each(p.body, '$.metadata.finalizers') f"
+	    " WHERE f.value = ?3) ORDER BY p.name",
 };
 
 /* The orphans of a namespace that a selector matches, in the columns of STMT_PODS: the
@@ -1432,6 +1444,34 @@ remove_finalizer(struct job_state *st, struct sync_result *out, const char *name
 	a->failure_stops_nothing = 1;
 }
 
+/* kube's cleanupPodFinalizers and syncOrphanPod for a Job gone: the pods it controlled
+ * lose the tracking finalizer, or a deleted running Job's pods would stay forever. */
+static int
+release_orphans(struct job_state *st, struct controller *c, struct sync_result *out,
+    const char *namespace, const char *name, char **error)
+{
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_ORPHANED]);
+	int rc;
+
+	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, TRACKING_FINALIZER, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		struct job_pod p;
+
+		memset(&p, 0, sizeof p);
+		p.name = (char *)sqlite3_column_text(stmt, 0);
+		p.uid = (char *)sqlite3_column_text(stmt, 1);
+		remove_finalizer(st, out, namespace, &p, "its Job is gone");
+	}
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+	if (rc != SQLITE_DONE)
+		return error_set(error, "job: the pods of the gone job %s/%s: %s", namespace,
+		    name, sqlite3_errmsg(store_db(c->store)));
+	return 0;
+}
+
 /* Moves the uncounted uids of list (in status.uncountedTerminatedPods) whose pods no
  * longer hold the finalizer (or are gone) into counter; 1 when some moved. */
 static int
@@ -1854,6 +1894,8 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 	    error_set(error, "job: reading job %s: %s", key, sqlite3_errmsg(store_db(c->store)));
 	if (rc != 0 || out->owner_uid == NULL) {
 		out->forget_expectations = rc == 0;
+		if (rc == 0)
+			rc = release_orphans(st, c, out, namespace, name, error);
 		goto out;
 	}
 	if (s.job == NULL) {
@@ -1954,6 +1996,19 @@ out:
 
 /* --- handlers -------------------------------------------------------------------------- */
 
+/* Whether pod holds the tracking finalizer. */
+static int
+has_tracking_finalizer(const cJSON *pod)
+{
+	const cJSON *f;
+
+	cJSON_ArrayForEach(f, json_path(pod, "metadata.finalizers")) {
+		if (cJSON_IsString(f) && strcmp(f->valuestring, TRACKING_FINALIZER) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /* The key of the Job that controls pod, if cached (malloc'd), or NULL. */
 static char *
 pod_job_key(struct job_state *st, const cJSON *pod)
@@ -2035,8 +2090,18 @@ job_handle_event(struct controller *c, const struct informer_event *ev, double n
 		return;
 	key = pod_job_key(st, ev->object);
 	if (key == NULL) {
-		if (ev->type != INFORMER_DELETED && controllerref_of(ev->object) == NULL)
+		const cJSON *ref = controllerref_of(ev->object);
+
+		if (ev->type != INFORMER_DELETED && ref == NULL) {
 			orphan_event(st, ev, namespace, q);
+		} else if (ev->type != INFORMER_DELETED && has_tracking_finalizer(ev->object) &&
+		    strcmp(json_string(ref, "kind"), "Job") == 0 &&
+		    strcmp(json_string(ref, "apiVersion"), "batch/v1") == 0) {
+			/* its Job is gone: that key's sync takes the finalizer off */
+			key = xasprintf("%s/%s", namespace, json_string(ref, "name"));
+			q->add(key, q->arg);
+			free(key);
+		}
 		return;
 	}
 	if (ev->type == INFORMER_DELETED ||

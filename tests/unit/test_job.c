@@ -1245,11 +1245,61 @@ orphan_events(void **state)
 	ctl_world_free(w);
 }
 
+/* A pod of a Job that is gone (kube's cleanupPodFinalizers and syncOrphanPod): its event
+ * queues the Job's key, whose sync takes the tracking finalizer off; a pod without it, or
+ * controlled by something else than a batch/v1 Job, is left alone. */
+static cJSON *
+gone_job_pod(const char *name, const char *kind, const char *api, int finalizer)
+{
+	char *text = xasprintf("{\"metadata\":{\"name\":\"%s\",\"namespace\":\"default\","
+	    "\"uid\":\"uid-%s\",\"resourceVersion\":\"1\",%s\"ownerReferences\":"
+	    "[{\"apiVersion\":\"%s\",\"kind\":\"%s\",\"name\":\"gone\",\"uid\":"
+	    "\"uid-gone\",\"controller\":true}]},\"spec\":{\"nodeName\":\"n\"},"
+	    "\"status\":{\"phase\":\"Failed\"}}", name, name,
+	    finalizer ? "\"finalizers\":[\"batch.kubernetes.io/job-tracking\"]," : "",
+	    api, kind);
+	cJSON *o = fixture_parse(text);
+
+	free(text);
+	return o;
+}
+
+static void
+gone_job_releases_its_pods(void **state)
+{
+	struct ctl_world *w = ctl_world_new(&job_controller_type, NULL);
+	const struct resource *pods = resource_find("pods");
+	char *keys;
+
+	(void)state;
+	ctl_cache(w, pods, gone_job_pod("a", "Job", "batch/v1", 1));
+	ctl_cache(w, pods, gone_job_pod("b", "Job", "batch/v1", 0));
+	ctl_cache(w, pods, gone_job_pod("c", "CronJob", "batch/v1", 1));
+	ctl_cache(w, pods, gone_job_pod("d", "Job", "example.com/v1", 1));
+	ctl_tell(w, INFORMER_UPDATED, pods, gone_job_pod("a", "Job", "batch/v1", 1),
+	    gone_job_pod("a", "Job", "batch/v1", 1));
+	ctl_tell(w, INFORMER_UPDATED, pods, gone_job_pod("b", "Job", "batch/v1", 0),
+	    gone_job_pod("b", "Job", "batch/v1", 1));
+	ctl_tell(w, INFORMER_UPDATED, pods, gone_job_pod("d", "Job", "example.com/v1", 1),
+	    NULL);
+	assert_string_equal(keys = ctl_keys(w), "default/gone");
+	free(keys);
+	ctl_sync(w, "default/gone", 0);
+	assert_true(w->result.forget_expectations);
+	assert_int_equal(w->result.nwrites, 1);
+	assert_string_equal(w->result.writes[0].verb, "remove-finalizer");
+	assert_string_equal(w->result.writes[0].name, "a");
+	assert_string_equal(w->result.writes[0].uid, "uid-a");
+	assert_non_null(json_path(w->result.writes[0].body,
+	    "metadata.$deleteFromPrimitiveList/finalizers"));
+	ctl_world_free(w);
+}
+
 int
 main(void)
 {
 	struct CMUnitTest tests[NELEM(sync_cases) + NELEM(per_index_cases) +
-	    NELEM(claim_cases) + 12];
+	    NELEM(claim_cases) + 13];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(sync_cases); i++)
@@ -1263,6 +1313,8 @@ main(void)
 		    (void *)&claim_cases[i] };
 	tests[n++] = (struct CMUnitTest){ "orphan pods' events", orphan_events, NULL, NULL,
 	    NULL };
+	tests[n++] = (struct CMUnitTest){ "the pods of a Job gone lose the finalizer",
+	    gone_job_releases_its_pods, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "the failure count annotations", index_failure_count,
 	    NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "kube's job_controller_* metrics", metrics, NULL,
