@@ -62,6 +62,8 @@ enum {
 	STMT_ELSEWHERE,
 	STMT_USERS,
 	STMT_WANTED_ON,
+	STMT_CLAIM_NODES,
+	STMT_ATTACHED_TO,
 	STMT_COUNT
 };
 
@@ -96,6 +98,18 @@ static const char *const attachdetach_sql[STMT_COUNT] = {
 	    " ORDER BY namespace, pod",
 	/* The nodes that want volume ?1. */
 	[STMT_WANTED_ON] = "SELECT DISTINCT node FROM attachdetach_desired WHERE volume = ?1",
+	/* The nodes of the pods that name claim ?2 of namespace ?1, in a persistentVolumeClaim
+	 * volume or as a generic ephemeral volume's claim, whatever its state. */
+	[STMT_CLAIM_NODES] = "SELECT DISTINCT p.node_name FROM cache_pods p,"
+	    " json_each(p.body, '$.spec.volumes') v"
+	    " WHERE p.namespace = ?1 AND p.node_name IS NOT NULL AND p.node_name <> ''"
+	    " AND (json_extract(v.value, '$.persistentVolumeClaim.claimName') = ?2"
+	    " OR (json_type(v.value, '$.ephemeral') = 'object'"
+	    " AND p.name || '-' || json_extract(v.value, '$.name') = ?2))",
+	/* The nodes that VolumeAttachments of volume ?1 name. */
+	[STMT_ATTACHED_TO] = "SELECT DISTINCT json_extract(body, '$.spec.nodeName')"
+	    " FROM cache_objects WHERE resource = 'volumeattachments' AND namespace = ''"
+	    " AND json_extract(body, '$.spec.source.persistentVolumeName') = ?1",
 	[STMT_ATTACHMENTS] = "SELECT a.attachment, o.uid, a.unique_name, a.attached,"
 	    " a.deleting, a.in_use, a.desired"
 	    " FROM attachdetach_attachments a JOIN cache_objects o"
@@ -629,46 +643,71 @@ queue_managed(struct attachdetach_state *st, const struct controller_queue *q)
 	sqlite3_reset(stmt);
 }
 
+/* Queues the nodes statement which (its parameters a and b, b may be NULL) yields. */
+static void
+queue_rows(struct attachdetach_state *st, int which, const char *a, const char *b,
+    const struct controller_queue *q)
+{
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[which]);
+
+	if (*a == '\0')
+		return;
+	sqlite3_bind_text(stmt, 1, a, -1, SQLITE_TRANSIENT);
+	if (b != NULL)
+		sqlite3_bind_text(stmt, 2, b, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(stmt) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(stmt, 0);
+
+		if (name != NULL && *name != '\0')
+			q->add(name, q->arg);
+	}
+	sqlite3_reset(stmt);
+	sqlite3_clear_bindings(stmt);
+}
+
+/* Queues the nodes whose wants object o (of resource r) may change. */
+static void
+queue_for(struct attachdetach_state *st, const char *r, const cJSON *o,
+    const struct controller_queue *q)
+{
+	if (strcmp(r, "nodes") == 0) {
+		queue_node_of(o, "metadata.name", q);
+	} else if (strcmp(r, "pods") == 0) {
+		queue_node_of(o, "spec.nodeName", q);
+	} else if (strcmp(r, "volumeattachments") == 0) {
+		queue_node_of(o, "spec.nodeName", q);
+		/* a volume that attaches to one node at a time waits for this one */
+		queue_rows(st, STMT_WANTED_ON, json_string(o, "spec.source.persistentVolumeName"),
+		    NULL, q);
+	} else if (strcmp(r, "persistentvolumeclaims") == 0) {
+		queue_rows(st, STMT_CLAIM_NODES, json_string(o, "metadata.namespace"),
+		    json_string(o, "metadata.name"), q);
+	} else if (strcmp(r, "persistentvolumes") == 0) {
+		queue_rows(st, STMT_CLAIM_NODES, json_string(o, "spec.claimRef.namespace"),
+		    json_string(o, "spec.claimRef.name"), q);
+		queue_rows(st, STMT_ATTACHED_TO, json_string(o, "metadata.name"), NULL, q);
+	}
+}
+
 static void
 attachdetach_handle_event(struct controller *c, const struct informer_event *ev,
     double now, const struct controller_queue *q)
 {
 	struct attachdetach_state *st = c->state;
 	const char *r = ev->resource->name;
-	const char *path;
 
 	(void)now;
-	if (strcmp(r, "nodes") == 0)
-		path = "metadata.name";
-	else if (strcmp(r, "pods") == 0)
-		path = "spec.nodeName";
-	else if (strcmp(r, "volumeattachments") == 0)
-		path = "spec.nodeName";
-	else {
-		/* A claim, volume or CSIDriver may change what any node wants. */
+	if (strcmp(r, "csidrivers") == 0) {
+		/* a driver's attachRequired may change what any node wants */
 		queue_managed(st, q);
 		return;
 	}
-	queue_node_of(ev->object, path, q);
-	if (strcmp(r, "volumeattachments") == 0) {
-		/* a volume that attaches to one node at a time waits for this one */
-		sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_WANTED_ON]);
-
-		sqlite3_bind_text(stmt, 1, json_string(ev->object,
-		    "spec.source.persistentVolumeName"), -1, SQLITE_TRANSIENT);
-		while (sqlite3_step(stmt) == SQLITE_ROW) {
-			const char *name = (const char *)sqlite3_column_text(stmt, 0);
-
-			if (name != NULL)
-				q->add(name, q->arg);
-		}
-		sqlite3_reset(stmt);
-	}
+	queue_for(st, r, ev->object, q);
 	if (ev->type == INFORMER_UPDATED && ev->old_body != NULL) {
 		cJSON *old = cJSON_Parse(ev->old_body);
 
 		if (old != NULL)
-			queue_node_of(old, path, q);
+			queue_for(st, r, old, q);
 		cJSON_Delete(old);
 	}
 }

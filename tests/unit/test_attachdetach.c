@@ -248,8 +248,9 @@ attachment_name(void **state)
 	free(name);
 }
 
-/* A pod and an attachment queue their node (old and new); a claim, the managed nodes; a
- * node itself. The keys listed are the managed nodes. */
+/* A pod and an attachment queue their node (old and new); a claim, the nodes of the pods
+ * that name it; a volume, those of its claim and of its attachments; a CSIDriver, the
+ * managed nodes; a node itself. The keys listed are the managed nodes. */
 static void
 handlers_and_keys(void **state)
 {
@@ -273,8 +274,37 @@ handlers_and_keys(void **state)
 	assert_string_equal(keys = ctl_keys(w), "a,b,c,d");
 	free(keys);
 	ctl_keys_clear(w);
+	/* a claim: the nodes of the pods that name it (p1 on n1 names c1) */
 	ctl_tell(w, INFORMER_ADDED, resource_find("persistentvolumeclaims"),
 	    fixture_parse("{\"metadata\":{\"name\":\"x\",\"namespace\":\"default\"}}"), NULL);
+	assert_string_equal(keys = ctl_keys(w), "");
+	free(keys);
+	ctl_tell(w, INFORMER_UPDATED, resource_find("persistentvolumeclaims"),
+	    fixture_parse("{\"metadata\":{\"name\":\"c1\",\"namespace\":\"default\"}}"),
+	    fixture_parse("{\"metadata\":{\"name\":\"c1\",\"namespace\":\"default\"}}"));
+	assert_string_equal(keys = ctl_keys(w), "n1");
+	free(keys);
+	ctl_keys_clear(w);
+	/* a volume: those of its claim, old and new, and those its attachments name */
+	ctl_tell(w, INFORMER_UPDATED, resource_find("persistentvolumes"),
+	    fixture_parse("{\"metadata\":{\"name\":\"pv9\"},\"spec\":{\"claimRef\":"
+	    "{\"namespace\":\"default\",\"name\":\"other\"}}}"),
+	    fixture_parse("{\"metadata\":{\"name\":\"pv9\"},\"spec\":{\"claimRef\":"
+	    "{\"namespace\":\"default\",\"name\":\"c1\"}}}"));
+	assert_string_equal(keys = ctl_keys(w), "n1");
+	free(keys);
+	ctl_keys_clear(w);
+	ctl_cache(w, resource_find("volumeattachments"), fixture_parse("{\"metadata\":"
+	    "{\"name\":\"va9\",\"resourceVersion\":\"1\",\"uid\":\"uid-va9\"},\"spec\":"
+	    "{\"nodeName\":\"n7\",\"source\":{\"persistentVolumeName\":\"pv9\"}}}"));
+	ctl_tell(w, INFORMER_DELETED, resource_find("persistentvolumes"),
+	    fixture_parse("{\"metadata\":{\"name\":\"pv9\"},\"spec\":{}}"), NULL);
+	assert_string_equal(keys = ctl_keys(w), "n7");
+	free(keys);
+	ctl_keys_clear(w);
+	/* a CSIDriver: every managed node */
+	ctl_tell(w, INFORMER_ADDED, resource_find("csidrivers"),
+	    fixture_parse("{\"metadata\":{\"name\":\"d.example.com\"}}"), NULL);
 	assert_string_equal(keys = ctl_keys(w), "n1");
 	free(keys);
 	ctl_keys_clear(w);
