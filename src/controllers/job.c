@@ -1342,7 +1342,7 @@ manage(struct job_sync *s, int active, long long succeeded, int suspended)
 	const cJSON *spec = json_path(s->job, "spec");
 	long long parallelism = json_int(spec, "parallelism", 1), want;
 	const cJSON *completions = cJSON_GetObjectItemCaseSensitive(spec, "completions");
-	int failures = 0, deleted, diff;
+	int failures = 0, deleted, diff, terminating = 0;
 	double last_success = -1, last_failure = -1, wait;
 	cJSON *pod;
 
@@ -1370,6 +1370,15 @@ manage(struct job_sync *s, int active, long long succeeded, int suspended)
 	}
 	if (active == want)
 		return active;
+	/* Replacing failed pods only, a pod being deleted still holds its place until it
+	 * has failed (kube's manageJob: wantActive - terminating - active). */
+	if (strcmp(json_string(s->job, "spec.podReplacementPolicy"), "Failed") == 0 ||
+	    json_path(s->job, "spec.podFailurePolicy") != NULL) {
+		for (int i = 0; i < s->npods; i++)
+			terminating += s->pods[i].terminating;
+	}
+	if (want - terminating - active <= 0)
+		return active;
 	/* kube's backoff after failures, from the pods' finish times. */
 	for (int i = 0; i < s->npods; i++) {
 		if (s->pods[i].succeeded && s->pods[i].finished_at > last_success)
@@ -1390,7 +1399,7 @@ manage(struct job_sync *s, int active, long long succeeded, int suspended)
 		    failures);
 		return active;
 	}
-	diff = (int)(want - active);
+	diff = (int)(want - terminating - active);
 	if (diff > MAX_PODS_PER_SYNC)
 		diff = MAX_PODS_PER_SYNC;
 	if (s->indexed)

@@ -78,6 +78,12 @@ static const struct sync_case sync_cases[] = {
 	    NULL },
 	{ "more terminating pods than parallelism", 1, 1, 6, 0, 0, "Failed", NULL,
 	    0, 2, 0, 0, 0, 4, 0, 1, 1, 0, 0, 0, 5, 1, NULL, NULL },
+	/* sqlkcm's: kube's manageJob creates wantActive - terminating - active */
+	{ "a pod being deleted holds its place while only failed pods are replaced", 1, UNSET,
+	    6, 0, 0, "Failed", NULL, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, NULL, NULL },
+	{ "a pod being deleted is replaced at once under TerminatingOrFailed", 1, UNSET, 6,
+	    0, 0, "TerminatingOrFailed", NULL, 0, 0, 0, 0, 0, 1, 1, 0, 1, 0, 0, 1, 1, 1, NULL,
+	    NULL },
 	{ "too few active pods with a dynamic job", 2, UNSET, 6, 0, 0, NULL, NULL,
 	    0, 1, 0, 0, 0, 0, 1, 0, 2, 0, 0, 0, UNSET, 0, NULL, NULL },
 	{ "too many active pods", 2, 5, 6, 0, 0, NULL, NULL, 0, 3, 0, 0, 0, 0,
