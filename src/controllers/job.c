@@ -131,9 +131,21 @@ static const char *const job_sql[STMT_COUNT] = {
 	[STMT_JOB_BY_UID] =
 	    "SELECT name FROM cache_objects WHERE resource = 'jobs' AND namespace = ?1"
 	    " AND uid = ?2",
+	/* Every Job, and every Job gone whose pods still hold the tracking finalizer (the
+	 * body's text is searched first: few pods hold it). */
 	[STMT_KEYS] =
 	    "SELECT namespace, name FROM cache_objects WHERE resource = 'jobs'"
-	    " ORDER BY namespace, name",
+	    " UNION SELECT p.namespace, json_extract(o.value, '$.name') FROM cache_pods p,"
+	    " json_each(p.body, '$.metadata.ownerReferences') o"
+	    " WHERE instr(p.body, '\"" TRACKING_FINALIZER "\"') > 0"
+	    " AND json_extract(o.value, '$.controller') = 1"
+	    " AND json_extract(o.value, '$.kind') = 'Job'"
+	    " AND json_extract(o.value, '$.apiVersion') = 'batch/v1'"
+	    " AND NOT EXISTS (SELECT 1 FROM cache_objects j WHERE j.uid = p.controller_uid"
+	    " AND j.resource = 'jobs')"
+	    " AND EXISTS (SELECT 1 FROM json_each(p.body, '$.metadata.finalizers') f"
+	    " WHERE f.value = '" TRACKING_FINALIZER "')"
+	    " ORDER BY 1, 2",
 	/* The Jobs of namespace ?1 with their selectors: those that could adopt an orphan. */
 	[STMT_IN_NAMESPACE] =
 	    "SELECT name, json_extract(body, '$.spec.selector') FROM cache_objects"
@@ -1902,9 +1914,11 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 	rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 :
 	    error_set(error, "job: reading job %s: %s", key, sqlite3_errmsg(store_db(c->store)));
 	if (rc != 0 || out->owner_uid == NULL) {
-		out->forget_expectations = rc == 0;
 		if (rc == 0)
 			rc = release_orphans(st, c, out, namespace, name, error);
+		/* (a result that forgets sends nothing; the Job's deletion event has
+		 * forgotten its bookkeeping already) */
+		out->forget_expectations = rc == 0 && out->nwrites == 0;
 		goto out;
 	}
 	if (s.job == NULL) {
