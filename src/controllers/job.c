@@ -98,6 +98,7 @@
 #include "util.h"
 
 #define TRACKING_FINALIZER "batch.kubernetes.io/job-tracking"
+#define JOB_NAME_LABEL "batch.kubernetes.io/job-name"
 #define INDEX_ANNOTATION "batch.kubernetes.io/job-completion-index"
 #define FAILURE_COUNT_ANNOTATION "batch.kubernetes.io/job-index-failure-count"
 #define IGNORED_COUNT_ANNOTATION "batch.kubernetes.io/job-index-ignored-failure-count"
@@ -116,6 +117,7 @@ enum {
 	STMT_KEYS,
 	STMT_IN_NAMESPACE,
 	STMT_ORPHANED,
+	STMT_FINISHED_HELD,
 	STMT_COUNT
 };
 
@@ -131,8 +133,9 @@ static const char *const job_sql[STMT_COUNT] = {
 	[STMT_JOB_BY_UID] =
 	    "SELECT name FROM cache_objects WHERE resource = 'jobs' AND namespace = ?1"
 	    " AND uid = ?2",
-	/* Every Job, and every Job gone whose pods still hold the tracking finalizer (the
-	 * body's text is searched first: few pods hold it). */
+	/* Every Job, every Job gone whose pods still hold the tracking finalizer (the body's
+	 * text is searched first: few pods hold it), and the Jobs that orphans holding it
+	 * name in their job-name label. */
 	[STMT_KEYS] =
 	    "SELECT namespace, name FROM cache_objects WHERE resource = 'jobs'"
 	    " UNION SELECT p.namespace, json_extract(o.value, '$.name') FROM cache_pods p,"
@@ -145,22 +148,38 @@ static const char *const job_sql[STMT_COUNT] = {
 	    " AND j.resource = 'jobs')"
 	    " AND EXISTS (SELECT 1 FROM json_each(p.body, '$.metadata.finalizers') f"
 	    " WHERE f.value = '" TRACKING_FINALIZER "')"
+	    " UNION SELECT p.namespace, coalesce(json_extract(p.body,"
+	    " '$.metadata.labels.\"" JOB_NAME_LABEL "\"'), json_extract(p.body,"
+	    " '$.metadata.labels.\"job-name\"')) AS job FROM cache_pods p"
+	    " WHERE instr(p.body, '\"" TRACKING_FINALIZER "\"') > 0"
+	    " AND p.controller_uid IS NULL AND job IS NOT NULL"
+	    " AND EXISTS (SELECT 1 FROM json_each(p.body, '$.metadata.finalizers') f"
+	    " WHERE f.value = '" TRACKING_FINALIZER "')"
 	    " ORDER BY 1, 2",
 	/* The Jobs of namespace ?1 with their selectors: those that could adopt an orphan. */
 	[STMT_IN_NAMESPACE] =
 	    "SELECT name, json_extract(body, '$.spec.selector') FROM cache_objects"
 	    " WHERE resource = 'jobs' AND namespace = ?1 ORDER BY name",
-	/* The pods of namespace ?1 that a batch/v1 Job named ?2 controls (it is gone) and
-	 * that still hold the tracking finalizer ?3. */
+	/* The pods of namespace ?1 that still hold the tracking finalizer ?3 and that a
+	 * batch/v1 Job named ?2 (it is gone) controls, or that no one controls and whose
+	 * job-name label names ?2 (the garbage collector orphaned them). */
 	[STMT_ORPHANED] =
-	    "SELECT p.name, p.uid FROM cache_pods p,"
-	    " json_each(p.body, '$.metadata.ownerReferences') o"
-	    " WHERE p.namespace = ?1 AND json_extract(o.value, '$.controller') = 1"
+	    "SELECT p.name, p.uid FROM cache_pods p WHERE p.namespace = ?1"
+	    " AND EXISTS (SELECT 1 FROM json_each(p.body, '$.metadata.finalizers') f"
+	    " WHERE f.value = ?3)"
+	    " AND (EXISTS (SELECT 1 FROM json_each(p.body, '$.metadata.ownerReferences') o"
+	    " WHERE json_extract(o.value, '$.controller') = 1"
 	    " AND json_extract(o.value, '$.kind') = 'Job'"
 	    " AND json_extract(o.value, '$.apiVersion') = 'batch/v1'"
-	    " AND json_extract(o.value, '$.name') = ?2"
-	    " AND EXISTS (SELECT 1 FROM json_each(p.body, '$.metadata.finalizers') f"
-	    " WHERE f.value = ?3) ORDER BY p.name",
+	    " AND json_extract(o.value, '$.name') = ?2)"
+	    " OR (p.controller_uid IS NULL AND coalesce(json_extract(p.body,"
+	    " '$.metadata.labels.\"" JOB_NAME_LABEL "\"'), json_extract(p.body,"
+	    " '$.metadata.labels.\"job-name\"')) = ?2))"
+	    " ORDER BY p.name",
+	/* The pods of finished Job ?1 being deleted that still hold the tracking finalizer. */
+	[STMT_FINISHED_HELD] =
+	    "SELECT pod, pod_uid FROM job_pods WHERE job_uid = ?1 AND tracked AND deleting"
+	    " ORDER BY pod",
 };
 
 /* The orphans of a namespace that a selector matches, in the columns of STMT_PODS: the
@@ -1465,31 +1484,36 @@ remove_finalizer(struct job_state *st, struct sync_result *out, const char *name
 	a->failure_stops_nothing = 1;
 }
 
-/* kube's cleanupPodFinalizers and syncOrphanPod for a Job gone: the pods it controlled
- * lose the tracking finalizer, or a deleted running Job's pods would stay forever. */
+/* kube's cleanupPodFinalizers and syncOrphanPod: the pods statement which yields (name,
+ * uid; bound to a and b, then the finalizer when b is not NULL) lose the tracking
+ * finalizer. Without it the pods of a deleted or finished Job, or those the garbage
+ * collector orphaned, would stay forever once deleted. */
 static int
-release_orphans(struct job_state *st, struct controller *c, struct sync_result *out,
-    const char *namespace, const char *name, char **error)
+release_held(struct job_state *st, struct controller *c, struct sync_result *out,
+    const char *namespace, int which, const char *a, const char *b, const char *why,
+    char **error)
 {
-	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_ORPHANED]);
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[which]);
 	int rc;
 
-	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 2, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 3, TRACKING_FINALIZER, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 1, a, -1, SQLITE_STATIC);
+	if (b != NULL) {
+		sqlite3_bind_text(stmt, 2, b, -1, SQLITE_STATIC);
+		sqlite3_bind_text(stmt, 3, TRACKING_FINALIZER, -1, SQLITE_STATIC);
+	}
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		struct job_pod p;
 
 		memset(&p, 0, sizeof p);
 		p.name = (char *)sqlite3_column_text(stmt, 0);
 		p.uid = (char *)sqlite3_column_text(stmt, 1);
-		remove_finalizer(st, out, namespace, &p, "its Job is gone");
+		remove_finalizer(st, out, namespace, &p, why);
 	}
 	sqlite3_reset(stmt);
 	sqlite3_clear_bindings(stmt);
 	if (rc != SQLITE_DONE)
-		return error_set(error, "job: the pods of the gone job %s/%s: %s", namespace,
-		    name, sqlite3_errmsg(store_db(c->store)));
+		return error_set(error, "job: the pods of %s/%s that hold the finalizer: %s",
+		    namespace, b != NULL ? b : a, sqlite3_errmsg(store_db(c->store)));
 	return 0;
 }
 
@@ -1915,7 +1939,8 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 	    error_set(error, "job: reading job %s: %s", key, sqlite3_errmsg(store_db(c->store)));
 	if (rc != 0 || out->owner_uid == NULL) {
 		if (rc == 0)
-			rc = release_orphans(st, c, out, namespace, name, error);
+			rc = release_held(st, c, out, namespace, STMT_ORPHANED, namespace, name,
+			    "its Job is gone", error);
 		/* (a result that forgets sends nothing; the Job's deletion event has
 		 * forgotten its bookkeeping already) */
 		out->forget_expectations = rc == 0 && out->nwrites == 0;
@@ -1929,8 +1954,13 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 	managed_by = json_string(s.job, "spec.managedBy");
 	if (*managed_by != '\0' && strcmp(managed_by, JOB_CONTROLLER_NAME) != 0)
 		goto out;	/* someone else's */
-	if (condition_true(s.job, "Complete") || condition_true(s.job, "Failed"))
-		goto out;	/* finished */
+	if (condition_true(s.job, "Complete") || condition_true(s.job, "Failed")) {
+		/* finished: its pods deleted since lose the finalizer (kube's deletePod
+		 * and syncOrphanPod) */
+		rc = release_held(st, c, out, namespace, STMT_FINISHED_HELD, out->owner_uid,
+		    NULL, "its Job is finished", error);
+		goto out;
+	}
 	mode = json_string(s.job, "spec.completionMode");
 	if (*mode != '\0' && strcmp(mode, "NonIndexed") != 0 && strcmp(mode, "Indexed") != 0) {
 		sync_result_add_event(out, "Warning", "UnknownCompletionMode",
@@ -2117,6 +2147,22 @@ job_handle_event(struct controller *c, const struct informer_event *ev, double n
 
 		if (ev->type != INFORMER_DELETED && ref == NULL) {
 			orphan_event(st, ev, namespace, q);
+			if (has_tracking_finalizer(ev->object)) {
+				/* orphaned by the garbage collector: the key of the Job
+				 * its label names takes the finalizer off, that Job gone */
+				const cJSON *labels = json_path(ev->object, "metadata.labels");
+				const cJSON *job = cJSON_GetObjectItemCaseSensitive(labels,
+				    JOB_NAME_LABEL);
+
+				if (!cJSON_IsString(job))
+					job = cJSON_GetObjectItemCaseSensitive(labels, "job-name");
+				if (cJSON_IsString(job) && *job->valuestring != '\0') {
+					key = xasprintf("%s/%s", namespace,
+					    job->valuestring);
+					q->add(key, q->arg);
+					free(key);
+				}
+			}
 		} else if (ev->type != INFORMER_DELETED && has_tracking_finalizer(ev->object) &&
 		    strcmp(json_string(ref, "kind"), "Job") == 0 &&
 		    strcmp(json_string(ref, "apiVersion"), "batch/v1") == 0) {

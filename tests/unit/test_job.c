@@ -1270,6 +1270,39 @@ gone_job_pod(const char *name, const char *kind, const char *api, int finalizer)
 	return o;
 }
 
+/* A pod the garbage collector orphaned: no owner, the tracking finalizer, label key
+ * naming job. */
+static cJSON *
+orphaned_pod(const char *name, const char *key, const char *job)
+{
+	char *text = xasprintf("{\"metadata\":{\"name\":\"%s\",\"namespace\":\"default\","
+	    "\"uid\":\"uid-%s\",\"resourceVersion\":\"2\",\"labels\":{\"%s\":\"%s\"},"
+	    "\"finalizers\":[\"batch.kubernetes.io/job-tracking\"]},\"spec\":{\"nodeName\":"
+	    "\"n\"},\"status\":{\"phase\":\"Running\"}}", name, name, key, job);
+	cJSON *o = fixture_parse(text);
+
+	free(text);
+	return o;
+}
+
+/* A Succeeded pod of Job foobar holding the tracking finalizer, deleted or not. */
+static cJSON *
+owned_pod(const char *name, int deleting)
+{
+	char *text = xasprintf("{\"metadata\":{\"name\":\"%s\",\"namespace\":\"default\","
+	    "\"uid\":\"uid-%s\",\"resourceVersion\":\"1\",%s\"labels\":{"
+	    "\"batch.kubernetes.io/controller-uid\":\"uid-job\"},\"finalizers\":"
+	    "[\"batch.kubernetes.io/job-tracking\"],\"ownerReferences\":[{\"apiVersion\":"
+	    "\"batch/v1\",\"kind\":\"Job\",\"name\":\"foobar\",\"uid\":\"uid-job\","
+	    "\"controller\":true}]},\"spec\":{\"nodeName\":\"n\"},\"status\":{\"phase\":"
+	    "\"Succeeded\"}}", name, name,
+	    deleting ? "\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"," : "");
+	cJSON *o = fixture_parse(text);
+
+	free(text);
+	return o;
+}
+
 static void
 gone_job_releases_its_pods(void **state)
 {
@@ -1303,14 +1336,54 @@ gone_job_releases_its_pods(void **state)
 	ctl_list_keys(w);
 	assert_string_equal(keys = ctl_keys(w), "default/gone");
 	free(keys);
+
+	/* orphaned by the garbage collector (no owner left): the Job its label names */
+	ctl_keys_clear(w);
+	ctl_cache(w, pods, orphaned_pod("e", "batch.kubernetes.io/job-name", "gone"));
+	ctl_cache(w, pods, orphaned_pod("f", "job-name", "other"));
+	ctl_tell(w, INFORMER_UPDATED, pods, orphaned_pod("e", "batch.kubernetes.io/job-name",
+	    "gone"), gone_job_pod("e", "Job", "batch/v1", 1));
+	ctl_tell(w, INFORMER_ADDED, pods, orphaned_pod("f", "job-name", "other"), NULL);
+	assert_string_equal(keys = ctl_keys(w), "default/gone,default/other");
+	free(keys);
+	ctl_sync(w, "default/gone", 0);
+	assert_int_equal(w->result.nwrites, 2);
+	assert_string_equal(w->result.writes[0].name, "a");
+	assert_string_equal(w->result.writes[1].name, "e");
+	ctl_keys_clear(w);
+	ctl_list_keys(w);
+	assert_string_equal(keys = ctl_keys(w), "default/gone,default/other");
+	free(keys);
 	ctl_world_free(w);
 }
+
+/* A finished Job: its pods deleted since lose the finalizer; the others keep it. */
+static void
+finished_job_releases_deleted_pods(void **state)
+{
+	struct ctl_world *w = ctl_world_new(&job_controller_type, NULL);
+	struct sync_case shape = sync_cases[0];
+	cJSON *pod;
+
+	(void)state;
+	shape.status = "{\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\"}]}";
+	ctl_cache(w, resource_find("jobs"), job_new(&shape));
+	pod = owned_pod("held", 1);
+	ctl_cache(w, resource_find("pods"), pod);
+	ctl_cache(w, resource_find("pods"), owned_pod("kept", 0));
+	ctl_sync(w, "default/foobar", 0);
+	assert_int_equal(w->result.nwrites, 1);
+	assert_string_equal(w->result.writes[0].verb, "remove-finalizer");
+	assert_string_equal(w->result.writes[0].name, "held");
+	ctl_world_free(w);
+}
+
 
 int
 main(void)
 {
 	struct CMUnitTest tests[NELEM(sync_cases) + NELEM(per_index_cases) +
-	    NELEM(claim_cases) + 13];
+	    NELEM(claim_cases) + 14];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(sync_cases); i++)
@@ -1326,6 +1399,8 @@ main(void)
 	    NULL };
 	tests[n++] = (struct CMUnitTest){ "the pods of a Job gone lose the finalizer",
 	    gone_job_releases_its_pods, NULL, NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "the pods of a finished Job deleted lose it",
+	    finished_job_releases_deleted_pods, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "the failure count annotations", index_failure_count,
 	    NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "kube's job_controller_* metrics", metrics, NULL,
