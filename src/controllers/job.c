@@ -141,6 +141,7 @@ static const char *const job_sql[STMT_COUNT] = {
 	    " UNION SELECT p.namespace, json_extract(o.value, '$.name') FROM cache_pods p,"
 	    " json_each(p.body, '$.metadata.ownerReferences') o"
 	    " WHERE instr(p.body, '\"" TRACKING_FINALIZER "\"') > 0"
+	    " AND json_type(o.value, '$.name') = 'text'"
 	    " AND json_extract(o.value, '$.controller') = 1"
 	    " AND json_extract(o.value, '$.kind') = 'Job'"
 	    " AND json_extract(o.value, '$.apiVersion') = 'batch/v1'"
