@@ -6,7 +6,8 @@
 # in time cancels a pod's deletion, with kube's event.
 #
 # The test's nodes are its own, managed by kwok (its pods run there) and used by no other
-# test. With E2E_TE_CM=kcm the same runs against kube-controller-manager 1.36
+# test: they are tainted NoSchedule for it, which only its pods tolerate (another test's
+# pod scheduled there would be evicted with the test's: a Job's pod once was). With E2E_TE_CM=kcm the same runs against kube-controller-manager 1.36
 # (tainteviction-kcm.t): every state asserted here is shown to be kcm's too.
 # e2e: locks tainteviction daemonset nodes
 set -uo pipefail
@@ -36,13 +37,16 @@ metadata:
   name: $n
   annotations: {kwok.x-k8s.io/node: fake, node.alpha.kubernetes.io/ttl: "0"}
   labels: {kubernetes.io/hostname: $n, type: kwok-te}
+spec:
+  taints: [{key: sqlkcm-e2e/owner, value: $prefix, effect: NoSchedule}]
 status:
   allocatable: {cpu: "8", memory: 32Gi, pods: "10"}
   capacity: {cpu: "8", memory: 32Gi, pods: "10"}
 EOF
 done
 kubectl create namespace "$ns" >/dev/null
-# pod NAME NODE TOLERATIONS [FINALIZERS]: a pod bound to NODE by its selector.
+# pod NAME NODE TOLERATION [FINALIZERS]: a pod bound to NODE by its selector, tolerating
+# the nodes' NoSchedule taint and TOLERATION (none when empty).
 pod() {
 	kubectl apply -n "$ns" -f - >/dev/null <<EOF
 apiVersion: v1
@@ -50,16 +54,16 @@ kind: Pod
 metadata: {name: $1, finalizers: ${4:-[]}}
 spec:
   nodeSelector: {kubernetes.io/hostname: $2}
-  tolerations: $3
+  tolerations: [{key: sqlkcm-e2e/owner, operator: Exists, effect: NoSchedule}${3:+, $3}]
   containers: [{name: c, image: pause}]
 EOF
 }
 EVICT='{key: example.com/evict, operator: Exists, effect: NoExecute'
 # The intolerant pod is held by a finalizer, so that its DisruptionTarget can be read.
-pod intolerant "$node1" '[]' '[example.com/hold]'
-pod tolerant "$node1" "[$EVICT}]"
-pod timed "$node1" "[$EVICT, tolerationSeconds: 20}]"
-pod rescued "$node2" "[$EVICT, tolerationSeconds: 30}]"
+pod intolerant "$node1" '' '[example.com/hold]'
+pod tolerant "$node1" "$EVICT}"
+pod timed "$node1" "$EVICT, tolerationSeconds: 20}"
+pod rescued "$node2" "$EVICT, tolerationSeconds: 30}"
 
 phase_is() { [ "$(kubectl get pod -n "$ns" "$1" -o jsonpath='{.status.phase}' 2>/dev/null)" = "$2" ]; }
 all_running() {
