@@ -139,15 +139,16 @@ kubectl patch volumeattachment "$va" --subresource=status --type=merge \
 check "once attached, the node's volumesAttached lists it" \
     cluster_wait_until 60 "volumesAttached" eval '[ "$(attached)" = "$unique=;" ]'
 state "attached" "$(attached)"
+# pod_events POD REASON: the events of REASON about POD, as "TYPE REASON: MESSAGE|" each.
 pod_events() {
 	kubectl get events -n "$ns" --field-selector \
-	    reason=SuccessfulAttachVolume,involvedObject.kind=Pod,involvedObject.name=user \
+	    "reason=$2,involvedObject.kind=Pod,involvedObject.name=$1" \
 	    -o jsonpath='{range .items[*]}{.type} {.reason}: {.message}|{end}'
 }
 check "and the pod gets kube's SuccessfulAttachVolume event" \
     cluster_wait_until 60 "the pod's event" \
-    eval '[ "$(pod_events)" = "Normal SuccessfulAttachVolume: AttachVolume.Attach succeeded for volume \"$pv\" |" ]'
-state "pod events" "$(pod_events)"
+    eval '[ "$(pod_events user SuccessfulAttachVolume)" = "Normal SuccessfulAttachVolume: AttachVolume.Attach succeeded for volume \"$pv\" |" ]'
+state "pod events" "$(pod_events user SuccessfulAttachVolume)"
 
 # The volume is ReadWriteOnce: a pod on the second node that uses the claim too waits,
 # with kube's Multi-Attach error, and nothing is attached to that node.
@@ -160,15 +161,10 @@ spec:
   containers: [{name: c, image: pause}]
   volumes: [{name: data, persistentVolumeClaim: {claimName: claim}}]
 EOF
-multi_events() {
-	kubectl get events -n "$ns" --field-selector \
-	    reason=FailedAttachVolume,involvedObject.kind=Pod,involvedObject.name=other \
-	    -o jsonpath='{range .items[*]}{.type} {.reason}: {.message}|{end}'
-}
 check "a pod of another node that uses the ReadWriteOnce volume gets the Multi-Attach error" \
     cluster_wait_until 60 "the Multi-Attach error" \
-    eval '[ "$(multi_events)" = "Warning FailedAttachVolume: Multi-Attach error for volume \"$pv\" Volume is already used by pod(s) user|" ]'
-state "multi-attach events" "$(multi_events)"
+    eval '[ "$(pod_events other FailedAttachVolume)" = "Warning FailedAttachVolume: Multi-Attach error for volume \"$pv\" Volume is already used by pod(s) user|" ]'
+state "multi-attach events" "$(pod_events other FailedAttachVolume)"
 check "and nothing is attached to its node" \
     eval '[ -z "$(kubectl get volumeattachments -o jsonpath="{range .items[?(@.spec.nodeName==\"$node2\")]}{.metadata.name};{end}")" ]'
 kubectl delete pod other -n "$ns" --wait=false >/dev/null
