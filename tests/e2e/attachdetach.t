@@ -102,15 +102,19 @@ else
 	    grep -q "caches synced" "$work/ad.log"
 fi
 
-kubectl apply -n "$ns" -f - >/dev/null <<EOF
+# pod NAME NODE: a pod on NODE that uses the claim.
+pod() {
+	kubectl apply -n "$ns" -f - >/dev/null <<EOF
 apiVersion: v1
 kind: Pod
-metadata: {name: user}
+metadata: {name: $1}
 spec:
-  nodeName: $node
+  nodeName: $2
   containers: [{name: c, image: pause}]
   volumes: [{name: data, persistentVolumeClaim: {claimName: claim}}]
 EOF
+}
+pod user "$node"
 va_spec() {
 	kubectl get volumeattachment "$va" \
 	    -o jsonpath='{.spec.attacher} {.spec.nodeName} {.spec.source.persistentVolumeName}' \
@@ -152,15 +156,7 @@ state "pod events" "$(pod_events user SuccessfulAttachVolume)"
 
 # The volume is ReadWriteOnce: a pod on the second node that uses the claim too waits,
 # with kube's Multi-Attach error, and nothing is attached to that node.
-kubectl apply -n "$ns" -f - >/dev/null <<EOF
-apiVersion: v1
-kind: Pod
-metadata: {name: other}
-spec:
-  nodeName: $node2
-  containers: [{name: c, image: pause}]
-  volumes: [{name: data, persistentVolumeClaim: {claimName: claim}}]
-EOF
+pod other "$node2"
 check "a pod of another node that uses the ReadWriteOnce volume gets the Multi-Attach error" \
     cluster_wait_until 60 "the Multi-Attach error" \
     eval '[ "$(pod_events other FailedAttachVolume)" = "Warning FailedAttachVolume: Multi-Attach error for volume \"$pv\" Volume is already used by pod(s) user|" ]'

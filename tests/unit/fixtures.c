@@ -427,6 +427,17 @@ ctl_keys_clear(struct ctl_world *w)
 	w->nkeys = 0;
 }
 
+/* Fails unless the keys recorded are want; then forgets them. */
+void
+ctl_keys_expect(struct ctl_world *w, const char *want)
+{
+	char *got = ctl_keys(w);
+
+	assert_string_equal(got, want);
+	free(got);
+	ctl_keys_clear(w);
+}
+
 /* Records the keys list_keys gives. */
 void
 ctl_list_keys(struct ctl_world *w)

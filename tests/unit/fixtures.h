@@ -170,6 +170,8 @@ struct controller_queue ctl_queue(struct ctl_world *w);
 char *ctl_keys(const struct ctl_world *w);
 /* Forgets the keys recorded. */
 void ctl_keys_clear(struct ctl_world *w);
+/* Fails unless the keys recorded are want, as ctl_keys spells them; then forgets them. */
+void ctl_keys_expect(struct ctl_world *w, const char *want);
 
 /* Records the keys list_keys gives, as ctl_queue does; list_keys must not fail. */
 void ctl_list_keys(struct ctl_world *w);

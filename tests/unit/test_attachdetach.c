@@ -256,7 +256,6 @@ handlers_and_keys(void **state)
 {
 	struct ctl_world *w = ctl_world_new(&attachdetach_controller_type, NULL);
 	static const struct sync_case world = { "world", .want = "" };
-	char *keys;
 
 	(void)state;
 	build(w, &world);
@@ -271,46 +270,34 @@ handlers_and_keys(void **state)
 	    NULL);
 	ctl_tell(w, INFORMER_DELETED, resource_find("nodes"),
 	    fixture_parse("{\"metadata\":{\"name\":\"d\"}}"), NULL);
-	assert_string_equal(keys = ctl_keys(w), "a,b,c,d");
-	free(keys);
-	ctl_keys_clear(w);
+	ctl_keys_expect(w, "a,b,c,d");
 	/* a claim: the nodes of the pods that name it (p1 on n1 names c1) */
 	ctl_tell(w, INFORMER_ADDED, resource_find("persistentvolumeclaims"),
 	    fixture_parse("{\"metadata\":{\"name\":\"x\",\"namespace\":\"default\"}}"), NULL);
-	assert_string_equal(keys = ctl_keys(w), "");
-	free(keys);
+	ctl_keys_expect(w, "");
 	ctl_tell(w, INFORMER_UPDATED, resource_find("persistentvolumeclaims"),
 	    fixture_parse("{\"metadata\":{\"name\":\"c1\",\"namespace\":\"default\"}}"),
 	    fixture_parse("{\"metadata\":{\"name\":\"c1\",\"namespace\":\"default\"}}"));
-	assert_string_equal(keys = ctl_keys(w), "n1");
-	free(keys);
-	ctl_keys_clear(w);
+	ctl_keys_expect(w, "n1");
 	/* a volume: those of its claim, old and new, and those its attachments name */
 	ctl_tell(w, INFORMER_UPDATED, resource_find("persistentvolumes"),
 	    fixture_parse("{\"metadata\":{\"name\":\"pv9\"},\"spec\":{\"claimRef\":"
 	    "{\"namespace\":\"default\",\"name\":\"other\"}}}"),
 	    fixture_parse("{\"metadata\":{\"name\":\"pv9\"},\"spec\":{\"claimRef\":"
 	    "{\"namespace\":\"default\",\"name\":\"c1\"}}}"));
-	assert_string_equal(keys = ctl_keys(w), "n1");
-	free(keys);
-	ctl_keys_clear(w);
+	ctl_keys_expect(w, "n1");
 	ctl_cache(w, resource_find("volumeattachments"), fixture_parse("{\"metadata\":"
 	    "{\"name\":\"va9\",\"resourceVersion\":\"1\",\"uid\":\"uid-va9\"},\"spec\":"
 	    "{\"nodeName\":\"n7\",\"source\":{\"persistentVolumeName\":\"pv9\"}}}"));
 	ctl_tell(w, INFORMER_DELETED, resource_find("persistentvolumes"),
 	    fixture_parse("{\"metadata\":{\"name\":\"pv9\"},\"spec\":{}}"), NULL);
-	assert_string_equal(keys = ctl_keys(w), "n7");
-	free(keys);
-	ctl_keys_clear(w);
+	ctl_keys_expect(w, "n7");
 	/* a CSIDriver: every managed node */
 	ctl_tell(w, INFORMER_ADDED, resource_find("csidrivers"),
 	    fixture_parse("{\"metadata\":{\"name\":\"d.example.com\"}}"), NULL);
-	assert_string_equal(keys = ctl_keys(w), "n1");
-	free(keys);
-	ctl_keys_clear(w);
+	ctl_keys_expect(w, "n1");
 	ctl_list_keys(w);
-	assert_string_equal(keys = ctl_keys(w), "n1");
-	free(keys);
+	ctl_keys_expect(w, "n1");
 	ctl_world_free(w);
 }
 
@@ -352,7 +339,7 @@ multi_attach(void **state)
 {
 	struct ctl_world *w = ctl_world_new(&attachdetach_controller_type, NULL);
 	static const struct sync_case world = { "world", .want = "" };
-	char *got, *keys;
+	char *got;
 
 	(void)state;
 	build(w, &world);
@@ -388,8 +375,7 @@ multi_attach(void **state)
 	ctl_tell(w, INFORMER_DELETED, resource_find("volumeattachments"),
 	    fixture_parse("{\"metadata\":{\"name\":\"va-n2\"},\"spec\":{\"nodeName\":"
 	    "\"n2\",\"source\":{\"persistentVolumeName\":\"pv1\"}}}"), NULL);
-	assert_string_equal(keys = ctl_keys(w), "n2,n1");
-	free(keys);
+	ctl_keys_expect(w, "n2,n1");
 	ctl_uncache(w, resource_find("volumeattachments"), "uid-va-n2");
 	ctl_sync(w, "n1", 0);
 	assert_string_equal(got = writes_of(&w->result), "attach " VA1 ";");

@@ -1228,25 +1228,19 @@ orphan_events(void **state)
 	const struct resource *pods = resource_find("pods");
 	struct sync_case shape = sync_cases[0];
 	cJSON *pod;
-	char *keys;
 
 	(void)state;
 	ctl_cache(w, resource_find("jobs"), job_new(&shape));
 	pod = claim_pod_new("pod1 nl-", "Running");
 	ctl_cache(w, pods, cJSON_Duplicate(pod, 1));
 	ctl_tell(w, INFORMER_ADDED, pods, cJSON_Duplicate(pod, 1), NULL);
-	assert_string_equal(keys = ctl_keys(w), "default/foobar");
-	free(keys);
-	ctl_keys_clear(w);
+	ctl_keys_expect(w, "default/foobar");
 	ctl_tell(w, INFORMER_ADDED, pods, claim_pod_new("pod2 n--", "Running"), NULL);
-	assert_string_equal(keys = ctl_keys(w), "");
-	free(keys);
-	ctl_keys_clear(w);
+	ctl_keys_expect(w, "");
 	/* Released: the old body names the Job, the new one nothing, labels gone. */
 	ctl_tell(w, INFORMER_UPDATED, pods, claim_pod_new("pod3 n--", "Running"),
 	    claim_pod_new("pod3 ol-", "Running"));
-	assert_string_equal(keys = ctl_keys(w), "default/foobar");
-	free(keys);
+	ctl_keys_expect(w, "default/foobar");
 	cJSON_Delete(pod);
 	ctl_world_free(w);
 }
@@ -1308,7 +1302,6 @@ gone_job_releases_its_pods(void **state)
 {
 	struct ctl_world *w = ctl_world_new(&job_controller_type, NULL);
 	const struct resource *pods = resource_find("pods");
-	char *keys;
 
 	(void)state;
 	ctl_cache(w, pods, gone_job_pod("a", "Job", "batch/v1", 1));
@@ -1321,8 +1314,7 @@ gone_job_releases_its_pods(void **state)
 	    gone_job_pod("b", "Job", "batch/v1", 1));
 	ctl_tell(w, INFORMER_UPDATED, pods, gone_job_pod("d", "Job", "example.com/v1", 1),
 	    NULL);
-	assert_string_equal(keys = ctl_keys(w), "default/gone");
-	free(keys);
+	ctl_keys_expect(w, "default/gone");
 	ctl_sync(w, "default/gone", 0);
 	assert_false(w->result.forget_expectations);	/* that would send nothing */
 	assert_int_equal(w->result.nwrites, 1);
@@ -1334,8 +1326,7 @@ gone_job_releases_its_pods(void **state)
 	/* a restart lists the gone Job's key too (its pods' events came before) */
 	ctl_keys_clear(w);
 	ctl_list_keys(w);
-	assert_string_equal(keys = ctl_keys(w), "default/gone");
-	free(keys);
+	ctl_keys_expect(w, "default/gone");
 
 	/* orphaned by the garbage collector (no owner left): the Job its label names */
 	ctl_keys_clear(w);
@@ -1344,16 +1335,14 @@ gone_job_releases_its_pods(void **state)
 	ctl_tell(w, INFORMER_UPDATED, pods, orphaned_pod("e", "batch.kubernetes.io/job-name",
 	    "gone"), gone_job_pod("e", "Job", "batch/v1", 1));
 	ctl_tell(w, INFORMER_ADDED, pods, orphaned_pod("f", "job-name", "other"), NULL);
-	assert_string_equal(keys = ctl_keys(w), "default/gone,default/other");
-	free(keys);
+	ctl_keys_expect(w, "default/gone,default/other");
 	ctl_sync(w, "default/gone", 0);
 	assert_int_equal(w->result.nwrites, 2);
 	assert_string_equal(w->result.writes[0].name, "a");
 	assert_string_equal(w->result.writes[1].name, "e");
 	ctl_keys_clear(w);
 	ctl_list_keys(w);
-	assert_string_equal(keys = ctl_keys(w), "default/gone,default/other");
-	free(keys);
+	ctl_keys_expect(w, "default/gone,default/other");
 	ctl_world_free(w);
 }
 
