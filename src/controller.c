@@ -270,6 +270,23 @@ controller_read_owner(sqlite3_stmt *stmt, const char *key, const char *what,
 	return 0;
 }
 
+int
+controller_caught_up(struct controller *c, const char *key, const char *owner_uid,
+    struct sync_result *out, char **error)
+{
+	const char *behind = NULL;
+	int ready = 1;
+
+	if (consistency_ready(c->writes, key, owner_uid, &ready, &behind, error) != 0)
+		return -1;
+	if (ready)
+		return 1;
+	out->stale = 1;
+	free(out->stale_resource);
+	out->stale_resource = xstrdup(behind != NULL ? behind : "?");
+	return 0;
+}
+
 cJSON *
 controller_column_json(sqlite3_stmt *stmt, int col)
 {

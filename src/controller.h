@@ -196,6 +196,14 @@ char *controller_column_strdup(sqlite3_stmt *stmt, int col);
  * does not hold it); -1 with *error, what naming the controller. */
 int controller_read_owner(sqlite3_stmt *stmt, const char *key, const char *what,
     struct sync_result *out, char **error);
+/* Whether the cache already holds every write the controller made for key (owner_uid, the
+ * object the sync reads): 1 when it does and the sync may go on; 0 when one of them has
+ * not come back yet, out then marked stale with the resource behind, so that the sync
+ * ends without acting on what it would read and is retried when the write arrives; -1
+ * with *error. A sync that acted on the older state could undo or repeat its own last
+ * step (kube's controllers avoid that with expectations or a live read). */
+int controller_caught_up(struct controller *c, const char *key, const char *owner_uid,
+    struct sync_result *out, char **error);
 
 /* Adds to q every owner of namespace that stmt lists (rows of name and selector JSON, for
  * namespace bound as ?1) whose selector is not empty and matches labels: kube's lookup of

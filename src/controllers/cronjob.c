@@ -919,7 +919,7 @@ cronjob_sync(struct controller *c, const char *key, double now, struct sync_resu
 	struct cronjob_state *st = c->state;
 	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_CRONJOB]);
 	struct job *jobs = NULL;
-	int njobs = 0, rc, deleting = 0, update = 0;
+	int njobs = 0, rc, caught_up, deleting = 0, update = 0;
 	char *ns;
 	const char *name;
 	cJSON *status, *active;
@@ -955,24 +955,12 @@ cronjob_sync(struct controller *c, const char *key, double now, struct sync_resu
 		free(ns);
 		return error_set(error, "cronjob: %s: the cached body is not JSON", key);
 	}
-	{
-		/* A sync that reads this CronJob before its own last status update comes back
-		 * would take the Jobs it has just replaced or removed for active ones gone
-		 * missing (MissingJob); it waits for the cache instead. */
-		int ready = 1;
-		const char *behind = NULL;
-
-		if (consistency_ready(c->writes, key, out->owner_uid, &ready, &behind,
-		    error) != 0) {
-			free(ns);
-			return -1;
-		}
-		if (!ready) {
-			out->stale = 1;
-			out->stale_resource = xstrdup(behind);
-			free(ns);
-			return 0;
-		}
+	/* A sync that reads this CronJob before its own last status update comes back
+	 * would take the Jobs it has just replaced or removed for active ones gone missing
+	 * (MissingJob); it waits for the cache instead. */
+	if ((caught_up = controller_caught_up(c, key, out->owner_uid, out, error)) <= 0) {
+		free(ns);
+		return caught_up;
 	}
 
 	stmt = controller_stmt(st->stmt[STMT_JOBS]);

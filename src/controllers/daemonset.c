@@ -1484,13 +1484,13 @@ daemonset_sync(struct controller *c, const char *key, double now, struct sync_re
 	struct ds_view v = { 0 };
 	struct ds_counts counts;
 	char *namespace = NULL, *uid = NULL, *hash = NULL;
-	const char *name, *behind = NULL;
+	const char *name;
 	cJSON *ds = NULL;
 	const cJSON *selector;
 	struct selector *sel = NULL;
 	char *sel_error = NULL;
 	long long generation, min_ready;
-	int rc = -1, ready = 1, satisfied = 0, current = -1;
+	int rc = -1, caught_up, satisfied = 0, current = -1;
 
 	out->controller = "daemonset";
 	out->key = xstrdup(key);
@@ -1506,12 +1506,8 @@ daemonset_sync(struct controller *c, const char *key, double now, struct sync_re
 	}
 	out->owner_uid = xstrdup(uid);
 	out->owner = cJSON_Duplicate(ds, 1);
-	if (consistency_ready(c->writes, key, uid, &ready, &behind, error) != 0)
-		goto out;
-	if (!ready) {
-		out->stale = 1;
-		out->stale_resource = xstrdup(behind);
-		rc = 0;
+	if ((caught_up = controller_caught_up(c, key, uid, out, error)) <= 0) {
+		rc = caught_up;
 		goto out;
 	}
 	/* Being deleted: nothing more (kube leaves it to the garbage collector). */

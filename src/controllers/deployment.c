@@ -1465,10 +1465,9 @@ deployment_sync(struct controller *c, const char *key, double now, struct sync_r
 	struct drs **old;
 	const cJSON **objs;
 	char *sel_error = NULL;
-	const char *behind = NULL;
 	cJSON *d = NULL;
 	long long new_revision, rollback_to;
-	int ready, rc = -1, nold;
+	int caught_up, rc = -1, nold;
 
 	memset(&s, 0, sizeof s);
 	s.c = c;
@@ -1492,12 +1491,8 @@ deployment_sync(struct controller *c, const char *key, double now, struct sync_r
 	s.work = cJSON_Duplicate(d, 1);
 	out->owner_uid = xstrdup(s.uid);
 	out->owner = cJSON_Duplicate(d, 1);
-	if (consistency_ready(c->writes, key, s.uid, &ready, &behind, error) != 0)
-		goto out;
-	if (!ready) {
-		out->stale = 1;
-		out->stale_resource = xstrdup(behind);
-		rc = 0;
+	if ((caught_up = controller_caught_up(c, key, s.uid, out, error)) <= 0) {
+		rc = caught_up;
 		goto out;
 	}
 	sel = selector_from_json(json_path(d, "spec.selector"), &sel_error);

@@ -584,9 +584,9 @@ ep_sync(struct controller *c, const char *key, double now, struct sync_result *o
 	struct ep_state *st = c->state;
 	sqlite3_stmt *stmt;
 	char *namespace = NULL;
-	const char *name, *behind = NULL;
+	const char *name;
 	cJSON *service = NULL, *current = NULL, **pods = NULL, *subsets = NULL;
-	int npods = 0, ready = 1, rc = -1;
+	int npods = 0, caught_up, rc = -1;
 	double trigger = 0;
 
 	(void)now;
@@ -637,12 +637,8 @@ ep_sync(struct controller *c, const char *key, double now, struct sync_result *o
 		rc = 0;
 		goto done;
 	}
-	if (consistency_ready(c->writes, key, out->owner_uid, &ready, &behind, error) != 0)
-		goto done;
-	if (!ready) {
-		out->stale = 1;
-		out->stale_resource = xstrdup(behind);
-		rc = 0;
+	if ((caught_up = controller_caught_up(c, key, out->owner_uid, out, error)) <= 0) {
+		rc = caught_up;
 		goto done;
 	}
 	stmt = controller_stmt(st->stmt[STMT_PODS]);

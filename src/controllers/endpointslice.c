@@ -1092,10 +1092,10 @@ eps_sync(struct controller *c, const char *key, double now, struct sync_result *
 	struct eps_state *st = c->state;
 	sqlite3_stmt *stmt;
 	char *namespace = NULL;
-	const char *name, *behind = NULL, *types[2];
+	const char *name, *types[2];
 	cJSON *service = NULL, **pods = NULL, **slices = NULL;
 	char **zones = NULL;
-	int *known = NULL, npods = 0, nslices = 0, ready = 1, ntypes, rc = -1;
+	int *known = NULL, npods = 0, nslices = 0, caught_up, ntypes, rc = -1;
 	struct endpointslice_plan plan;
 	double trigger = 0;
 
@@ -1126,12 +1126,8 @@ eps_sync(struct controller *c, const char *key, double now, struct sync_result *
 		rc = 0;
 		goto done;
 	}
-	if (consistency_ready(c->writes, key, out->owner_uid, &ready, &behind, error) != 0)
-		goto done;
-	if (!ready) {
-		out->stale = 1;
-		out->stale_resource = xstrdup(behind);
-		rc = 0;
+	if ((caught_up = controller_caught_up(c, key, out->owner_uid, out, error)) <= 0) {
+		rc = caught_up;
 		goto done;
 	}
 	stmt = controller_stmt(st->stmt[STMT_PODS]);

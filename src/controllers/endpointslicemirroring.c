@@ -550,9 +550,9 @@ esm_sync(struct controller *c, const char *key, double now, struct sync_result *
 	struct esm_state *st = c->state;
 	sqlite3_stmt *stmt;
 	char *namespace = NULL;
-	const char *name, *behind = NULL, *why = NULL;
+	const char *name, *why = NULL;
 	cJSON *endpoints = NULL, *service = NULL, **slices = NULL;
-	int nslices = 0, ready = 1, rc;
+	int nslices = 0, caught_up, rc;
 	struct endpointslice_plan plan;
 
 	(void)now;
@@ -618,14 +618,8 @@ esm_sync(struct controller *c, const char *key, double now, struct sync_result *
 		rc = 0;
 		goto done;
 	}
-	if (consistency_ready(c->writes, key, out->owner_uid, &ready, &behind, error) != 0) {
-		rc = -1;
-		goto done;
-	}
-	if (!ready) {
-		out->stale = 1;
-		out->stale_resource = xstrdup(behind);
-		rc = 0;
+	if ((caught_up = controller_caught_up(c, key, out->owner_uid, out, error)) <= 0) {
+		rc = caught_up;
 		goto done;
 	}
 	{

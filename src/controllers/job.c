@@ -1917,8 +1917,8 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 	struct job_claim claim;
 	struct selector *sel = NULL;
 	char *namespace = NULL, *rv = NULL, *sel_error = NULL;
-	const char *name, *managed_by, *mode, *behind = NULL;
-	int rc, ready = 1, only_replace_failed;
+	const char *name, *managed_by, *mode;
+	int rc, only_replace_failed;
 
 	memset(&s, 0, sizeof s);
 	memset(&claim, 0, sizeof claim);
@@ -1987,14 +1987,8 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 			s.delayed = xcalloc((size_t)completions, sizeof *s.delayed);
 		}
 	}
-	if ((rc = consistency_ready(c->writes, key, out->owner_uid, &ready, &behind,
-	    error)) != 0)
+	if ((rc = controller_caught_up(c, key, out->owner_uid, out, error)) <= 0)
 		goto out;
-	if (!ready) {
-		out->stale = 1;
-		out->stale_resource = xstrdup(behind);
-		goto out;
-	}
 	only_replace_failed = strcmp(json_string(s.job, "spec.podReplacementPolicy"),
 	    "Failed") == 0 || json_path(s.job, "spec.podFailurePolicy") != NULL;
 	claim.job = s.job;

@@ -939,10 +939,9 @@ ns_sync(struct controller *c, const char *key, double now, struct sync_result *o
 {
 	struct ns_pass p;
 	char *uid = NULL, *deleting = NULL, *error_text = NULL;
-	const char *behind = NULL;
 	cJSON *ns = NULL;
 	time_t deleted_at;
-	int found, ready = 1, rc = -1;
+	int found, caught_up, rc = -1;
 
 	out->controller = c->type->name;
 	out->key = xstrdup(key);
@@ -960,12 +959,8 @@ ns_sync(struct controller *c, const char *key, double now, struct sync_result *o
 	out->owner_resource = resource_find("namespaces");
 	out->owner_uid = xstrdup(uid);
 	out->owner = cJSON_Duplicate(ns, 1);
-	if (consistency_ready(c->writes, key, uid, &ready, &behind, error) != 0)
-		goto out;
-	if (!ready) {
-		out->stale = 1;
-		out->stale_resource = xstrdup(behind);
-		rc = 0;
+	if ((caught_up = controller_caught_up(c, key, uid, out, error)) <= 0) {
+		rc = caught_up;
 		goto out;
 	}
 	p.c = c;

@@ -603,9 +603,9 @@ nodelifecycle_sync(struct controller *c, const char *key, double now,
 {
 	struct nodelifecycle_state *st = c->state;
 	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_NODE]);
-	const char *behind = NULL, *ready, *reason;
+	const char *ready, *reason;
 	struct taint_change *changes = NULL;
-	int rc, up_to_date = 1, nchanges = 0;
+	int rc, nchanges = 0;
 	double probe = 0, retry = 0;
 	char *why = NULL;
 	cJSON *node = NULL, *patch;
@@ -650,13 +650,8 @@ nodelifecycle_sync(struct controller *c, const char *key, double now,
 	if (node == NULL)
 		return error_set(error, "nodelifecycle: node %s: the cached body is not JSON", key);
 	out->owner = node;
-	if (consistency_ready(c->writes, key, out->owner_uid, &up_to_date, &behind, error) != 0)
-		return -1;
-	if (!up_to_date) {
-		out->stale = 1;
-		out->stale_resource = xstrdup(behind);
-		return 0;
-	}
+	if ((rc = controller_caught_up(c, key, out->owner_uid, out, error)) <= 0)
+		return rc;
 	if (zones_refresh(c, now, error) != 0)
 		return -1;
 	if (registered_add(st, key, out->owner_uid))

@@ -889,10 +889,10 @@ replicaset_sync(struct controller *c, const char *key, double now, struct sync_r
 	struct replicaset_counts counts;
 	struct selector *sel = NULL;
 	char *namespace = NULL, *uid = NULL, *labels_text = NULL, *sel_error = NULL;
-	const char *name, *behind = NULL;
+	const char *name;
 	cJSON *rs = NULL;
 	const cJSON *spec, *labels;
-	int *claimed = NULL, nclaimed = 0, satisfied, ready, deleting, rc = -1;
+	int *claimed = NULL, nclaimed = 0, satisfied, caught_up, deleting, rc = -1;
 	long long replicas, desired = 0, actual = 0, min_ready;
 
 	memset(&counts, 0, sizeof counts);
@@ -913,14 +913,9 @@ replicaset_sync(struct controller *c, const char *key, double now, struct sync_r
 	out->owner_uid = xstrdup(uid);
 	out->owner = cJSON_Duplicate(rs, 1);
 	/* kube's ReplicationController does not wait for its own writes (a no-op store). */
-	ready = 1;
 	if (st->flavor->consistency &&
-	    consistency_ready(c->writes, key, uid, &ready, &behind, error) != 0)
-		goto out;
-	if (!ready) {
-		out->stale = 1;
-		out->stale_resource = xstrdup(behind);
-		rc = 0;
+	    (caught_up = controller_caught_up(c, key, uid, out, error)) <= 0) {
+		rc = caught_up;
 		goto out;
 	}
 	spec = cJSON_GetObjectItemCaseSensitive(rs, "spec");

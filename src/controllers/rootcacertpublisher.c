@@ -171,9 +171,8 @@ publisher_sync(struct controller *c, const char *key, double now, struct sync_re
 	struct publisher_state *st = c->state;
 	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_CONFIGMAP]);
 	char *configmap_uid = NULL;
-	const char *behind = NULL;
 	cJSON *configmap = NULL;
-	int rc, ready = 1, data_current = 0, described = 0;
+	int rc, caught_up, data_current = 0, described = 0;
 
 	(void)now;
 	out->controller = c->type->name;
@@ -204,12 +203,9 @@ publisher_sync(struct controller *c, const char *key, double now, struct sync_re
 	if (configmap_uid != NULL && !cJSON_IsObject(configmap)) {
 		rc = error_set(error, "root-ca-cert-publisher: %s/%s: the cached body is not a "
 		    "JSON object", key, CONFIGMAP_NAME);
-	} else if (consistency_ready(c->writes, key, out->owner_uid, &ready, &behind,
-	    error) != 0) {
-		rc = -1;
-	} else if (!ready) {
-		out->stale = 1;
-		out->stale_resource = xstrdup(behind);
+	} else if ((caught_up = controller_caught_up(c, key, out->owner_uid, out,
+	    error)) <= 0) {
+		rc = caught_up;
 	} else if (configmap_uid == NULL) {
 		create_configmap(out, st, key);
 	} else if (!data_current || !described) {

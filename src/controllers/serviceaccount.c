@@ -93,9 +93,8 @@ sa_sync(struct controller *c, const char *key, double now, struct sync_result *o
 {
 	struct sa_state *st = c->state;
 	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_NAMESPACE]);
-	const char *behind = NULL;
 	char *missing = NULL;
-	int rc, ready = 1;
+	int rc, caught_up;
 
 	(void)now;
 	out->controller = c->type->name;
@@ -118,14 +117,11 @@ sa_sync(struct controller *c, const char *key, double now, struct sync_result *o
 		out->forget_expectations = 1;
 		return 0;
 	}
-	if (consistency_ready(c->writes, key, out->owner_uid, &ready, &behind, error) != 0) {
+	if ((caught_up = controller_caught_up(c, key, out->owner_uid, out, error)) < 0) {
 		free(missing);
 		return -1;
 	}
-	if (!ready) {
-		out->stale = 1;
-		out->stale_resource = xstrdup(behind);
-	} else if (missing != NULL) {
+	if (caught_up && missing != NULL) {
 		create_serviceaccount(out, st->serviceaccounts, key, missing);
 	}
 	free(missing);

@@ -1310,11 +1310,11 @@ statefulset_sync(struct controller *c, const char *key, double now, struct sync_
 	struct sts_plan plan = { 0 };
 	struct sts_counts counts;
 	char *namespace = NULL, *uid = NULL, *sel_error = NULL;
-	const char *name, *behind = NULL;
+	const char *name;
 	cJSON *set = NULL;
 	struct selector *sel = NULL;
 	long long min_ready;
-	int rc = -1, ready = 1, satisfied = 0;
+	int rc = -1, caught_up, satisfied = 0;
 
 	out->controller = "statefulset";
 	out->key = xstrdup(key);
@@ -1330,12 +1330,8 @@ statefulset_sync(struct controller *c, const char *key, double now, struct sync_
 	}
 	out->owner_uid = xstrdup(uid);
 	out->owner = cJSON_Duplicate(set, 1);
-	if (consistency_ready(c->writes, key, uid, &ready, &behind, error) != 0)
-		goto out;
-	if (!ready) {
-		out->stale = 1;
-		out->stale_resource = xstrdup(behind);
-		rc = 0;
+	if ((caught_up = controller_caught_up(c, key, uid, out, error)) <= 0) {
+		rc = caught_up;
 		goto out;
 	}
 	if (json_is_set(set, "metadata.deletionTimestamp")) {
