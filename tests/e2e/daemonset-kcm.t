@@ -44,6 +44,8 @@ metadata:
   name: $1
   annotations: {kwok.x-k8s.io/node: fake, node.alpha.kubernetes.io/ttl: "0"}
   labels: {kubernetes.io/hostname: $1, sqlkcm-e2e-ds: $prefix}
+spec:
+  taints: [{key: sqlkcm-e2e/owner, value: $prefix, effect: NoSchedule}]
 status:
   allocatable: {cpu: "8", memory: 32Gi, pods: "10"}
   capacity: {cpu: "8", memory: 32Gi, pods: "10"}
@@ -61,6 +63,7 @@ spec:
     metadata: {labels: {app: ds}}
     spec:
       nodeSelector: {sqlkcm-e2e-ds: $prefix}
+      tolerations: [{key: sqlkcm-e2e/owner, operator: Exists, effect: NoSchedule}]
       containers: [{name: c, image: pause}]
 EOF
 kcm_start dsk --controllers=daemonset-controller

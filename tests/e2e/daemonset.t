@@ -6,6 +6,8 @@
 # a pod, one removed leaves the count; a rolling update with maxSurge 1 replaces every pod
 # with a pod of a second revision; `kubectl rollout undo` rolls back to the first revision's
 # hash, renumbered 3; with OnDelete a template change replaces only the pods deleted by hand.
+# Its nodes are tainted NoSchedule for it (sqlkcm-e2e/owner), which only its pods tolerate:
+# another test's pod there would go with the NoExecute taint or the nodes removed.
 #
 # With E2E_DS_CM=kcm the same runs against kube-controller-manager 1.36 (daemonset-kcm.t):
 # every state asserted here is shown to be kcm's too.
@@ -38,6 +40,8 @@ metadata:
   name: $1
   annotations: {kwok.x-k8s.io/node: fake, node.alpha.kubernetes.io/ttl: "0"}
   labels: {kubernetes.io/hostname: $1, sqlkcm-e2e-ds: $prefix}
+spec:
+  taints: [{key: sqlkcm-e2e/owner, value: $prefix, effect: NoSchedule}]
 status:
   allocatable: {cpu: "8", memory: 32Gi, pods: "10"}
   capacity: {cpu: "8", memory: 32Gi, pods: "10"}
@@ -56,6 +60,7 @@ spec:
     metadata: {labels: {app: ds}}
     spec:
       nodeSelector: {sqlkcm-e2e-ds: $prefix}
+      tolerations: [{key: sqlkcm-e2e/owner, operator: Exists, effect: NoSchedule}]
       containers: [{name: c, image: pause, env: [{name: V, value: "1"}]}]
 EOF
 
@@ -128,7 +133,7 @@ pinned_ok() { for p in $pinned; do [ "${p%%=*}" = "${p#*=}" ] || return 1; done;
 check "each pod is pinned to its node by a required node affinity on metadata.name" pinned_ok
 check "each pod tolerates the not-ready and unreachable taints kube adds" test \
     "$(kubectl get pods -n "$ns" -l app=ds -o jsonpath='{.items[0].spec.tolerations[*].key}')" = \
-    "node.kubernetes.io/not-ready node.kubernetes.io/unreachable node.kubernetes.io/disk-pressure node.kubernetes.io/memory-pressure node.kubernetes.io/pid-pressure node.kubernetes.io/unschedulable"
+    "sqlkcm-e2e/owner node.kubernetes.io/not-ready node.kubernetes.io/unreachable node.kubernetes.io/disk-pressure node.kubernetes.io/memory-pressure node.kubernetes.io/pid-pressure node.kubernetes.io/unschedulable"
 
 # NoSchedule: the pod stays, and once deleted is not replaced. (kube's controller looks at
 # a node's change only when it wants a pod created or deleted there: the taint alone

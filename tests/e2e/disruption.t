@@ -7,6 +7,8 @@
 # minAvailable; a budget with a percentage maxUnavailable over another Deployment follows
 # its scale; a pod's DisruptionTarget condition left True for over two minutes is reset to
 # False; a budget whose pods' controller cannot be found says SyncFailed.
+# Its nodes are tainted NoSchedule for it (sqlkcm-e2e/owner), which only its pods tolerate:
+# `kubectl drain` would evict another test's pod there too.
 #
 # With E2E_PDB_CM=kcm the same runs against kube-controller-manager 1.36
 # (disruption-kcm.t), which writes the end state to E2E_PDB_STATE for comparison.
@@ -41,6 +43,8 @@ metadata:
   name: $1
   annotations: {kwok.x-k8s.io/node: fake, node.alpha.kubernetes.io/ttl: "0"}
   labels: {kubernetes.io/hostname: $1, sqlkcm-e2e-pdb: $prefix}
+spec:
+  taints: [{key: sqlkcm-e2e/owner, value: $prefix, effect: NoSchedule}]
 status:
   allocatable: {cpu: "8", memory: 32Gi, pods: "20"}
   capacity: {cpu: "8", memory: 32Gi, pods: "20"}
@@ -59,6 +63,7 @@ spec:
     metadata: {labels: {app: $1}}
     spec:
       nodeSelector: {sqlkcm-e2e-pdb: $prefix}
+      tolerations: [{key: sqlkcm-e2e/owner, operator: Exists, effect: NoSchedule}]
       terminationGracePeriodSeconds: 0
       containers: [{name: c, image: pause}]
 EOF
@@ -211,6 +216,7 @@ metadata:
   - {apiVersion: apps/v1, kind: ReplicaSet, name: gone, uid: 00000000-0000-0000-0000-000000000001, controller: true}
 spec:
   nodeSelector: {sqlkcm-e2e-pdb: $prefix}
+  tolerations: [{key: sqlkcm-e2e/owner, operator: Exists, effect: NoSchedule}]
   containers: [{name: c, image: pause}]
 EOF
 lost() {
