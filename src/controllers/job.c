@@ -162,12 +162,17 @@ static const char *const job_sql[STMT_COUNT] = {
 	    "SELECT name, json_extract(body, '$.spec.selector') FROM cache_objects"
 	    " WHERE resource = 'jobs' AND namespace = ?1 ORDER BY name",
 	/* The pods of namespace ?1 that still hold the tracking finalizer ?3 and that a
-	 * batch/v1 Job named ?2 (it is gone) controls, or that no one controls and whose
-	 * job-name label names ?2 (the garbage collector orphaned them). */
+	 * batch/v1 Job named ?2 controls which is gone (a Job of that name made since has
+	 * another uid), or that no one controls and whose job-name label names ?2 (the
+	 * garbage collector orphaned them): name, uid, whether no one controls it, labels. */
 	[STMT_ORPHANED] =
-	    "SELECT p.name, p.uid FROM cache_pods p WHERE p.namespace = ?1"
+	    "SELECT p.name, p.uid, p.controller_uid IS NULL,"
+	    " json_extract(p.body, '$.metadata.labels') FROM cache_pods p"
+	    " WHERE p.namespace = ?1"
 	    " AND EXISTS (SELECT 1 FROM json_each(p.body, '$.metadata.finalizers') f"
 	    " WHERE f.value = ?3)"
+	    " AND (p.controller_uid IS NULL OR NOT EXISTS (SELECT 1 FROM cache_objects j"
+	    " WHERE j.uid = p.controller_uid AND j.resource = 'jobs'))"
 	    " AND (EXISTS (SELECT 1 FROM json_each(p.body, '$.metadata.ownerReferences') o"
 	    " WHERE json_extract(o.value, '$.controller') = 1"
 	    " AND json_extract(o.value, '$.kind') = 'Job'"
@@ -1488,11 +1493,13 @@ remove_finalizer(struct job_state *st, struct sync_result *out, const char *name
 /* kube's cleanupPodFinalizers and syncOrphanPod: the pods statement which yields (name,
  * uid; bound to a and b, then the finalizer when b is not NULL) lose the tracking
  * finalizer. Without it the pods of a deleted or finished Job, or those the garbage
- * collector orphaned, would stay forever once deleted. */
+ * collector orphaned, would stay forever once deleted. The pods STMT_ORPHANED yields
+ * that no one controls and that adoptable (the live Job's selector, or NULL) matches are
+ * left to the Job's adoption. */
 static int
 release_held(struct job_state *st, struct controller *c, struct sync_result *out,
-    const char *namespace, int which, const char *a, const char *b, const char *why,
-    char **error)
+    const char *namespace, int which, const char *a, const char *b,
+    const struct selector *adoptable, const char *why, char **error)
 {
 	sqlite3_stmt *stmt = controller_stmt(st->stmt[which]);
 	int rc;
@@ -1505,6 +1512,15 @@ release_held(struct job_state *st, struct controller *c, struct sync_result *out
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		struct job_pod p;
 
+		if (adoptable != NULL && sqlite3_column_int(stmt, 2) == 1) {
+			const char *text = (const char *)sqlite3_column_text(stmt, 3);
+			cJSON *labels = text != NULL ? cJSON_Parse(text) : NULL;
+			int adopt = labels != NULL && selector_matches(adoptable, labels);
+
+			cJSON_Delete(labels);
+			if (adopt)
+				continue;
+		}
 		memset(&p, 0, sizeof p);
 		p.name = (char *)sqlite3_column_text(stmt, 0);
 		p.uid = (char *)sqlite3_column_text(stmt, 1);
@@ -1941,7 +1957,7 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 	if (rc != 0 || out->owner_uid == NULL) {
 		if (rc == 0)
 			rc = release_held(st, c, out, namespace, STMT_ORPHANED, namespace, name,
-			    "its Job is gone", error);
+			    NULL, "its Job is gone", error);
 		/* (a result that forgets sends nothing; the Job's deletion event has
 		 * forgotten its bookkeeping already) */
 		out->forget_expectations = rc == 0 && out->nwrites == 0;
@@ -1959,7 +1975,10 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 		/* finished: its pods deleted since lose the finalizer (kube's deletePod
 		 * and syncOrphanPod) */
 		rc = release_held(st, c, out, namespace, STMT_FINISHED_HELD, out->owner_uid,
-		    NULL, "its Job is finished", error);
+		    NULL, NULL, "its Job is finished", error);
+		if (rc == 0)
+			rc = release_held(st, c, out, namespace, STMT_ORPHANED, namespace, name,
+			    NULL, "its Job is gone", error);
 		goto out;
 	}
 	mode = json_string(s.job, "spec.completionMode");
@@ -2003,6 +2022,11 @@ job_sync(struct controller *c, const char *key, double now, struct sync_result *
 		goto out;
 	}
 	claim.sel = sel;
+	/* Pods of an earlier Job of this name, or orphans of it that this one's selector
+	 * does not match, are nobody's (kube's orphan queue). */
+	if ((rc = release_held(st, c, out, namespace, STMT_ORPHANED, namespace, name, sel,
+	    "its Job is gone", error)) != 0)
+		goto out;
 	if ((rc = pods_load(st, c, &claim, only_replace_failed,
 	    json_path(s.job, "spec.podFailurePolicy"), &s.pods, &s.npods, error)) != 0)
 		goto out;

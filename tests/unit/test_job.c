@@ -1346,6 +1346,43 @@ gone_job_releases_its_pods(void **state)
 	ctl_world_free(w);
 }
 
+/* A new Job of the name of one gone (kube's orphan queue): the pods the gone one
+ * controlled, and the orphans the new one's selector does not match, lose the finalizer;
+ * an orphan it matches is left for it to adopt. */
+static void
+new_job_of_the_name_releases_the_old_pods(void **state)
+{
+	struct ctl_world *w = ctl_world_new(&job_controller_type, NULL);
+	const struct resource *pods = resource_find("pods");
+	int released_a = 0, released_legacy = 0, released_adoptable = 0;
+
+	(void)state;
+	ctl_cache(w, resource_find("jobs"), fixture_parse("{\"metadata\":{\"name\":"
+	    "\"gone\",\"namespace\":\"default\",\"uid\":\"uid-new\",\"resourceVersion\":"
+	    "\"5\"},\"spec\":{\"parallelism\":1,\"completions\":1,\"selector\":{"
+	    "\"matchLabels\":{\"batch.kubernetes.io/job-name\":\"gone\"}},\"template\":{"
+	    "\"metadata\":{\"labels\":{\"batch.kubernetes.io/job-name\":\"gone\"}},"
+	    "\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}},"
+	    "\"status\":{}}"));
+	ctl_cache(w, pods, gone_job_pod("a", "Job", "batch/v1", 1));
+	ctl_cache(w, pods, orphaned_pod("legacy", "job-name", "gone"));
+	ctl_cache(w, pods, orphaned_pod("adoptable", "batch.kubernetes.io/job-name", "gone"));
+	ctl_sync(w, "default/gone", 0);
+	for (int i = 0; i < w->result.nwrites; i++) {
+		const struct action *a = &w->result.writes[i];
+
+		if (strcmp(a->verb, "remove-finalizer") != 0)
+			continue;
+		released_a += strcmp(a->name, "a") == 0;
+		released_legacy += strcmp(a->name, "legacy") == 0;
+		released_adoptable += strcmp(a->name, "adoptable") == 0;
+	}
+	assert_int_equal(released_a, 1);
+	assert_int_equal(released_legacy, 1);
+	assert_int_equal(released_adoptable, 0);
+	ctl_world_free(w);
+}
+
 /* A finished Job: its pods deleted since lose the finalizer; the others keep it. */
 static void
 finished_job_releases_deleted_pods(void **state)
@@ -1372,7 +1409,7 @@ int
 main(void)
 {
 	struct CMUnitTest tests[NELEM(sync_cases) + NELEM(per_index_cases) +
-	    NELEM(claim_cases) + 14];
+	    NELEM(claim_cases) + 15];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(sync_cases); i++)
@@ -1388,6 +1425,9 @@ main(void)
 	    NULL };
 	tests[n++] = (struct CMUnitTest){ "the pods of a Job gone lose the finalizer",
 	    gone_job_releases_its_pods, NULL, NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "a new Job of a gone one's name: the gone one's "
+	    "pods lose the finalizer", new_job_of_the_name_releases_the_old_pods, NULL, NULL,
+	    NULL };
 	tests[n++] = (struct CMUnitTest){ "the pods of a finished Job deleted lose it",
 	    finished_job_releases_deleted_pods, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "the failure count annotations", index_failure_count,
