@@ -857,15 +857,22 @@ pod_action(struct sync_result *r, enum action_type type, const char *namespace,
 
 /*
  * kube's createPersistentVolumeClaims for the pod of ordinal: a write per missing claim
- * (its event as kube's recordClaimEvent); *waits when one is being deleted.
+ * (its event as kube's recordClaimEvent). Returns NULL, or when claims are being deleted
+ * (the pod waits for them to go) kube's error for it, "pvc NAME is being deleted" (an
+ * aggregate in brackets for several), malloc'd.
  */
-static void
+static char *
 plan_claims(struct statefulset_state *st, struct sync_result *out, const cJSON *set,
     const char *namespace, const char *set_name, long long ordinal, int in_range,
-    const struct statefulset_retention *policy, int *waits)
+    const struct statefulset_retention *policy)
 {
 	const cJSON *t;
 	char *pod_name = xasprintf("%s-%lld", set_name, ordinal);
+	struct buf deleting;
+	int ndeleting = 0;
+	char *err;
+
+	buf_init(&deleting);
 
 	cJSON_ArrayForEach(t, json_path(set, "spec.volumeClaimTemplates")) {
 		char *cname = claim_name(t, set_name, ordinal);
@@ -885,12 +892,25 @@ plan_claims(struct statefulset_state *st, struct sync_result *out, const cJSON *
 			a->failed_message = xasprintf("Create Claim %s for Pod %s in StatefulSet %s "
 			    "failed error: ", cname, pod_name, set_name);
 		} else if (json_is_set(cached, "metadata.deletionTimestamp")) {
-			*waits = 1;
+			buf_printf(&deleting, "%spvc %s is being deleted", ndeleting++ > 0 ? ", " :
+			    "", cname);
 		}
 		cJSON_Delete(cached);
 		free(cname);
 	}
 	free(pod_name);
+	if (ndeleting == 0) {
+		buf_free(&deleting);
+		return NULL;
+	}
+	err = buf_detach(&deleting);
+	if (ndeleting > 1) {
+		char *list = err;
+
+		err = xasprintf("[%s]", list);
+		free(list);
+	}
+	return err;
 }
 
 /* kube's UpdatePodClaimForRetentionPolicy for the pod p: a claim whose owners the policy
@@ -1123,21 +1143,26 @@ plan_update(struct statefulset_state *st, struct sync_result *out, struct sts_pl
 				    ordinal < start + partition :
 				    (strcmp(type, "RollingUpdate") == 0 || type[0] == '\0') &&
 				    ordinal < start + current_replicas;
-				int waits = 0;
-				char *pname;
+				char *waits, *pname;
 
 				if (claim_is_stale(st, set, namespace, name, ordinal, &policy)) {
 					stop = 1;
 					break;
 				}
-				plan_claims(st, out, set, namespace, name, ordinal, 1, &policy,
-				    &waits);
-				if (waits) {
+				waits = plan_claims(st, out, set, namespace, name, ordinal, 1,
+				    &policy);
+				pname = xasprintf("%s-%lld", name, ordinal);
+				if (waits != NULL) {
+					/* kube's recordPodEvent of the failed creation */
+					sync_result_add_event(out, "Warning", "FailedCreate",
+					    xasprintf("Create Pod %s in StatefulSet %s failed "
+					    "error: %s", pname, name, waits));
+					free(waits);
+					free(pname);
 					plan->claim_waits = 1;
 					stop = 1;
 					break;
 				}
-				pname = xasprintf("%s-%lld", name, ordinal);
 				pod_action(&plan->creations, ACTION_CREATE, namespace, name, pname,
 				    NULL, pod_new(set, old ? h->current_template : h->update_template,
 				    old ? h->current_name : h->update_name, ordinal),
@@ -1151,11 +1176,8 @@ plan_update(struct statefulset_state *st, struct sync_result *out, struct sts_pl
 			}
 			continue;
 		}
-		if (strcmp(p->phase, "Pending") == 0) {
-			int waits = 0;
-
-			plan_claims(st, out, set, namespace, name, ordinal, 1, &policy, &waits);
-		}
+		if (strcmp(p->phase, "Pending") == 0)
+			free(plan_claims(st, out, set, namespace, name, ordinal, 1, &policy));
 		if (monotonic && (p->deleting || !p->ready || !p->available)) {
 			stop = 1;
 			break;

@@ -496,6 +496,36 @@ missing_claim_of_a_pending_pod_is_created(void **state)
 	ctl_world_free(w);
 }
 
+/* A claim of the pod to make is being deleted: no pod, and kube's FailedCreate event with
+ * its error (an aggregate in brackets when both claims are). */
+static void
+claim_being_deleted_fails_the_creation(void **state)
+{
+	struct set_spec s = { 1, 0, 0, -1, 0, 1, 0, 0, "web-new" };
+	struct ctl_world *w = ctl_world_new(&statefulset_controller_type, NULL);
+	cJSON *claim = claim_cached(0);
+	char *got;
+
+	(void)state;
+	json_set(json_child_object(claim, "metadata"), "deletionTimestamp",
+	    cJSON_CreateString("2023-11-14T22:00:00Z"));
+	json_set(json_child_object(claim, "metadata"), "finalizers",
+	    fixture_parse("[\"kubernetes.io/pvc-protection\"]"));
+	ctl_cache(w, resource_find("controllerrevisions"), revision_new("web-new", "v2", 2));
+	ctl_cache(w, resource_find("persistentvolumeclaims"), claim);
+	ctl_cache(w, resource_find("statefulsets"), set_new(&s));
+	ctl_sync(w, "default/web", SYNC_NOW);
+	got = describe(&w->result);
+	assert_described("a claim being deleted", got, "");
+	free(got);
+	assert_int_equal(w->result.nevents, 1);
+	assert_string_equal(w->result.events[0].type, "Warning");
+	assert_string_equal(w->result.events[0].reason, "FailedCreate");
+	assert_string_equal(w->result.events[0].message, "Create Pod web-0 in StatefulSet web "
+	    "failed error: pvc www-web-0 is being deleted");
+	ctl_world_free(w);
+}
+
 /* The pod made: its name, identity labels, host name, subdomain, owner, claim volume; the
  * claim: its name, the selector's labels, the owner whenDeleted Delete wants; the events
  * as kube's recordPodEvent and recordClaimEvent words them. */
@@ -896,6 +926,8 @@ main(void)
 		    (void *)&sync_cases[i] };
 	tests[n++] = (struct CMUnitTest){ "a pending pod's missing claim is created",
 	    missing_claim_of_a_pending_pod_is_created, NULL, NULL, NULL };
+	tests[n++] = (struct CMUnitTest){ "a claim being deleted fails the pod's creation",
+	    claim_being_deleted_fails_the_creation, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "the pod and claim made are kube's",
 	    created_pod_and_claim_are_kubes, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "a condemned pod owns its claim (whenScaled Delete)",
