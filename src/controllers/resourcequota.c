@@ -791,6 +791,9 @@ scopes_read(const cJSON *quota, struct scopes *s)
  * wanted, each of those zero first: kube's CalculateUsageStats. An object counts when it
  * matches every scope (matches: NULL for an evaluator that matches none, so that a scoped
  * quota sees nothing). A scope kube cannot read ends the count there, as in kube.
+ * Returns 0; 1 with *error when an object's usage cannot be read, which fails the
+ * evaluator (used keeps what it had for the resources wanted, as kube's CalculateUsage
+ * leaves them out); -1 with *error when the cache cannot be read.
  */
 static int
 usage_of(sqlite3_stmt *stmt, const struct quota_list *wanted, const struct scopes *scopes,
@@ -798,10 +801,11 @@ usage_of(sqlite3_stmt *stmt, const struct quota_list *wanted, const struct scope
     double now, struct quota_list *used, const char *key, char **error)
 {
 	struct quantity zero = quantity_zero();
+	struct quota_list acc = { 0 };
 	int rc;
 
 	for (int i = 0; i < wanted->n; i++)
-		list_set(used, wanted->v[i].name, &zero);
+		list_set(&acc, wanted->v[i].name, &zero);
 	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
 		cJSON *o = cJSON_Parse((const char *)sqlite3_column_text(stmt, 0));
 		struct quota_list u = { 0 };
@@ -838,23 +842,40 @@ usage_of(sqlite3_stmt *stmt, const struct quota_list *wanted, const struct scope
 				    json_string(o, "metadata.name"), why != NULL ? why : "?");
 				free(why);
 				quota_list_clear(&u);
+				quota_list_clear(&acc);
 				cJSON_Delete(o);
 				sqlite3_reset(stmt);
-				return -1;
+				return 1;
 			}
 			for (int i = 0; i < u.n; i++) {
 				if (list_find(wanted, u.v[i].name) != NULL)
-					list_add_one(used, u.v[i].name, &u.v[i].q);
+					list_add_one(&acc, u.v[i].name, &u.v[i].q);
 			}
 		}
 		quota_list_clear(&u);
 		cJSON_Delete(o);
 	}
 	sqlite3_reset(stmt);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		quota_list_clear(&acc);
 		return error_set(error, "%s: reading the cache: %s", key,
 		    sqlite3_errstr(rc));
+	}
+	for (int i = 0; i < acc.n; i++)
+		list_set(used, acc.v[i].name, &acc.v[i].q);
+	quota_list_clear(&acc);
 	return 0;
+}
+
+/* An evaluator that failed (usage_of's 1): said in the log as kube's HandleError says
+ * it, and the sync marked failed; the other evaluators' resources are written. */
+static void
+evaluator_failed(char **why, int *failed)
+{
+	log_warning("resourcequota %s", *why);
+	free(*why);
+	*why = NULL;
+	*failed = 1;
 }
 
 /* The same by number for each count name wanted (resources: what each counts). */
@@ -938,15 +959,17 @@ list_equal(const struct quota_list *a, const struct quota_list *b)
 }
 
 /* Computes the quota's new usage into used (which holds the old one), kube's
- * CalculateUsage then Mask: only hard's resources remain. */
+ * CalculateUsage then Mask: only hard's resources remain. An evaluator that fails keeps
+ * its resources' old values and sets *failed (the sync is retried with backoff). */
 static int
 rq_usage(struct rq_state *st, const cJSON *quota, const char *ns, const char *key,
-    const struct quota_list *hard, double now, struct quota_list *used, char **error)
+    const struct quota_list *hard, double now, struct quota_list *used, int *failed,
+    char **error)
 {
 	struct quota_list wanted[EV_COUNT + 1] = { { 0 } }, fresh = { 0 }, masked = { 0 };
 	char **count_resources = xcalloc((size_t)hard->n + 1, sizeof *count_resources);
 	struct scopes scopes = { 0 };
-	int ncount = 0, rc = -1;
+	int ncount = 0, rc = -1, r;
 	sqlite3_stmt *stmt;
 
 	for (int i = 0; i < hard->n; i++) {
@@ -977,25 +1000,31 @@ rq_usage(struct rq_state *st, const cJSON *quota, const char *ns, const char *ke
 	if (wanted[EV_PODS].n > 0) {
 		stmt = controller_stmt(st->stmt[STMT_PODS]);
 		sqlite3_bind_text(stmt, 1, ns, -1, SQLITE_STATIC);
-		if (usage_of(stmt, &wanted[EV_PODS], &scopes, quota_pod_matches, EV_PODS, now,
-		    &fresh, key, error) != 0)
+		if ((r = usage_of(stmt, &wanted[EV_PODS], &scopes, quota_pod_matches, EV_PODS,
+		    now, &fresh, key, error)) < 0)
 			goto out;
+		if (r > 0)
+			evaluator_failed(error, failed);
 	}
 	if (wanted[EV_SERVICES].n > 0) {
 		stmt = controller_stmt(st->stmt[STMT_OBJECTS]);
 		sqlite3_bind_text(stmt, 1, "services", -1, SQLITE_STATIC);
 		sqlite3_bind_text(stmt, 2, ns, -1, SQLITE_STATIC);
-		if (usage_of(stmt, &wanted[EV_SERVICES], &scopes, NULL, EV_SERVICES, now,
-		    &fresh, key, error) != 0)
+		if ((r = usage_of(stmt, &wanted[EV_SERVICES], &scopes, NULL, EV_SERVICES, now,
+		    &fresh, key, error)) < 0)
 			goto out;
+		if (r > 0)
+			evaluator_failed(error, failed);
 	}
 	if (wanted[EV_PVCS].n > 0) {
 		stmt = controller_stmt(st->stmt[STMT_OBJECTS]);
 		sqlite3_bind_text(stmt, 1, "persistentvolumeclaims", -1, SQLITE_STATIC);
 		sqlite3_bind_text(stmt, 2, ns, -1, SQLITE_STATIC);
-		if (usage_of(stmt, &wanted[EV_PVCS], &scopes, quota_pvc_matches, EV_PVCS, now,
-		    &fresh, key, error) != 0)
+		if ((r = usage_of(stmt, &wanted[EV_PVCS], &scopes, quota_pvc_matches, EV_PVCS,
+		    now, &fresh, key, error)) < 0)
 			goto out;
+		if (r > 0)
+			evaluator_failed(error, failed);
 	}
 	if (count_usage(st, &wanted[EV_COUNT], count_resources, &scopes, ns, &fresh,
 	    error) != 0)
@@ -1075,7 +1104,7 @@ rq_sync(struct controller *c, const char *key, double now, struct sync_result *o
 	why = NULL;
 	dirty = dirty || !list_equal(&hard, &old_hard);
 	list_copy(&used, &old_used);
-	if (rq_usage(st, quota, ns, key, &hard, now, &used, error) != 0)
+	if (rq_usage(st, quota, ns, key, &hard, now, &used, &out->failed, error) != 0)
 		goto out;
 	dirty = dirty || !list_equal(&used, &old_used);
 	if (dirty) {

@@ -717,6 +717,32 @@ sync_counts(void **state)
 	free(got);
 }
 
+/* A pod whose usage cannot be read fails the pods' evaluator only (kube's
+ * CalculateUsage): its resources keep the status's values, the others are written, and the
+ * sync is marked failed (retried with backoff). */
+static void
+sync_failed_evaluator(void **state)
+{
+	struct ctl_world *w = *state;
+	char *got;
+
+	ctl_cache(w, resource_find("pods"), object_new("testing", "p",
+	    "\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":{"
+	    "\"cpu\":\"lots\"}}}]},\"status\":{\"phase\":\"Running\"}"));
+	ctl_cache(w, resource_find("services"), object_new("testing", "s",
+	    "\"spec\":{\"type\":\"ClusterIP\",\"ports\":[{\"port\":80}]}"));
+	cache_quota(w, "testing", "quota", "{\"hard\":{\"pods\":\"5\",\"requests.cpu\":"
+	    "\"2\",\"services\":\"3\"}}", "{\"hard\":{\"pods\":\"5\",\"requests.cpu\":"
+	    "\"2\",\"services\":\"3\"},\"used\":{\"pods\":\"3\",\"requests.cpu\":\"1\","
+	    "\"services\":\"0\"}}");
+	ctl_sync(w, "testing/quota", NOW);
+	assert_true(w->result.failed);
+	assert_non_null(w->result.status);
+	got = describe_json(json_path(w->result.status->body, "status.used"));
+	assert_described("status.used", got, "pods=3 requests.cpu=1 services=1");
+	free(got);
+}
+
 /* Replenishment (kube's monitors): a quota added or whose spec.hard changed is queued, not
  * one whose status alone changed; an object deleted
  * queues its namespace's quotas, one updated only when its usage changed, one added never
@@ -815,7 +841,7 @@ view_agrees(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(usage_cases) + NELEM(sync_cases) + 8];
+	struct CMUnitTest tests[NELEM(usage_cases) + NELEM(sync_cases) + 9];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(usage_cases); i++)
@@ -834,6 +860,8 @@ main(void)
 	    world_setup, world_teardown, NULL };
 	tests[n++] = (struct CMUnitTest){ "object counts", sync_counts, world_setup,
 	    world_teardown, NULL };
+	tests[n++] = (struct CMUnitTest){ "a failed evaluator keeps its old values",
+	    sync_failed_evaluator, world_setup, world_teardown, NULL };
 	tests[n++] = (struct CMUnitTest){ "replenishment", events_queue, world_setup,
 	    world_teardown, NULL };
 	tests[n++] = (struct CMUnitTest){ "the view", view_agrees, world_setup, world_teardown,
