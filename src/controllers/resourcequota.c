@@ -30,9 +30,11 @@
  * Replenishment: a pod, Service or claim whose usage changes, and any object deleted,
  * requeue the quotas of its namespace (kube's monitors; an object added was charged by
  * admission already). A quota is synced when it is added and when its spec.hard changes,
- * not on a status update (admission's charges, its own writes), as kube's. Every sync
- * asks to be synced again after --resource-quota-sync-period, kube's full
- * recalculation.
+ * not on a status update (admission's charges, its own writes), as kube's. Every quota
+ * is recalculated at each tick of --resource-quota-sync-period counted from the first
+ * sync, as kube's enqueueAll: a sync asks to be synced again at the next tick, not a
+ * period after itself (a quota synced just before admission's charge, which admission
+ * missed because its cache lagged, would otherwise wait out a whole period from then).
  *
  * A container resized in place counts the larger of its spec's resources and those its
  * status reports (kube's UseStatusResources). Deviations: a pod's resize of pod-level
@@ -41,6 +43,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -724,6 +727,7 @@ struct rq_state {
 	sqlite3_stmt *stmt[STMT_COUNT_STMTS];
 	const struct resource *quotas;
 	double period;
+	double epoch;		/* the first sync's time: the ticks count from it */
 };
 
 /* The resources of kube's legacy object counts, evaluated whatever discovery says. */
@@ -1049,6 +1053,18 @@ out:
 	return rc;
 }
 
+/* Seconds from now to the next full recalculation (kube's enqueueAll every period). */
+static double
+next_tick(struct rq_state *st, double now)
+{
+	double since;
+
+	if (st->epoch == 0 || now < st->epoch)
+		st->epoch = now;
+	since = fmod(now - st->epoch, st->period);
+	return since < st->period - 0.001 ? st->period - since : st->period;
+}
+
 static int
 rq_sync(struct controller *c, const char *key, double now, struct sync_result *out,
     char **error)
@@ -1128,7 +1144,7 @@ rq_sync(struct controller *c, const char *key, double now, struct sync_result *o
 		a->status_no_retry = 1;
 		out->status = a;
 	}
-	out->requeue_after = st->period;
+	out->requeue_after = next_tick(st, now);
 	result = 0;
 out:
 	free(why);

@@ -715,6 +715,15 @@ sync_counts(void **state)
 	    "count/deployments.apps=1 count/resourcequotas=1 count/widgets.example.com=2 "
 	    "secrets=0 services.nodeports=2");
 	free(got);
+	/* the full recalculation comes at the ticks of the period counted from the first
+	 * sync, whenever a quota was last synced (kube's enqueueAll) */
+	assert_true(w->result.requeue_after == 300);
+	ctl_sync(w, "testing/quota", NOW + 100);
+	assert_true(w->result.requeue_after == 200);
+	ctl_sync(w, "testing/quota", NOW + 300);
+	assert_true(w->result.requeue_after == 300);
+	ctl_sync(w, "testing/quota", NOW + 310);
+	assert_true(w->result.requeue_after == 290);
 }
 
 /* A pod whose usage cannot be read fails the pods' evaluator only (kube's
