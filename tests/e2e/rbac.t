@@ -933,7 +933,8 @@ sqlkcm_stop tokensa
 # The legacy token cleaner's manifest: an auto-generated token (listed by its
 # ServiceAccount, mounted by no pod, never used) is labelled invalid, with a clean-up
 # period of a second and the apiserver's tracking made to start in 2020 (put back at the
-# end). Its deletion would come a period after the label's day: tomorrow.
+# end). Its deletion would come a period after the label's day: tomorrow. A second one,
+# labelled invalid since 2020-01-02 already, is deleted.
 check "rbac-legacy-service-account-token-cleaner.yaml applies" \
     kubectl apply -f "$manifests/rbac-legacy-service-account-token-cleaner.yaml"
 check "with it, it may patch and delete Secrets and get the tracking ConfigMap" \
@@ -947,13 +948,21 @@ kubectl apply -n "$ns" -f - >/dev/null <<YAML
 apiVersion: v1
 kind: ServiceAccount
 metadata: {name: $ns-legacy}
-secrets: [{name: $ns-legacy-token}]
+secrets: [{name: $ns-legacy-token}, {name: $ns-legacy-old-token}]
 ---
 apiVersion: v1
 kind: Secret
 metadata:
   name: $ns-legacy-token
   annotations: {kubernetes.io/service-account.name: $ns-legacy}
+type: kubernetes.io/service-account-token
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: $ns-legacy-old-token
+  annotations: {kubernetes.io/service-account.name: $ns-legacy}
+  labels: {kubernetes.io/legacy-token-invalid-since: "2020-01-02"}
 type: kubernetes.io/service-account-token
 YAML
 sleep 2		# older than the period: made more than a second before the sync
@@ -964,6 +973,9 @@ check "the cleaner labels the unused auto-generated token invalid with those rig
     cluster_wait_until 60 "the label" eval '[ "$(kubectl get secret '"$ns"'-legacy-token \
      -n '"$ns"' -o jsonpath="{.metadata.labels.kubernetes\.io/legacy-token-invalid-since}")" = \
      "$(date -u +%Y-%m-%d)" ]'
+check "and deletes the one invalid since a day more than a period ago" \
+    cluster_wait_until 60 "the deletion" eval '! kubectl get secret '"$ns"'-legacy-old-token \
+     -n '"$ns"' >/dev/null 2>&1'
 check "no request of the cleaner was forbidden" eval \
     '! grep -i -E "forbidden|code=403|HTTP 403" "$work/cleanersa.log" | grep -v "being terminated"'
 sqlkcm_stop cleanersa
