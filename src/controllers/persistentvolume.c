@@ -52,9 +52,17 @@
  * directory on its own host) and the hostPath provisioner (off by default in kube) are
  * not done either.
  *
- * Not done: the CSI migration finalizers and pv.kubernetes.io/migrated-to annotations
- * (kube's updateVolumeMigrationAnnotationsAndFinalizers); a claim of an in-tree
- * provisioner that has migrated to CSI is handed to the CSI driver's name as kube does.
+ * CSI migration (kube's updateClaimMigrationAnnotations and
+ * updateVolumeMigrationAnnotationsAndFinalizers, the first step of each sync): an object
+ * whose provisioner (a claim's storage-provisioner annotation, else the beta one; a
+ * volume's provisioned-by) is an in-tree plugin kube 1.36 has migrated gets
+ * pv.kubernetes.io/migrated-to naming its CSI driver, and loses it when the provisioner
+ * is not migrated; a dynamically provisioned volume of a migrated plugin loses the
+ * in-tree finalizer kubernetes.io/pv-controller, one of another in-tree plugin gets it
+ * with policy Delete and loses it with Retain or Recycle, and loses the external
+ * provisioner's finalizer. Such a write ends the sync: the informer's update of the
+ * object brings it back, where kube's goes on with the object its update returned. A
+ * claim of a migrated in-tree provisioner is handed to the CSI driver's name.
  *
  * Every claim and volume synced is synced again after --pvclaimbinder-sync-period (15 s),
  * kube's resync. The informer handlers queue a claim and, when it is deleted, the volume
@@ -84,6 +92,12 @@
 #define ANN_BETA_CLASS "volume.beta.kubernetes.io/storage-class"
 #define ANN_MIGRATED_TO "pv.kubernetes.io/migrated-to"
 #define ANN_PRE_RESIZE_CAPACITY "volume.alpha.kubernetes.io/pre-resize-capacity"
+
+/* The finalizers that keep a dynamically provisioned volume of policy Delete until its
+ * storage is deleted: the in-tree plugins' (kube's binder) and the external
+ * provisioners'. */
+#define FINALIZER_IN_TREE "kubernetes.io/pv-controller"
+#define FINALIZER_EXTERNAL "external-provisioner.volume.kubernetes.io/finalizer"
 
 /* The in-tree plugins whose volumes kube 1.36 has migrated to CSI drivers, and the
  * drivers (kube's csi-translation-lib). */
@@ -473,6 +487,122 @@ migrated_driver(const char *plugin)
 	return NULL;
 }
 
+/*
+ * The migrated-to annotation an object should have (kube's updateMigrationAnnotations):
+ * the CSI driver of its provisioner when that in-tree plugin has migrated, none when the
+ * provisioner has not (a rollback). The provisioner is a claim's storage-provisioner
+ * annotation (else the beta one), a volume's provisioned-by; an object without it is left
+ * as it is. Returns 1 and sets *patch (a merge patch of the object's annotations) when
+ * the annotation must change.
+ */
+static int
+migration_annotation_patch(const cJSON *o, int is_claim, cJSON **patch)
+{
+	const cJSON *prov, *to;
+	const char *csi;
+
+	*patch = NULL;
+	if (!cJSON_IsObject(json_path(o, "metadata.annotations")))
+		return 0;
+	prov = json_annotation(o, is_claim ? ANN_STORAGE_PROVISIONER : ANN_PROVISIONED_BY);
+	if (prov == NULL && is_claim)
+		prov = json_annotation(o, ANN_BETA_STORAGE_PROVISIONER);
+	if (prov == NULL)
+		return 0;
+	to = json_annotation(o, ANN_MIGRATED_TO);
+	csi = cJSON_IsString(prov) ? migrated_driver(prov->valuestring) : NULL;
+	if (csi != NULL) {
+		if (cJSON_IsString(to) && strcmp(to->valuestring, csi) == 0)
+			return 0;
+		*patch = cJSON_CreateObject();
+		cJSON_AddStringToObject(*patch, ANN_MIGRATED_TO, csi);
+		return 1;
+	}
+	if (to == NULL || (cJSON_IsString(to) && *to->valuestring == '\0'))
+		return 0;
+	*patch = cJSON_CreateObject();
+	cJSON_AddNullToObject(*patch, ANN_MIGRATED_TO);
+	return 1;
+}
+
+/* Whether the string array a holds s. */
+static int
+array_has_string(const cJSON *a, const char *s)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, a) {
+		if (cJSON_IsString(e) && strcmp(e->valuestring, s) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Removes every s from array a; returns whether there was one. */
+static int
+array_remove_string(cJSON *a, const char *s)
+{
+	cJSON *e = a != NULL ? a->child : NULL;
+	int removed = 0;
+
+	while (e != NULL) {
+		cJSON *next = e->next;
+
+		if (cJSON_IsString(e) && strcmp(e->valuestring, s) == 0) {
+			cJSON_Delete(cJSON_DetachItemViaPointer(a, e));
+			removed = 1;
+		}
+		e = next;
+	}
+	return removed;
+}
+
+/*
+ * The finalizers a dynamically provisioned volume should have (kube's
+ * modifyDeletionFinalizers): a volume of an in-tree plugin migrated to CSI loses the
+ * in-tree finalizer (its CSI provisioner's is the external one); a volume of another
+ * in-tree plugin gets the in-tree finalizer with policy Delete, loses it with Retain or
+ * Recycle, and loses the external one (a migration rolled back); a volume of an external
+ * provisioner, or not provisioned, is left as it is. Returns 1 and sets *finalizers (the
+ * new list, NULL for none) when they must change.
+ */
+static int
+deletion_finalizers(const cJSON *volume, cJSON **finalizers)
+{
+	const cJSON *prov = json_annotation(volume, ANN_PROVISIONED_BY);
+	const char *name = cJSON_IsString(prov) ? prov->valuestring : "";
+	const char *policy = json_string(volume, "spec.persistentVolumeReclaimPolicy");
+	const cJSON *have = json_path(volume, "metadata.finalizers");
+	cJSON *want;
+	int changed = 0;
+
+	*finalizers = NULL;
+	if (prov == NULL)
+		return 0;
+	want = cJSON_IsArray(have) ? cJSON_Duplicate(have, 1) : cJSON_CreateArray();
+	if (migrated_driver(name) != NULL) {
+		changed = array_remove_string(want, FINALIZER_IN_TREE);
+	} else if (strncmp(name, "kubernetes.io/", 14) == 0) {
+		if (strcmp(policy, "Delete") == 0 && !array_has_string(want, FINALIZER_IN_TREE)) {
+			cJSON_AddItemToArray(want, cJSON_CreateString(FINALIZER_IN_TREE));
+			changed = 1;
+		} else if (strcmp(policy, "Retain") == 0 || strcmp(policy, "Recycle") == 0) {
+			changed = array_remove_string(want, FINALIZER_IN_TREE);
+		}
+		changed |= array_remove_string(want, FINALIZER_EXTERNAL);
+	}
+	if (!changed) {
+		cJSON_Delete(want);
+		return 0;
+	}
+	if (cJSON_GetArraySize(want) == 0) {
+		cJSON_Delete(want);
+		want = NULL;
+	}
+	*finalizers = want;
+	return 1;
+}
+
 /* --- writes --------------------------------------------------------------------------- */
 
 /* Applies the JSON merge patch (RFC 7386) patch to target. */
@@ -752,6 +882,49 @@ plan_bind(struct pv_plan *p, cJSON *volume, cJSON *claim)
 		cJSON_Delete(body);
 	}
 	plan_claim_status(p, claim, "Bound", volume, NULL, NULL, NULL);
+}
+
+/* Writes the object's migrated-to annotation and, for a volume, its deletion finalizers
+ * when they are not what kube's binder keeps (kube's updateClaimMigrationAnnotations and
+ * updateVolumeMigrationAnnotationsAndFinalizers, which come first in its syncs). Returns
+ * 1 when it wrote: the sync ends there, and the informer's update of the object brings it
+ * back with its new resourceVersion. */
+static int
+plan_migration(struct pv_plan *p, cJSON *o, int is_claim)
+{
+	struct pv_state *st = p->c->state;
+	cJSON *anns, *finalizers = NULL, *body, *meta;
+	int fin_changed = 0;
+	struct buf why = { 0 };
+
+	migration_annotation_patch(o, is_claim, &anns);
+	if (!is_claim)
+		fin_changed = deletion_finalizers(o, &finalizers);
+	if (anns == NULL && !fin_changed)
+		return 0;
+	body = cJSON_CreateObject();
+	meta = cJSON_AddObjectToObject(body, "metadata");
+	if (anns != NULL) {
+		cJSON_AddItemToObject(meta, "annotations", anns);
+		buf_printf(&why, "%s %s", ANN_MIGRATED_TO, cJSON_IsNull(anns->child) ?
+		    "removed" : anns->child->valuestring);
+	}
+	if (fin_changed) {
+		char *text = finalizers != NULL ? cJSON_PrintUnformatted(finalizers) : NULL;
+
+		buf_printf(&why, "%sfinalizers %s", why.len > 0 ? ", " : "",
+		    text != NULL ? text : "none");
+		free(text);
+		cJSON_AddItemToObject(meta, "finalizers", finalizers != NULL ? finalizers :
+		    cJSON_CreateNull());
+	}
+	pv_update(p->out, is_claim ? st->claims : st->volumes, o,
+	    is_claim ? p->claim_rv : p->volume_rv, NULL, "update", body, buf_detach(&why));
+	if (is_claim)
+		p->claim_rv = NULL;
+	else
+		p->volume_rv = NULL;
+	return 1;
 }
 
 /* --- claims --------------------------------------------------------------------------- */
@@ -1205,7 +1378,9 @@ sync_claim(struct controller *c, const char *key, double now, struct sync_result
 		return out->stale ? 0 : -1;
 	}
 	p.claim_rv = co.rv;
-	if (!has_annotation(co.body, ANN_BIND_COMPLETED))
+	if (plan_migration(&p, co.body, 1))
+		rc = 0;
+	else if (!has_annotation(co.body, ANN_BIND_COMPLETED))
 		rc = sync_unbound_claim(&p, co.body, error);
 	else
 		rc = sync_bound_claim(&p, co.body, error);
@@ -1357,6 +1532,8 @@ sync_volume(struct controller *c, const char *key, double now, struct sync_resul
 	}
 	p.volume_rv = vo.rv;
 	volume = vo.body;
+	if (plan_migration(&p, volume, 0))
+		goto done;
 	ref = json_path(volume, "spec.claimRef");
 	ref_uid = json_string(ref, "uid");
 	phase = json_string(volume, "status.phase");

@@ -48,6 +48,7 @@ struct vol {
 	const char *source;	/* the volume source member: NULL gcePersistentDisk */
 	const char *labels;	/* JSON, or NULL */
 	int deleting;
+	const char *finalizers;	/* JSON, or NULL */
 };
 
 /* A claim as kube's newClaim makes it: RWO+ROX, Filesystem; a Bound one has the status of
@@ -80,7 +81,7 @@ struct binder_case {
 
 
 #define V(n, c, u, cl, ph, po, cls, ...) { n, c, u, cl, ph, po, cls, { __VA_ARGS__ }, \
-	NULL, NULL, NULL, 0 }
+	NULL, NULL, NULL, 0, NULL }
 #define C(n, u, r, v, ph, cls, ...) { n, u, r, v, ph, cls, { __VA_ARGS__ }, NULL, NULL, \
 	NULL, NULL }
 
@@ -457,9 +458,10 @@ static const struct binder_case binder_cases[] = {
 	  { { "volume8-12", "1Gi", "uid8-12", "claim8-12", "Released", "Delete", "", { NULL },
 	      NULL, NULL, NULL, 0 } },
 	  { { NULL } }, { { NULL } }, NULL, 1 },
+	/* Its in-tree finalizer given (the migration step's first sync adds it). */
 	{ "8-1 - in-tree volume: no deleter",
 	  { { "volume8-1", "1Gi", "uid8-1", "claim8-1", "Released", "Delete", "", { PB }, NULL,
-	      NULL, NULL, 0 } },
+	      NULL, NULL, 0, "[\"kubernetes.io/pv-controller\"]" } },
 	  { { "volume8-1", "1Gi", "uid8-1", "claim8-1", "Failed", "Delete", "", { PB },
 	      "no volume plugin matched name: kubernetes.io/mock-plugin", NULL, NULL, 0 } },
 	  { { NULL } }, { { NULL } }, "Warning VolumeFailedDelete", 1 },
@@ -546,6 +548,8 @@ vol_new(const struct vol *v, const char *prov)
 		cJSON_AddStringToObject(meta, "deletionTimestamp", "2026-01-01T00:00:00Z");
 	if (v->labels != NULL)
 		cJSON_AddItemToObject(meta, "labels", fixture_parse(v->labels));
+	if (v->finalizers != NULL)
+		cJSON_AddItemToObject(meta, "finalizers", fixture_parse(v->finalizers));
 	for (int i = 0; i < 3 && v->anns[i] != NULL; i++)
 		cJSON_AddStringToObject(json_child_object(meta, "annotations"), v->anns[i],
 		    strcmp(v->anns[i], PB) == 0 ? (prov != NULL ? prov :
@@ -873,6 +877,203 @@ binder_row(void **state)
 	ctl_world_free(w);
 }
 
+/* --- CSI migration: annotations and finalizers ----------------------------------------- */
+
+#define MT "pv.kubernetes.io/migrated-to"
+#define FIT "kubernetes.io/pv-controller"
+#define FEXT "external-provisioner.volume.kubernetes.io/finalizer"
+#define FCUSTOM "test.volume.kubernetes.io/finalizer"
+
+/* kube's TestAnnealMigrationAnnotations: the provisioner annotation of a volume or claim,
+ * the migrated-to it has and the one it should have (NULL: none). kube's gce-pd is
+ * migrated (to pd.csi.storage.gke.io); rbd is not. */
+struct migration_case {
+	const char *name;
+	int claim;		/* a claim (else a volume, of policy Retain) */
+	const char *key;	/* the provisioner annotation */
+	const char *provisioner;
+	const char *migrated_to, *want;
+	int modified;
+};
+
+static const struct migration_case migration_cases[] = {
+	{ "migration on: a volume gets migrated-to", 0, PB, "kubernetes.io/gce-pd", NULL,
+	  "pd.csi.storage.gke.io", 1 },
+	{ "migration on: a claim gets migrated-to", 1, SP, "kubernetes.io/gce-pd", NULL,
+	  "pd.csi.storage.gke.io", 1 },
+	{ "migration on: a claim of the beta annotation gets migrated-to", 1,
+	  "volume.beta.kubernetes.io/storage-provisioner", "kubernetes.io/gce-pd", NULL,
+	  "pd.csi.storage.gke.io", 1 },
+	{ "migration on: a wrong migrated-to is corrected", 0, PB, "kubernetes.io/gce-pd",
+	  "other.csi.driver", "pd.csi.storage.gke.io", 1 },
+	{ "migration on: the right migrated-to is kept", 1, SP, "kubernetes.io/gce-pd",
+	  "pd.csi.storage.gke.io", "pd.csi.storage.gke.io", 0 },
+	{ "migration off: a volume gets none", 0, PB, "kubernetes.io/rbd", NULL, NULL, 0 },
+	{ "migration off: a claim gets none", 1, SP, "kubernetes.io/rbd", NULL, NULL, 0 },
+	{ "migration off removes migrated-to (rollback) of a volume", 0, PB,
+	  "kubernetes.io/rbd", "rbd.csi.ceph.com", NULL, 1 },
+	{ "migration off removes migrated-to (rollback) of a claim", 1, SP,
+	  "kubernetes.io/rbd", "rbd.csi.ceph.com", NULL, 1 },
+	{ "migration off removes migrated-to (rollback), beta annotation", 1,
+	  "volume.beta.kubernetes.io/storage-provisioner", "kubernetes.io/rbd",
+	  "rbd.csi.ceph.com", NULL, 1 },
+	{ "a statically provisioned volume is left alone", 0, NULL, NULL, "x.csi", "x.csi", 0 },
+	{ "an external provisioner's volume loses a stale migrated-to", 0, PB,
+	  "vendor.com/csi", "vendor.com/csi", NULL, 1 },
+};
+
+/* kube's TestModifyDeletionFinalizers (13-x): a volume's provisioner, policy and
+ * finalizers, and the finalizers it should have. */
+struct finalizer_case {
+	const char *name;
+	const char *provisioner;	/* provisioned-by; NULL: none */
+	const char *migrated_to;
+	const char *policy;
+	const char *have, *want;	/* JSON arrays; NULL: none */
+	int modified;
+};
+
+static const struct finalizer_case finalizer_cases[] = {
+	{ "13-1 an external provisioner's finalizer is kept", "rbd.csi.ceph.com", NULL,
+	  "Delete", "[\"" FEXT "\"]", "[\"" FEXT "\"]", 0 },
+	{ "13-2 an external provisioner's volume gets no finalizer", "rbd.csi.ceph.com", NULL,
+	  "Delete", NULL, NULL, 0 },
+	{ "13-3 an in-tree Delete volume gets the in-tree finalizer after the others",
+	  "kubernetes.io/mock-plugin", NULL, "Delete", "[\"" FCUSTOM "\"]",
+	  "[\"" FCUSTOM "\",\"" FIT "\"]", 1 },
+	{ "13-4 an in-tree Delete volume without finalizers gets the in-tree one",
+	  "kubernetes.io/mock-plugin", NULL, "Delete", NULL, "[\"" FIT "\"]", 1 },
+	{ "13-5 an in-tree volume's external finalizer is replaced by the in-tree one",
+	  "kubernetes.io/mock-plugin", NULL, "Delete", "[\"" FEXT "\"]", "[\"" FIT "\"]", 1 },
+	{ "13-6 the same among other finalizers", "kubernetes.io/mock-plugin", NULL, "Delete",
+	  "[\"" FEXT "\",\"" FCUSTOM "\"]", "[\"" FCUSTOM "\",\"" FIT "\"]", 1 },
+	{ "13-7 a migrated plugin's volume loses the in-tree finalizer",
+	  "kubernetes.io/gce-pd", "pd.csi.storage.gke.io", "Delete",
+	  "[\"" FEXT "\",\"" FIT "\"]", "[\"" FEXT "\"]", 1 },
+	{ "13-10 no provisioner annotation: finalizers kept", NULL, NULL, "Delete",
+	  "[\"" FEXT "\"]", "[\"" FEXT "\"]", 0 },
+	{ "13-11 no provisioner annotation nor finalizers", NULL, NULL, "Delete", NULL, NULL,
+	  0 },
+	{ "13-12 an in-tree Retain volume gets no finalizer", "kubernetes.io/mock-plugin",
+	  NULL, "Retain", NULL, NULL, 0 },
+	{ "13-13 an in-tree Recycle volume gets no finalizer", "kubernetes.io/mock-plugin",
+	  NULL, "Recycle", NULL, NULL, 0 },
+	{ "13-14 an in-tree Retain volume loses the in-tree finalizer",
+	  "kubernetes.io/mock-plugin", NULL, "Retain", "[\"" FIT "\"]", NULL, 1 },
+	{ "an in-tree Recycle volume loses the in-tree finalizer, keeps the others",
+	  "kubernetes.io/nfs", NULL, "Recycle", "[\"" FCUSTOM "\",\"" FIT "\"]",
+	  "[\"" FCUSTOM "\"]", 1 },
+};
+
+/* A volume bound to claim "c" (uid "cu") and that claim, both Bound: a sync of either
+ * writes nothing but what the migration asks. */
+static void
+cache_bound_pair(struct ctl_world *w, cJSON *vol_anns, const char *policy,
+    const char *finalizers, cJSON *claim_anns)
+{
+	cJSON *v = fixture_parse("{\"metadata\":{\"name\":\"v\",\"uid\":\"vu\","
+	    "\"resourceVersion\":\"1\"},\"spec\":{\"capacity\":{\"storage\":\"1Gi\"},"
+	    "\"accessModes\":[\"ReadWriteOnce\"],\"volumeMode\":\"Filesystem\","
+	    "\"storageClassName\":\"\",\"gcePersistentDisk\":{\"pdName\":\"\"},"
+	    "\"claimRef\":{\"kind\":\"PersistentVolumeClaim\",\"namespace\":\"default\","
+	    "\"name\":\"c\",\"uid\":\"cu\"}},\"status\":{\"phase\":\"Bound\"}}");
+	cJSON *c = fixture_parse("{\"metadata\":{\"name\":\"c\",\"namespace\":\"default\","
+	    "\"uid\":\"cu\",\"resourceVersion\":\"1\",\"annotations\":{\"" BC "\":\"yes\"}},"
+	    "\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"volumeMode\":\"Filesystem\","
+	    "\"resources\":{\"requests\":{\"storage\":\"1Gi\"}},\"storageClassName\":\"\","
+	    "\"volumeName\":\"v\"},\"status\":{\"phase\":\"Bound\","
+	    "\"accessModes\":[\"ReadWriteOnce\"],\"capacity\":{\"storage\":\"1Gi\"}}}");
+
+	json_set(json_child_object(v, "spec"), "persistentVolumeReclaimPolicy",
+	    cJSON_CreateString(policy));
+	if (vol_anns != NULL)
+		json_set(json_child_object(v, "metadata"), "annotations", vol_anns);
+	if (finalizers != NULL)
+		json_set(json_child_object(v, "metadata"), "finalizers", fixture_parse(finalizers));
+	if (claim_anns != NULL) {
+		cJSON *a;
+
+		while ((a = claim_anns->child) != NULL) {
+			cJSON_DetachItemViaPointer(claim_anns, a);
+			json_set(json_child_object(json_child_object(c, "metadata"), "annotations"),
+			    a->string, a);
+		}
+		cJSON_Delete(claim_anns);
+	}
+	ctl_cache(w, resource_find("persistentvolumes"), v);
+	ctl_cache(w, resource_find("persistentvolumeclaims"), c);
+}
+
+static void
+migration_row(void **state)
+{
+	const struct migration_case *row = *state;
+	struct ctl_world *w = ctl_world_new(&persistentvolume_controller_type, NULL);
+	cJSON *anns = cJSON_CreateObject();
+	const struct action *a;
+
+	if (row->key != NULL)
+		cJSON_AddStringToObject(anns, row->key, row->provisioner);
+	if (row->migrated_to != NULL)
+		cJSON_AddStringToObject(anns, MT, row->migrated_to);
+	if (row->claim)
+		cache_bound_pair(w, NULL, "Retain", NULL, anns);
+	else
+		cache_bound_pair(w, anns, "Retain", NULL, NULL);
+	ctl_sync(w, row->claim ? "default/c" : "v", NOW);
+	if (w->result.nwrites != row->modified)
+		fail_msg("%s: %d writes, want %d", row->name, w->result.nwrites, row->modified);
+	if (row->modified) {
+		const cJSON *mt;
+
+		a = &w->result.writes[0];
+		assert_int_equal(a->type, ACTION_UPDATE);
+		assert_null(a->subresource);
+		assert_string_equal(json_string(a->body, "metadata.resourceVersion"), "1");
+		assert_string_equal(a->resource->name, row->claim ? "persistentvolumeclaims" :
+		    "persistentvolumes");
+		mt = json_annotation(a->body, MT);
+		if (row->want == NULL ? mt != NULL : (!cJSON_IsString(mt) ||
+		    strcmp(mt->valuestring, row->want) != 0))
+			fail_msg("%s: migrated-to %s, want %s", row->name,
+			    cJSON_IsString(mt) ? mt->valuestring : "(none)",
+			    row->want != NULL ? row->want : "(none)");
+		if (row->key != NULL && json_annotation(a->body, row->key) == NULL)
+			fail_msg("%s: the provisioner annotation is lost", row->name);
+	}
+	ctl_world_free(w);
+}
+
+static void
+finalizer_row(void **state)
+{
+	const struct finalizer_case *row = *state;
+	struct ctl_world *w = ctl_world_new(&persistentvolume_controller_type, NULL);
+	cJSON *anns = cJSON_CreateObject();
+
+	if (row->provisioner != NULL)
+		cJSON_AddStringToObject(anns, PB, row->provisioner);
+	if (row->migrated_to != NULL)
+		cJSON_AddStringToObject(anns, MT, row->migrated_to);
+	cache_bound_pair(w, anns, row->policy, row->have, NULL);
+	ctl_sync(w, "v", NOW);
+	if (w->result.nwrites != row->modified)
+		fail_msg("%s: %d writes, want %d", row->name, w->result.nwrites, row->modified);
+	if (row->modified) {
+		const cJSON *got = json_path(w->result.writes[0].body, "metadata.finalizers");
+		char *text = got != NULL ? cJSON_PrintUnformatted(got) : NULL;
+
+		if (row->want == NULL ? text != NULL : (text == NULL ||
+		    strcmp(text, row->want) != 0))
+			fail_msg("%s: finalizers %s, want %s", row->name,
+			    text != NULL ? text : "(none)", row->want != NULL ? row->want : "(none)");
+		free(text);
+		assert_int_equal(w->result.writes[0].type, ACTION_UPDATE);
+		assert_null(w->result.writes[0].subresource);
+	}
+	ctl_world_free(w);
+}
+
 /* --- sqlkcm's own --------------------------------------------------------------------- */
 
 /* The handlers queue a claim, and the volume it named when it is deleted; a volume, and
@@ -1021,7 +1222,8 @@ volume_reads_use_the_indexes(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(binder_cases) + 5];
+	struct CMUnitTest tests[NELEM(binder_cases) + NELEM(migration_cases) +
+	    NELEM(finalizer_cases) + 5];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(binder_cases); i++) {
@@ -1030,6 +1232,22 @@ main(void)
 		tests[n].setup_func = NULL;
 		tests[n].teardown_func = NULL;
 		tests[n].initial_state = (void *)&binder_cases[i];
+		n++;
+	}
+	for (size_t i = 0; i < NELEM(migration_cases); i++) {
+		tests[n].name = migration_cases[i].name;
+		tests[n].test_func = migration_row;
+		tests[n].setup_func = NULL;
+		tests[n].teardown_func = NULL;
+		tests[n].initial_state = (void *)&migration_cases[i];
+		n++;
+	}
+	for (size_t i = 0; i < NELEM(finalizer_cases); i++) {
+		tests[n].name = finalizer_cases[i].name;
+		tests[n].test_func = finalizer_row;
+		tests[n].setup_func = NULL;
+		tests[n].teardown_func = NULL;
+		tests[n].initial_state = (void *)&finalizer_cases[i];
 		n++;
 	}
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(handlers_queue_claims_and_volumes);
