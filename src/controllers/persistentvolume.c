@@ -76,6 +76,14 @@
  * object brings it back, where kube's goes on with the object its update returned. A
  * claim of a migrated in-tree provisioner is handed to the CSI driver's name.
  *
+ * Metrics (kube's pkg/controller/volume/persistentvolume/metrics): the pv_collector_*
+ * gauges, counted from the cache at each scrape (volumes by plugin and mode, bound and
+ * unbound by class; claims bound and unbound by namespace, class and attributes class);
+ * retroactive_storageclass_total and _errors_total (the default class given);
+ * volume_operation_errors_total and the deprecated volume_operation_total_errors (a
+ * failed hand-over to a provisioner). Not done: volume_operation_total_seconds (the time
+ * from the hand-over to the binding, and from a Delete reclaim to the volume's deletion).
+ *
  * Every claim and volume synced is synced again after --pvclaimbinder-sync-period (15 s),
  * kube's resync. The informer handlers queue a claim and, when it is deleted, the volume
  * it named; a volume and the claim its claimRef names (kube's syncVolume queues that
@@ -91,6 +99,7 @@
 #include "controllers/persistentvolume.h"
 #include "json.h"
 #include "log.h"
+#include "metrics.h"
 #include "quantity.h"
 #include "resource.h"
 #include "selector.h"
@@ -166,6 +175,8 @@ enum {
 	STMT_CLAIM_KEYS,
 	STMT_VOLUME_KEYS,
 	STMT_POD,
+	STMT_PV_COUNTS,
+	STMT_PVC_COUNTS,
 	STMT_COUNT
 };
 
@@ -229,6 +240,38 @@ static const char *const pv_sql[STMT_COUNT] = {
 	/* Pod ?2 of namespace ?1 (a recycler pod): uid, resourceVersion, body. */
 	[STMT_POD] =
 	    "SELECT uid, resource_version, body FROM cache_pods WHERE namespace = ?1 AND name = ?2",
+	/* The volumes counted for kube's pv_collector gauges: each volume plugin kube's
+	 * controller-manager has (hostPath, NFS, FC, iSCSI, CSI and its driver) that the
+	 * volume's source names, the volume mode, the class (spec.storageClassName), whether
+	 * Bound; how many. */
+	[STMT_PV_COUNTS] =
+	    "SELECT CASE WHEN (json_type(body, '$.spec.hostPath') IS 'object')"
+	    " + (json_type(body, '$.spec.nfs') IS 'object')"
+	    " + (json_type(body, '$.spec.fc') IS 'object')"
+	    " + (json_type(body, '$.spec.iscsi') IS 'object')"
+	    " + (json_type(body, '$.spec.csi') IS 'object') <> 1 THEN 'N/A'"
+	    " WHEN json_type(body, '$.spec.hostPath') = 'object' THEN 'kubernetes.io/host-path'"
+	    " WHEN json_type(body, '$.spec.nfs') = 'object' THEN 'kubernetes.io/nfs'"
+	    " WHEN json_type(body, '$.spec.fc') = 'object' THEN 'kubernetes.io/fc'"
+	    " WHEN json_type(body, '$.spec.iscsi') = 'object' THEN 'kubernetes.io/iscsi'"
+	    " ELSE 'kubernetes.io/csi:' || coalesce(json_extract(body, '$.spec.csi.driver'), '')"
+	    " END AS plugin,"
+	    " coalesce(json_extract(body, '$.spec.volumeMode'), 'Filesystem') AS mode,"
+	    " coalesce(json_extract(body, '$.spec.storageClassName'), '') AS class,"
+	    " coalesce(json_extract(body, '$.status.phase'), '') = 'Bound' AS bound, count(*)"
+	    " FROM cache_objects WHERE resource = 'persistentvolumes' AND namespace = ''"
+	    " GROUP BY plugin, mode, class, bound",
+	/* The claims counted for kube's pv_collector gauges: namespace, class (the beta
+	 * annotation, else spec.storageClassName), volume attributes class, whether Bound;
+	 * how many. */
+	[STMT_PVC_COUNTS] =
+	    "SELECT namespace, coalesce(json_extract(body, '$.metadata.annotations."
+	    "\"volume.beta.kubernetes.io/storage-class\"'),"
+	    " json_extract(body, '$.spec.storageClassName'), '') AS class,"
+	    " coalesce(json_extract(body, '$.spec.volumeAttributesClassName'), '') AS vac,"
+	    " coalesce(json_extract(body, '$.status.phase'), '') = 'Bound' AS bound, count(*)"
+	    " FROM cache_objects WHERE resource = 'persistentvolumeclaims'"
+	    " GROUP BY namespace, class, vac, bound",
 };
 
 /* A volume the controller chose for a claim (kube's controller writes its bindings into
@@ -265,6 +308,10 @@ struct pv_state {
 	struct pv_recycler hostpath, nfs;
 	struct pv_recycling *recycling;
 	int nrecycling;
+	/* kube's metrics of the binder (NULL without a registry: plan, replay). */
+	struct metrics_family *total_pv, *bound_pv, *unbound_pv, *bound_pvc, *unbound_pvc;
+	struct metrics_family *operation_errors, *operation_errors_deprecated;
+	struct metrics_series *retroactive, *retroactive_errors;
 };
 
 /* Forgets the reservations older than PV_RESERVE_SECONDS at now. */
@@ -1242,6 +1289,13 @@ plan_provision(struct pv_plan *p, cJSON *claim, char **error)
 	a = pv_update(p->out, st->claims, claim, p->claim_rv, NULL, "annotate", body,
 	    xasprintf("class %s: provisioner %s", class_name, provisioner));
 	pv_event_when_done(a, "Normal", "ExternalProvisioning", message);
+	if (st->operation_errors != NULL) {
+		/* kube's RecordVolumeOperationErrorMetric: a failed hand-over. */
+		const char *labels[] = { provisioner, "provision", NULL };
+
+		a->count_failed[0] = metrics_series_get(st->operation_errors, labels);
+		a->count_failed[1] = metrics_series_get(st->operation_errors_deprecated, labels);
+	}
 	a->failed_reason = "ProvisioningFailed";
 	a->failed_message = xstrdup("Error saving claim: ");
 	p->claim_rv = NULL;
@@ -1300,9 +1354,16 @@ sync_unbound_claim(struct pv_plan *p, cJSON *claim, char **error)
 
 					cJSON_AddStringToObject(cJSON_AddObjectToObject(body, "spec"),
 					    "storageClassName", def);
-					pv_update(p->out, st->claims, claim, p->claim_rv, NULL,
+					struct action *a;
+
+					a = pv_update(p->out, st->claims, claim, p->claim_rv, NULL,
 					    "update", body, xasprintf("the default StorageClass %s",
 					    def));
+					/* kube's retroactive_storageclass_total counts every
+					 * assignment, _errors_total the failed ones. */
+					a->count_done = st->retroactive;
+					a->count_failed[0] = st->retroactive;
+					a->count_failed[1] = st->retroactive_errors;
 					free(def);
 					return 0;
 				}
@@ -1957,6 +2018,110 @@ pv_list_keys(struct controller *c, void (*cb)(const char *key, void *arg), void 
 	    cb, arg, error);
 }
 
+/* --- metrics ------------------------------------------------------------------------- */
+
+/* kube's pv_collector gauges of the volumes, counted from the cache at each scrape. */
+static void
+collect_volumes(struct metrics_family *family, void *arg)
+{
+	struct pv_state *st = arg;
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_PV_COUNTS]);
+
+	while (sqlite3_step(stmt) == SQLITE_ROW) {
+		const char *plugin = (const char *)sqlite3_column_text(stmt, 0);
+		const char *mode = (const char *)sqlite3_column_text(stmt, 1);
+		const char *class = (const char *)sqlite3_column_text(stmt, 2);
+		int bound = sqlite3_column_int(stmt, 3);
+		double n = sqlite3_column_double(stmt, 4);
+		const char *total_labels[] = { plugin, mode, NULL };
+		const char *class_labels[] = { class, NULL };
+
+		if (family == st->total_pv)
+			metrics_gauge_add(metrics_series_get(family, total_labels), n);
+		else if ((family == st->bound_pv) == (bound != 0))
+			metrics_gauge_add(metrics_series_get(family, class_labels), n);
+	}
+	sqlite3_reset(stmt);
+}
+
+/* kube's pv_collector gauges of the claims. */
+static void
+collect_claims(struct metrics_family *family, void *arg)
+{
+	struct pv_state *st = arg;
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_PVC_COUNTS]);
+
+	while (sqlite3_step(stmt) == SQLITE_ROW) {
+		const char *labels[] = { (const char *)sqlite3_column_text(stmt, 0),
+			(const char *)sqlite3_column_text(stmt, 1),
+			(const char *)sqlite3_column_text(stmt, 2), NULL };
+
+		if ((family == st->bound_pvc) == (sqlite3_column_int(stmt, 3) != 0))
+			metrics_gauge_add(metrics_series_get(family, labels),
+			    sqlite3_column_double(stmt, 4));
+	}
+	sqlite3_reset(stmt);
+}
+
+/* Registers kube's metrics of the binder (pkg/controller/volume/persistentvolume/metrics). */
+static int
+register_metrics(struct pv_state *st, struct metrics_registry *registry, char **error)
+{
+	static const char *const total_labels[] = { "plugin_name", "volume_mode", NULL };
+	static const char *const class_labels[] = { "storage_class", NULL };
+	static const char *const claim_labels[] = { "namespace", "storage_class",
+		"volume_attributes_class", NULL };
+	static const char *const op_labels[] = { "plugin_name", "operation_name", NULL };
+	static const struct metrics_spec specs[] = {
+		{ METRICS_GAUGE, "pv_collector_total_pv_count",
+		    "[ALPHA] Gauge measuring total number of persistent volumes", total_labels,
+		    NULL, 0 },
+		{ METRICS_GAUGE, "pv_collector_bound_pv_count",
+		    "[ALPHA] Gauge measuring number of persistent volume currently bound",
+		    class_labels, NULL, 0 },
+		{ METRICS_GAUGE, "pv_collector_unbound_pv_count",
+		    "[ALPHA] Gauge measuring number of persistent volume currently unbound",
+		    class_labels, NULL, 0 },
+		{ METRICS_GAUGE, "pv_collector_bound_pvc_count",
+		    "[ALPHA] Gauge measuring number of persistent volume claim currently bound",
+		    claim_labels, NULL, 0 },
+		{ METRICS_GAUGE, "pv_collector_unbound_pvc_count",
+		    "[ALPHA] Gauge measuring number of persistent volume claim currently unbound",
+		    claim_labels, NULL, 0 },
+		{ METRICS_COUNTER, "volume_operation_errors_total",
+		    "[ALPHA] Total volume operation errors", op_labels, NULL, 0 },
+		{ METRICS_COUNTER, "volume_operation_total_errors",
+		    "[ALPHA] (Deprecated since 1.36.0) Total volume operation errors", op_labels,
+		    NULL, 0 },
+	};
+	static const struct metrics_spec retro = { METRICS_COUNTER,
+	    "retroactive_storageclass_total", "[ALPHA] Total number of retroactive "
+	    "StorageClass assignments to persistent volume claim", NULL, NULL, 0 };
+	static const struct metrics_spec retro_errors = { METRICS_COUNTER,
+	    "retroactive_storageclass_errors_total", "[ALPHA] Total number of failed "
+	    "retroactive StorageClass assignments to persistent volume claim", NULL, NULL, 0 };
+	struct metrics_family **families[] = { &st->total_pv, &st->bound_pv, &st->unbound_pv,
+	    &st->bound_pvc, &st->unbound_pvc, &st->operation_errors,
+	    &st->operation_errors_deprecated };
+	struct metrics_family *f;
+
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+		if ((*families[i] = metrics_family_register(registry, &specs[i], error)) == NULL)
+			return -1;
+	}
+	for (size_t i = 0; i < 3; i++)
+		metrics_family_set_collector(*families[i], collect_volumes, st);
+	for (size_t i = 3; i < 5; i++)
+		metrics_family_set_collector(*families[i], collect_claims, st);
+	if ((f = metrics_family_register(registry, &retro, error)) == NULL)
+		return -1;
+	st->retroactive = metrics_series_get(f, NULL);
+	if ((f = metrics_family_register(registry, &retro_errors, error)) == NULL)
+		return -1;
+	st->retroactive_errors = metrics_series_get(f, NULL);
+	return 0;
+}
+
 static int
 pv_init(struct controller *c, char **error)
 {
@@ -1987,8 +2152,13 @@ pv_init(struct controller *c, char **error)
 	    "pv-recycler-timeout-increment-hostpath");
 	st->nfs.minimum_timeout = controller_flag_int(c, "pv-recycler-minimum-timeout-nfs");
 	st->nfs.timeout_increment = controller_flag_int(c, "pv-recycler-increment-timeout-nfs");
-	return store_prepare_statements(store_db(c->store), pv_sql, STMT_COUNT, st->stmt,
-	    "persistentvolume-binder", error);
+	if (store_prepare_statements(store_db(c->store), pv_sql, STMT_COUNT, st->stmt,
+	    "persistentvolume-binder", error) != 0)
+		return -1;
+	if (c->config != NULL && c->config->metrics != NULL &&
+	    register_metrics(st, c->config->metrics, error) != 0)
+		return -1;
+	return 0;
 }
 
 static void
@@ -1998,6 +2168,13 @@ pv_fini(struct controller *c)
 
 	if (st == NULL)
 		return;
+	{
+		struct metrics_family *collected[] = { st->total_pv, st->bound_pv,
+		    st->unbound_pv, st->bound_pvc, st->unbound_pvc };
+
+		for (size_t i = 0; i < sizeof collected / sizeof collected[0]; i++)
+			metrics_family_set_collector(collected[i], NULL, NULL);
+	}
 	store_finalize_statements(st->stmt, STMT_COUNT);
 	for (int i = 0; i < st->nreserved; i++) {
 		free(st->reserved[i].volume);

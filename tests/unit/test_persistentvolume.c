@@ -28,6 +28,7 @@
 #include "controllers/persistentvolume.h"
 #include "fixtures.h"
 #include "json.h"
+#include "metrics.h"
 #include "resource.h"
 #include "store.h"
 #include "util.h"
@@ -1397,6 +1398,112 @@ finalizer_row(void **state)
 	ctl_world_free(w);
 }
 
+/* --- metrics ------------------------------------------------------------------------- */
+
+/* kube's pv_collector gauges (its metrics_test.go's collector cases): volumes by plugin
+ * and mode, bound and unbound by class; claims bound and unbound by namespace, class and
+ * volume attributes class; counted from the cache at each scrape, so that a class whose
+ * last volume went is no longer reported. */
+static void
+pv_collector_counts_the_cache(void **state)
+{
+	struct metrics_registry *registry = metrics_registry_new();
+	struct controller_config config = { .metrics = registry };
+	struct ctl_world *w = ctl_world_new(&persistentvolume_controller_type, &config);
+	const struct resource *pvs = resource_find("persistentvolumes");
+	const struct resource *pvcs = resource_find("persistentvolumeclaims");
+	static const char *const want[] = {
+		"pv_collector_bound_pv_count{storage_class=\"a\"} 1\n",
+		"pv_collector_unbound_pv_count{storage_class=\"a\"} 1\n",
+		"pv_collector_unbound_pv_count{storage_class=\"b\"} 2\n",
+		"pv_collector_total_pv_count{plugin_name=\"kubernetes.io/host-path\","
+		    "volume_mode=\"Filesystem\"} 1\n",
+		"pv_collector_total_pv_count{plugin_name=\"kubernetes.io/csi:d.example\","
+		    "volume_mode=\"Block\"} 1\n",
+		"pv_collector_total_pv_count{plugin_name=\"kubernetes.io/nfs\","
+		    "volume_mode=\"Filesystem\"} 1\n",
+		"pv_collector_total_pv_count{plugin_name=\"N/A\",volume_mode=\"Filesystem\"} 1\n",
+		"pv_collector_bound_pvc_count{namespace=\"ns1\",storage_class=\"a\","
+		    "volume_attributes_class=\"\"} 1\n",
+		"pv_collector_unbound_pvc_count{namespace=\"ns1\",storage_class=\"a\","
+		    "volume_attributes_class=\"\"} 1\n",
+		"pv_collector_unbound_pvc_count{namespace=\"ns2\",storage_class=\"old\","
+		    "volume_attributes_class=\"gold\"} 1\n",
+		"retroactive_storageclass_total 0\n",
+		"retroactive_storageclass_errors_total 0\n",
+	};
+	struct buf out = { 0 };
+
+	(void)state;
+	ctl_cache(w, pvs, fixture_parse("{\"metadata\":{\"name\":\"p1\",\"uid\":\"p1\","
+	    "\"resourceVersion\":\"1\"},\"spec\":{\"storageClassName\":\"a\",\"volumeMode\":"
+	    "\"Filesystem\",\"hostPath\":{\"path\":\"/x\"}},\"status\":{\"phase\":\"Bound\"}}"));
+	ctl_cache(w, pvs, fixture_parse("{\"metadata\":{\"name\":\"p2\",\"uid\":\"p2\","
+	    "\"resourceVersion\":\"1\"},\"spec\":{\"storageClassName\":\"a\",\"volumeMode\":"
+	    "\"Block\",\"csi\":{\"driver\":\"d.example\",\"volumeHandle\":\"h\"}},"
+	    "\"status\":{\"phase\":\"Available\"}}"));
+	ctl_cache(w, pvs, fixture_parse("{\"metadata\":{\"name\":\"p3\",\"uid\":\"p3\","
+	    "\"resourceVersion\":\"1\"},\"spec\":{\"storageClassName\":\"b\",\"volumeMode\":"
+	    "\"Filesystem\",\"nfs\":{\"server\":\"s\",\"path\":\"/\"}},"
+	    "\"status\":{\"phase\":\"Released\"}}"));
+	ctl_cache(w, pvs, fixture_parse("{\"metadata\":{\"name\":\"p4\",\"uid\":\"p4\","
+	    "\"resourceVersion\":\"1\"},\"spec\":{\"storageClassName\":\"b\",\"volumeMode\":"
+	    "\"Filesystem\",\"gcePersistentDisk\":{\"pdName\":\"x\"}},"
+	    "\"status\":{\"phase\":\"Failed\"}}"));
+	ctl_cache(w, pvcs, fixture_parse("{\"metadata\":{\"name\":\"c1\",\"namespace\":\"ns1\","
+	    "\"uid\":\"c1\",\"resourceVersion\":\"1\"},\"spec\":{\"storageClassName\":\"a\"},"
+	    "\"status\":{\"phase\":\"Bound\"}}"));
+	ctl_cache(w, pvcs, fixture_parse("{\"metadata\":{\"name\":\"c2\",\"namespace\":\"ns1\","
+	    "\"uid\":\"c2\",\"resourceVersion\":\"1\"},\"spec\":{\"storageClassName\":\"a\"},"
+	    "\"status\":{\"phase\":\"Pending\"}}"));
+	ctl_cache(w, pvcs, fixture_parse("{\"metadata\":{\"name\":\"c3\",\"namespace\":\"ns2\","
+	    "\"uid\":\"c3\",\"resourceVersion\":\"1\",\"annotations\":{"
+	    "\"volume.beta.kubernetes.io/storage-class\":\"old\"}},\"spec\":{"
+	    "\"storageClassName\":\"a\",\"volumeAttributesClassName\":\"gold\"},"
+	    "\"status\":{\"phase\":\"Lost\"}}"));
+	metrics_render(registry, &out);
+	for (size_t i = 0; i < NELEM(want); i++) {
+		if (strstr(out.data, want[i]) == NULL)
+			fail_msg("no %s in:\n%s", want[i], out.data);
+	}
+	assert_non_null(strstr(out.data, "# HELP pv_collector_bound_pv_count [ALPHA] Gauge "
+	    "measuring number of persistent volume currently bound\n"));
+	/* Recounted at each scrape: the bound volume gone, its class is not reported. */
+	ctl_uncache(w, pvs, "p1");
+	buf_reset(&out);
+	metrics_render(registry, &out);
+	assert_null(strstr(out.data, "pv_collector_bound_pv_count"));
+	assert_non_null(strstr(out.data, "pv_collector_unbound_pv_count{storage_class=\"b\"} 2\n"));
+	buf_free(&out);
+	ctl_world_free(w);
+	metrics_registry_free(registry);
+}
+
+/* A default class given to a claim counts in retroactive_storageclass_total once written,
+ * and in both it and _errors_total when the write fails. */
+static void
+retroactive_class_is_counted(void **state)
+{
+	struct metrics_registry *registry = metrics_registry_new();
+	struct controller_config config = { .metrics = registry };
+	struct ctl_world *w = ctl_world_new(&persistentvolume_controller_type, &config);
+	struct claim c = C("claim-d", "uid-d", "1Gi", "", "Pending", NULL, NULL);
+
+	(void)state;
+	ctl_cache(w, resource_find("storageclasses"), class_new("default-sc", "vendor.com/d",
+	    "Immediate", 1));
+	ctl_cache(w, resource_find("persistentvolumeclaims"), claim_new(&c, NULL));
+	ctl_sync(w, "default/claim-d", NOW);
+	assert_int_equal(w->result.nwrites, 1);
+	assert_non_null(w->result.writes[0].count_done);
+	assert_ptr_equal(w->result.writes[0].count_failed[0], w->result.writes[0].count_done);
+	assert_non_null(w->result.writes[0].count_failed[1]);
+	assert_ptr_not_equal(w->result.writes[0].count_failed[1],
+	    w->result.writes[0].count_done);
+	ctl_world_free(w);
+	metrics_registry_free(registry);
+}
+
 /* --- sqlkcm's own --------------------------------------------------------------------- */
 
 /* The handlers queue a claim, and the volume it named when it is deleted; a volume, and
@@ -1546,7 +1653,7 @@ int
 main(void)
 {
 	struct CMUnitTest tests[NELEM(binder_cases) + NELEM(migration_cases) +
-	    NELEM(finalizer_cases) + NELEM(recycle_cases) + 6];
+	    NELEM(finalizer_cases) + NELEM(recycle_cases) + 8];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(binder_cases); i++) {
@@ -1582,6 +1689,8 @@ main(void)
 		tests[n].initial_state = (void *)&finalizer_cases[i];
 		n++;
 	}
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(pv_collector_counts_the_cache);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(retroactive_class_is_counted);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(handlers_queue_claims_and_volumes);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(list_keys_lists_claims_and_volumes);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(view_lists_candidates_in_order);
