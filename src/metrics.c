@@ -56,6 +56,8 @@ struct metrics_family {
 	double *buckets;
 	size_t nbuckets;
 	struct metrics_series_list series;
+	metrics_collect_cb collect;	/* its series made anew at each render, or NULL */
+	void *collect_arg;
 	TAILQ_ENTRY(metrics_family) link;
 };
 
@@ -534,6 +536,28 @@ metrics_append_histogram(struct buf *out, const struct metrics_series *series)
 	metrics_append_sample(out, series, "_count", NULL, (double)series->count);
 }
 
+/* Drops every series of the family. */
+static void
+metrics_family_clear(struct metrics_family *family)
+{
+	struct metrics_series *series;
+
+	while ((series = TAILQ_FIRST(&family->series)) != NULL) {
+		TAILQ_REMOVE(&family->series, series, link);
+		metrics_series_free(series);
+	}
+}
+
+/* Makes the family's series cb's at each render (kube's custom collectors). */
+void
+metrics_family_set_collector(struct metrics_family *family, metrics_collect_cb cb, void *arg)
+{
+	if (family == NULL)
+		return;
+	family->collect = cb;
+	family->collect_arg = arg;
+}
+
 /* Appends the exposition of every family that has a series to out. */
 void
 metrics_render(struct metrics_registry *registry, struct buf *out)
@@ -542,6 +566,10 @@ metrics_render(struct metrics_registry *registry, struct buf *out)
 	struct metrics_series *series;
 
 	TAILQ_FOREACH(family, &registry->families, link) {
+		if (family->collect != NULL) {
+			metrics_family_clear(family);
+			family->collect(family, family->collect_arg);
+		}
 		if (TAILQ_EMPTY(&family->series))
 			continue;
 		buf_printf(out, "# HELP %s ", family->name);

@@ -66,6 +66,14 @@ void metrics_counter_set_callback(struct metrics_series *series, metrics_gauge_c
     void *arg);
 void metrics_histogram_observe(struct metrics_series *series, double v);
 
+/* Fills a family at each render (client_golang's custom Collector, whose series are the
+ * ones it reports at that moment): the family's series are dropped and cb sets them anew
+ * (metrics_series_get, metrics_gauge_set). Its series must not be kept. Call with a NULL
+ * cb before what arg points to is freed. */
+typedef void (*metrics_collect_cb)(struct metrics_family *family, void *arg);
+void metrics_family_set_collector(struct metrics_family *family, metrics_collect_cb cb,
+    void *arg);
+
 /* Appends every family that has a series to out, sorted by name, each series with its
  * labels in name order, series sorted by their values in that order (Prometheus text
  * format 0.0.4, as client_golang writes it). */

@@ -47,14 +47,42 @@
  * or a CSI volume) is the provisioner's, as in kube; of a volume of an in-tree plugin
  * kube's controller-manager does not delete, the volume Failed with VolumeFailedDelete
  * and kube's message. Recycle of a volume no in-tree recycler takes: Failed with
- * VolumeFailedRecycle; of a hostPath or NFS volume (kube's recycler pod): NOT DONE, the
- * volume stays Released. The deleter of hostPath volumes under /tmp (kube deletes the
- * directory on its own host) and the hostPath provisioner (off by default in kube) are
- * not done either.
+ * VolumeFailedRecycle; of a hostPath or NFS volume, kube's recycler pod: the pod of
+ * --pv-recycler-pod-template-filepath-{hostpath,nfs} (kube's own by default) named
+ * recycler-for-<volume>, in the template's namespace, mounting the volume's path or
+ * export, its activeDeadlineSeconds the flags' increment per GiB, at least their
+ * minimum; the pods informer brings its changes (the handler queues the volume), and
+ * when it has Succeeded it is deleted, the volume gets VolumeRecycled and is Available
+ * again (unbound as kube's unbindVolume does); Failed, or deleted before it ended, the
+ * volume is Failed (VolumeFailedRecycle, "Recycle failed: ...") and the next sync
+ * recycles again, as kube's does. A pod of that name this controller did not create (an
+ * earlier run's) is deleted and the recycle fails ("old recycler pod found"), as kube's
+ * create meets AlreadyExists. Not done: the pod's own Events forwarded to the volume
+ * (kube's RecyclerPod events, read by a watch of Events, which sqlkcm does not cache);
+ * a failed create of the pod is retried with backoff, where kube marks the volume
+ * Failed. The deleter of hostPath volumes under /tmp (kube deletes the directory on its
+ * own host) and the hostPath provisioner (--enable-hostpath-provisioner, off by default
+ * in kube) are not done.
  *
- * Not done: the CSI migration finalizers and pv.kubernetes.io/migrated-to annotations
- * (kube's updateVolumeMigrationAnnotationsAndFinalizers); a claim of an in-tree
- * provisioner that has migrated to CSI is handed to the CSI driver's name as kube does.
+ * CSI migration (kube's updateClaimMigrationAnnotations and
+ * updateVolumeMigrationAnnotationsAndFinalizers, the first step of each sync): an object
+ * whose provisioner (a claim's storage-provisioner annotation, else the beta one; a
+ * volume's provisioned-by) is an in-tree plugin kube 1.36 has migrated gets
+ * pv.kubernetes.io/migrated-to naming its CSI driver, and loses it when the provisioner
+ * is not migrated; a dynamically provisioned volume of a migrated plugin loses the
+ * in-tree finalizer kubernetes.io/pv-controller, one of another in-tree plugin gets it
+ * with policy Delete and loses it with Retain or Recycle, and loses the external
+ * provisioner's finalizer. Such a write ends the sync: the informer's update of the
+ * object brings it back, where kube's goes on with the object its update returned. A
+ * claim of a migrated in-tree provisioner is handed to the CSI driver's name.
+ *
+ * Metrics (kube's pkg/controller/volume/persistentvolume/metrics): the pv_collector_*
+ * gauges, counted from the cache at each scrape (volumes by plugin and mode, bound and
+ * unbound by class; claims bound and unbound by namespace, class and attributes class);
+ * retroactive_storageclass_total and _errors_total (the default class given);
+ * volume_operation_errors_total and the deprecated volume_operation_total_errors (a
+ * failed hand-over to a provisioner). Not done: volume_operation_total_seconds (the time
+ * from the hand-over to the binding, and from a Delete reclaim to the volume's deletion).
  *
  * Every claim and volume synced is synced again after --pvclaimbinder-sync-period (15 s),
  * kube's resync. The informer handlers queue a claim and, when it is deleted, the volume
@@ -70,6 +98,8 @@
 #include "consistency.h"
 #include "controllers/persistentvolume.h"
 #include "json.h"
+#include "log.h"
+#include "metrics.h"
 #include "quantity.h"
 #include "resource.h"
 #include "selector.h"
@@ -84,6 +114,12 @@
 #define ANN_BETA_CLASS "volume.beta.kubernetes.io/storage-class"
 #define ANN_MIGRATED_TO "pv.kubernetes.io/migrated-to"
 #define ANN_PRE_RESIZE_CAPACITY "volume.alpha.kubernetes.io/pre-resize-capacity"
+
+/* The finalizers that keep a dynamically provisioned volume of policy Delete until its
+ * storage is deleted: the in-tree plugins' (kube's binder) and the external
+ * provisioners'. */
+#define FINALIZER_IN_TREE "kubernetes.io/pv-controller"
+#define FINALIZER_EXTERNAL "external-provisioner.volume.kubernetes.io/finalizer"
 
 /* The in-tree plugins whose volumes kube 1.36 has migrated to CSI drivers, and the
  * drivers (kube's csi-translation-lib). */
@@ -138,6 +174,9 @@ enum {
 	STMT_CLAIM_PODS,
 	STMT_CLAIM_KEYS,
 	STMT_VOLUME_KEYS,
+	STMT_POD,
+	STMT_PV_COUNTS,
+	STMT_PVC_COUNTS,
 	STMT_COUNT
 };
 
@@ -198,6 +237,41 @@ static const char *const pv_sql[STMT_COUNT] = {
 	[STMT_VOLUME_KEYS] =
 	    "SELECT name FROM cache_objects WHERE resource = 'persistentvolumes'"
 	    " AND namespace = '' ORDER BY name",
+	/* Pod ?2 of namespace ?1 (a recycler pod): uid, resourceVersion, body. */
+	[STMT_POD] =
+	    "SELECT uid, resource_version, body FROM cache_pods WHERE namespace = ?1 AND name = ?2",
+	/* The volumes counted for kube's pv_collector gauges: each volume plugin kube's
+	 * controller-manager has (hostPath, NFS, FC, iSCSI, CSI and its driver) that the
+	 * volume's source names, the volume mode, the class (spec.storageClassName), whether
+	 * Bound; how many. */
+	[STMT_PV_COUNTS] =
+	    "SELECT CASE WHEN (json_type(body, '$.spec.hostPath') IS 'object')"
+	    " + (json_type(body, '$.spec.nfs') IS 'object')"
+	    " + (json_type(body, '$.spec.fc') IS 'object')"
+	    " + (json_type(body, '$.spec.iscsi') IS 'object')"
+	    " + (json_type(body, '$.spec.csi') IS 'object') <> 1 THEN 'N/A'"
+	    " WHEN json_type(body, '$.spec.hostPath') = 'object' THEN 'kubernetes.io/host-path'"
+	    " WHEN json_type(body, '$.spec.nfs') = 'object' THEN 'kubernetes.io/nfs'"
+	    " WHEN json_type(body, '$.spec.fc') = 'object' THEN 'kubernetes.io/fc'"
+	    " WHEN json_type(body, '$.spec.iscsi') = 'object' THEN 'kubernetes.io/iscsi'"
+	    " ELSE 'kubernetes.io/csi:' || coalesce(json_extract(body, '$.spec.csi.driver'), '')"
+	    " END AS plugin,"
+	    " coalesce(json_extract(body, '$.spec.volumeMode'), 'Filesystem') AS mode,"
+	    " coalesce(json_extract(body, '$.spec.storageClassName'), '') AS class,"
+	    " coalesce(json_extract(body, '$.status.phase'), '') = 'Bound' AS bound, count(*)"
+	    " FROM cache_objects WHERE resource = 'persistentvolumes' AND namespace = ''"
+	    " GROUP BY plugin, mode, class, bound",
+	/* The claims counted for kube's pv_collector gauges: namespace, class (the beta
+	 * annotation, else spec.storageClassName), volume attributes class, whether Bound;
+	 * how many. */
+	[STMT_PVC_COUNTS] =
+	    "SELECT namespace, coalesce(json_extract(body, '$.metadata.annotations."
+	    "\"volume.beta.kubernetes.io/storage-class\"'),"
+	    " json_extract(body, '$.spec.storageClassName'), '') AS class,"
+	    " coalesce(json_extract(body, '$.spec.volumeAttributesClassName'), '') AS vac,"
+	    " coalesce(json_extract(body, '$.status.phase'), '') = 'Bound' AS bound, count(*)"
+	    " FROM cache_objects WHERE resource = 'persistentvolumeclaims'"
+	    " GROUP BY namespace, class, vac, bound",
 };
 
 /* A volume the controller chose for a claim (kube's controller writes its bindings into
@@ -209,12 +283,35 @@ struct pv_reservation {
 	double at;
 };
 
+/* A volume being recycled: the recycler pod this controller created for it (its uid once
+ * the cache has shown it). kube's recycler watches the pod it created until it ends; a
+ * pod of the name that this controller did not create is an old recycler's. */
+struct pv_recycling {
+	char *volume;
+	char *pod_uid;		/* NULL until seen */
+};
+
+/* A recycler plugin's configuration (kube's VolumeConfig of the hostPath and NFS
+ * plugins): the pod template and the timeout's minimum and increment per GiB. */
+struct pv_recycler {
+	cJSON *template;
+	long long minimum_timeout, timeout_increment;
+};
+
 struct pv_state {
 	sqlite3_stmt *stmt[STMT_COUNT];
-	const struct resource *claims, *volumes;
+	const struct resource *claims, *volumes, *pods;
 	double period;
+	int dynamic_provisioning;
 	struct pv_reservation *reserved;
 	int nreserved;
+	struct pv_recycler hostpath, nfs;
+	struct pv_recycling *recycling;
+	int nrecycling;
+	/* kube's metrics of the binder (NULL without a registry: plan, replay). */
+	struct metrics_family *total_pv, *bound_pv, *unbound_pv, *bound_pvc, *unbound_pvc;
+	struct metrics_family *operation_errors, *operation_errors_deprecated;
+	struct metrics_series *retroactive, *retroactive_errors;
 };
 
 /* Forgets the reservations older than PV_RESERVE_SECONDS at now. */
@@ -266,6 +363,46 @@ reserve(struct pv_state *st, const char *volume, const char *claim, double now)
 	r->volume = xstrdup(volume);
 	r->claim = xstrdup(claim);
 	r->at = now;
+}
+
+/* The recycling of volume, or NULL. */
+static struct pv_recycling *
+recycling_find(struct pv_state *st, const char *volume)
+{
+	for (int i = 0; i < st->nrecycling; i++) {
+		if (strcmp(st->recycling[i].volume, volume) == 0)
+			return &st->recycling[i];
+	}
+	return NULL;
+}
+
+/* Records that volume's recycler pod is being created. */
+static struct pv_recycling *
+recycling_start(struct pv_state *st, const char *volume)
+{
+	struct pv_recycling *r = recycling_find(st, volume);
+
+	if (r != NULL)
+		return r;
+	st->recycling = xrealloc(st->recycling, ((size_t)st->nrecycling + 1) *
+	    sizeof *st->recycling);
+	r = &st->recycling[st->nrecycling++];
+	r->volume = xstrdup(volume);
+	r->pod_uid = NULL;
+	return r;
+}
+
+/* Forgets volume's recycling. */
+static void
+recycling_forget(struct pv_state *st, const char *volume)
+{
+	struct pv_recycling *r = recycling_find(st, volume);
+
+	if (r == NULL)
+		return;
+	free(r->volume);
+	free(r->pod_uid);
+	*r = st->recycling[--st->nrecycling];
 }
 
 /* One cached object: uid, resourceVersion and body (NULL: not cached). */
@@ -471,6 +608,122 @@ migrated_driver(const char *plugin)
 			return pv_migrated[i].csi;
 	}
 	return NULL;
+}
+
+/*
+ * The migrated-to annotation an object should have (kube's updateMigrationAnnotations):
+ * the CSI driver of its provisioner when that in-tree plugin has migrated, none when the
+ * provisioner has not (a rollback). The provisioner is a claim's storage-provisioner
+ * annotation (else the beta one), a volume's provisioned-by; an object without it is left
+ * as it is. Returns 1 and sets *patch (a merge patch of the object's annotations) when
+ * the annotation must change.
+ */
+static int
+migration_annotation_patch(const cJSON *o, int is_claim, cJSON **patch)
+{
+	const cJSON *prov, *to;
+	const char *csi;
+
+	*patch = NULL;
+	if (!cJSON_IsObject(json_path(o, "metadata.annotations")))
+		return 0;
+	prov = json_annotation(o, is_claim ? ANN_STORAGE_PROVISIONER : ANN_PROVISIONED_BY);
+	if (prov == NULL && is_claim)
+		prov = json_annotation(o, ANN_BETA_STORAGE_PROVISIONER);
+	if (prov == NULL)
+		return 0;
+	to = json_annotation(o, ANN_MIGRATED_TO);
+	csi = cJSON_IsString(prov) ? migrated_driver(prov->valuestring) : NULL;
+	if (csi != NULL) {
+		if (cJSON_IsString(to) && strcmp(to->valuestring, csi) == 0)
+			return 0;
+		*patch = cJSON_CreateObject();
+		cJSON_AddStringToObject(*patch, ANN_MIGRATED_TO, csi);
+		return 1;
+	}
+	if (to == NULL || (cJSON_IsString(to) && *to->valuestring == '\0'))
+		return 0;
+	*patch = cJSON_CreateObject();
+	cJSON_AddNullToObject(*patch, ANN_MIGRATED_TO);
+	return 1;
+}
+
+/* Whether the string array a holds s. */
+static int
+array_has_string(const cJSON *a, const char *s)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, a) {
+		if (cJSON_IsString(e) && strcmp(e->valuestring, s) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Removes every s from array a; returns whether there was one. */
+static int
+array_remove_string(cJSON *a, const char *s)
+{
+	cJSON *e = a != NULL ? a->child : NULL;
+	int removed = 0;
+
+	while (e != NULL) {
+		cJSON *next = e->next;
+
+		if (cJSON_IsString(e) && strcmp(e->valuestring, s) == 0) {
+			cJSON_Delete(cJSON_DetachItemViaPointer(a, e));
+			removed = 1;
+		}
+		e = next;
+	}
+	return removed;
+}
+
+/*
+ * The finalizers a dynamically provisioned volume should have (kube's
+ * modifyDeletionFinalizers): a volume of an in-tree plugin migrated to CSI loses the
+ * in-tree finalizer (its CSI provisioner's is the external one); a volume of another
+ * in-tree plugin gets the in-tree finalizer with policy Delete, loses it with Retain or
+ * Recycle, and loses the external one (a migration rolled back); a volume of an external
+ * provisioner, or not provisioned, is left as it is. Returns 1 and sets *finalizers (the
+ * new list, NULL for none) when they must change.
+ */
+static int
+deletion_finalizers(const cJSON *volume, cJSON **finalizers)
+{
+	const cJSON *prov = json_annotation(volume, ANN_PROVISIONED_BY);
+	const char *name = cJSON_IsString(prov) ? prov->valuestring : "";
+	const char *policy = json_string(volume, "spec.persistentVolumeReclaimPolicy");
+	const cJSON *have = json_path(volume, "metadata.finalizers");
+	cJSON *want;
+	int changed = 0;
+
+	*finalizers = NULL;
+	if (prov == NULL)
+		return 0;
+	want = cJSON_IsArray(have) ? cJSON_Duplicate(have, 1) : cJSON_CreateArray();
+	if (migrated_driver(name) != NULL) {
+		changed = array_remove_string(want, FINALIZER_IN_TREE);
+	} else if (strncmp(name, "kubernetes.io/", 14) == 0) {
+		if (strcmp(policy, "Delete") == 0 && !array_has_string(want, FINALIZER_IN_TREE)) {
+			cJSON_AddItemToArray(want, cJSON_CreateString(FINALIZER_IN_TREE));
+			changed = 1;
+		} else if (strcmp(policy, "Retain") == 0 || strcmp(policy, "Recycle") == 0) {
+			changed = array_remove_string(want, FINALIZER_IN_TREE);
+		}
+		changed |= array_remove_string(want, FINALIZER_EXTERNAL);
+	}
+	if (!changed) {
+		cJSON_Delete(want);
+		return 0;
+	}
+	if (cJSON_GetArraySize(want) == 0) {
+		cJSON_Delete(want);
+		want = NULL;
+	}
+	*finalizers = want;
+	return 1;
 }
 
 /* --- writes --------------------------------------------------------------------------- */
@@ -754,6 +1007,49 @@ plan_bind(struct pv_plan *p, cJSON *volume, cJSON *claim)
 	plan_claim_status(p, claim, "Bound", volume, NULL, NULL, NULL);
 }
 
+/* Writes the object's migrated-to annotation and, for a volume, its deletion finalizers
+ * when they are not what kube's binder keeps (kube's updateClaimMigrationAnnotations and
+ * updateVolumeMigrationAnnotationsAndFinalizers, which come first in its syncs). Returns
+ * 1 when it wrote: the sync ends there, and the informer's update of the object brings it
+ * back with its new resourceVersion. */
+static int
+plan_migration(struct pv_plan *p, cJSON *o, int is_claim)
+{
+	struct pv_state *st = p->c->state;
+	cJSON *anns, *finalizers = NULL, *body, *meta;
+	int fin_changed = 0;
+	struct buf why = { 0 };
+
+	migration_annotation_patch(o, is_claim, &anns);
+	if (!is_claim)
+		fin_changed = deletion_finalizers(o, &finalizers);
+	if (anns == NULL && !fin_changed)
+		return 0;
+	body = cJSON_CreateObject();
+	meta = cJSON_AddObjectToObject(body, "metadata");
+	if (anns != NULL) {
+		cJSON_AddItemToObject(meta, "annotations", anns);
+		buf_printf(&why, "%s %s", ANN_MIGRATED_TO, cJSON_IsNull(anns->child) ?
+		    "removed" : anns->child->valuestring);
+	}
+	if (fin_changed) {
+		char *text = finalizers != NULL ? cJSON_PrintUnformatted(finalizers) : NULL;
+
+		buf_printf(&why, "%sfinalizers %s", why.len > 0 ? ", " : "",
+		    text != NULL ? text : "none");
+		free(text);
+		cJSON_AddItemToObject(meta, "finalizers", finalizers != NULL ? finalizers :
+		    cJSON_CreateNull());
+	}
+	pv_update(p->out, is_claim ? st->claims : st->volumes, o,
+	    is_claim ? p->claim_rv : p->volume_rv, NULL, "update", body, buf_detach(&why));
+	if (is_claim)
+		p->claim_rv = NULL;
+	else
+		p->volume_rv = NULL;
+	return 1;
+}
+
 /* --- claims --------------------------------------------------------------------------- */
 
 /* Whether the volume passes kube's checks of every candidate for the claim: not being
@@ -949,6 +1245,8 @@ plan_provision(struct pv_plan *p, cJSON *claim, char **error)
 	struct action *a;
 	char *message;
 
+	if (!st->dynamic_provisioning)
+		return 0;	/* kube's provisionClaim does nothing then */
 	if (read_class(p->c, class_name, &class, error) != 0)
 		return -1;
 	if (class == NULL) {
@@ -991,6 +1289,13 @@ plan_provision(struct pv_plan *p, cJSON *claim, char **error)
 	a = pv_update(p->out, st->claims, claim, p->claim_rv, NULL, "annotate", body,
 	    xasprintf("class %s: provisioner %s", class_name, provisioner));
 	pv_event_when_done(a, "Normal", "ExternalProvisioning", message);
+	if (st->operation_errors != NULL) {
+		/* kube's RecordVolumeOperationErrorMetric: a failed hand-over. */
+		const char *labels[] = { provisioner, "provision", NULL };
+
+		a->count_failed[0] = metrics_series_get(st->operation_errors, labels);
+		a->count_failed[1] = metrics_series_get(st->operation_errors_deprecated, labels);
+	}
 	a->failed_reason = "ProvisioningFailed";
 	a->failed_message = xstrdup("Error saving claim: ");
 	p->claim_rv = NULL;
@@ -1049,9 +1354,16 @@ sync_unbound_claim(struct pv_plan *p, cJSON *claim, char **error)
 
 					cJSON_AddStringToObject(cJSON_AddObjectToObject(body, "spec"),
 					    "storageClassName", def);
-					pv_update(p->out, st->claims, claim, p->claim_rv, NULL,
+					struct action *a;
+
+					a = pv_update(p->out, st->claims, claim, p->claim_rv, NULL,
 					    "update", body, xasprintf("the default StorageClass %s",
 					    def));
+					/* kube's retroactive_storageclass_total counts every
+					 * assignment, _errors_total the failed ones. */
+					a->count_done = st->retroactive;
+					a->count_failed[0] = st->retroactive;
+					a->count_failed[1] = st->retroactive_errors;
 					free(def);
 					return 0;
 				}
@@ -1205,7 +1517,9 @@ sync_claim(struct controller *c, const char *key, double now, struct sync_result
 		return out->stale ? 0 : -1;
 	}
 	p.claim_rv = co.rv;
-	if (!has_annotation(co.body, ANN_BIND_COMPLETED))
+	if (plan_migration(&p, co.body, 1))
+		rc = 0;
+	else if (!has_annotation(co.body, ANN_BIND_COMPLETED))
 		rc = sync_unbound_claim(&p, co.body, error);
 	else
 		rc = sync_bound_claim(&p, co.body, error);
@@ -1249,6 +1563,247 @@ claim_users(struct controller *c, const char *namespace, const char *name, char 
 	return 0;
 }
 
+/* kube's unbindVolume: the claimRef dropped (bound by the controller) or its uid. */
+static void
+plan_unbind(struct pv_plan *p, cJSON *volume, char *reason)
+{
+	struct pv_state *st = p->c->state;
+	cJSON *body = cJSON_CreateObject(), *spec = cJSON_AddObjectToObject(body, "spec");
+
+	if (has_annotation(volume, ANN_BOUND_BY_CONTROLLER)) {
+		cJSON_AddNullToObject(spec, "claimRef");
+		cJSON_AddNullToObject(cJSON_AddObjectToObject(json_child_object(body, "metadata"),
+		    "annotations"), ANN_BOUND_BY_CONTROLLER);
+	} else {
+		cJSON_AddNullToObject(cJSON_AddObjectToObject(spec, "claimRef"), "uid");
+	}
+	pv_update(p->out, st->volumes, volume, p->volume_rv, NULL, "unbind", body, reason);
+	p->volume_rv = NULL;
+	plan_volume_phase(p, volume, "Available", NULL, NULL, NULL);
+}
+
+/* --- the recycler -------------------------------------------------------------------- */
+
+/* kube's recycler pod template (NewPersistentVolumeRecyclerPodTemplate): a pod of the
+ * default namespace that empties the volume mounted at /scrub. */
+static const char recycler_template_json[] =
+    "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"generateName\":\"pv-recycler-\","
+    "\"namespace\":\"default\"},\"spec\":{\"activeDeadlineSeconds\":60,"
+    "\"restartPolicy\":\"Never\",\"volumes\":[{\"name\":\"vol\"}],\"containers\":[{"
+    "\"name\":\"pv-recycler\",\"image\":\"registry.k8s.io/build-image/debian-base:"
+    "bookworm-v1.0.6\",\"command\":[\"/bin/sh\"],\"args\":[\"-c\",\"test -e /scrub && "
+    "find /scrub -mindepth 1 -delete && test -z \\\"$(ls -A /scrub)\\\" || exit 1\"],"
+    "\"volumeMounts\":[{\"name\":\"vol\",\"mountPath\":\"/scrub\"}]}]}}";
+
+/* The longest recycler pod template file read. */
+#define RECYCLER_TEMPLATE_MAX (1 << 20)
+
+/* Loads a recycler's pod template from path (a Pod in JSON; "": kube's template), as
+ * kube's AttemptToLoadRecycler: the pod must have a volume, whose source the recycler
+ * replaces with the volume's. */
+static int
+recycler_load(struct pv_recycler *r, const char *path, char **error)
+{
+	struct buf text = { 0 };
+	const cJSON *volumes;
+
+	if (path == NULL || *path == '\0') {
+		r->template = cJSON_Parse(recycler_template_json);
+		return 0;
+	}
+	if (file_read_all(path, "recycler pod template", RECYCLER_TEMPLATE_MAX, &text, NULL,
+	    error) != 0)
+		return -1;
+	r->template = text.data != NULL ? cJSON_Parse(text.data) : NULL;
+	buf_free(&text);
+	if (!cJSON_IsObject(r->template) || strcmp(json_string(r->template, "kind"), "Pod") != 0) {
+		cJSON_Delete(r->template);
+		r->template = NULL;
+		return error_set(error, "failed decoding file %s: not a Pod in JSON", path);
+	}
+	volumes = json_path(r->template, "spec.volumes");
+	if (!cJSON_IsArray(volumes) || !cJSON_IsObject(cJSON_GetArrayItem(volumes, 0))) {
+		cJSON_Delete(r->template);
+		r->template = NULL;
+		return error_set(error, "pod specification (%s): does not contain any volume(s)",
+		    path);
+	}
+	if (*json_string(r->template, "metadata.namespace") == '\0')
+		json_set(json_child_object(r->template, "metadata"), "namespace",
+		    cJSON_CreateString("default"));
+	return 0;
+}
+
+/* The recycler of the volume's plugin (kube's FindRecyclablePluginBySpec: hostPath or
+ * NFS, exactly one of them), or NULL. */
+static const struct pv_recycler *
+volume_recycler(const struct pv_state *st, const cJSON *volume)
+{
+	int host = cJSON_IsObject(json_path(volume, "spec.hostPath"));
+	int nfs = cJSON_IsObject(json_path(volume, "spec.nfs"));
+
+	if (host == nfs)
+		return NULL;
+	return host ? &st->hostpath : &st->nfs;
+}
+
+/* kube's CalculateTimeoutForVolume: the increment per whole GiB of the volume's capacity,
+ * at least the minimum. */
+long long
+persistentvolume_recycler_timeout(long long minimum, long long increment,
+    const cJSON *volume)
+{
+	const cJSON *cap = json_path(volume, "spec.capacity.storage");
+	struct quantity q;
+	__int128 bytes = 0, timeout;
+
+	if (cJSON_IsString(cap) && quantity_parse(cap->valuestring, &q) == 0) {
+		bytes = q.nanos / 1000000000;
+		if (q.nanos % 1000000000 > 0)
+			bytes++;	/* kube's Value() rounds up */
+	}
+	timeout = (bytes / ((__int128)1 << 30)) * increment;
+	if (timeout < minimum)
+		return minimum;
+	if (timeout > (__int128)0x7fffffffffffffffLL)
+		return 0x7fffffffffffffffLL;
+	return (long long)timeout;
+}
+
+/* The recycler pod of the volume: the template, named recycler-for-<volume>, its first
+ * volume's source the volume's (a hostPath's path; an NFS server and path), its deadline
+ * the volume's timeout. */
+static cJSON *
+recycler_pod(const struct pv_recycler *r, const cJSON *volume)
+{
+	cJSON *pod = cJSON_Duplicate(r->template, 1);
+	cJSON *meta = json_child_object(pod, "metadata"), *spec = json_child_object(pod, "spec");
+	cJSON *vol = cJSON_GetArrayItem(json_path(pod, "spec.volumes"), 0);
+	cJSON *name = cJSON_DetachItemFromObjectCaseSensitive(vol, "name"), *src;
+	char *pod_name = xasprintf("recycler-for-%s", json_string(volume, "metadata.name"));
+
+	json_set(meta, "name", cJSON_CreateString(pod_name));
+	free(pod_name);
+	cJSON_DeleteItemFromObjectCaseSensitive(meta, "generateName");
+	json_set(spec, "activeDeadlineSeconds", cJSON_CreateNumber((double)
+	    persistentvolume_recycler_timeout(r->minimum_timeout, r->timeout_increment,
+	    volume)));
+	/* The volume's source replaces the template's (only the name stays). */
+	while (vol->child != NULL)
+		cJSON_Delete(cJSON_DetachItemViaPointer(vol, vol->child));
+	if (name != NULL)
+		cJSON_AddItemToObject(vol, "name", name);
+	if (cJSON_IsObject(json_path(volume, "spec.hostPath"))) {
+		src = cJSON_AddObjectToObject(vol, "hostPath");
+		cJSON_AddStringToObject(src, "path", json_string(volume, "spec.hostPath.path"));
+	} else {
+		src = cJSON_AddObjectToObject(vol, "nfs");
+		cJSON_AddStringToObject(src, "server", json_string(volume, "spec.nfs.server"));
+		cJSON_AddStringToObject(src, "path", json_string(volume, "spec.nfs.path"));
+	}
+	return pod;
+}
+
+/* Appends a delete of the cached pod (namespace/name, uid) to the writes. */
+static struct action *
+plan_delete_pod(struct pv_plan *p, const char *namespace, const char *name, const char *uid,
+    char *reason)
+{
+	struct pv_state *st = p->c->state;
+	struct action *a = action_append(&p->out->writes, &p->out->nwrites);
+
+	a->type = ACTION_DELETE;
+	a->verb = "delete";
+	a->resource = st->pods;
+	a->namespace = xstrdup(namespace);
+	a->name = xstrdup(name);
+	a->uid = xstrdup(uid);
+	a->reason = reason;
+	return a;
+}
+
+/*
+ * kube's recycleVolumeOperation once a recycler is found, as steps over the cache (kube
+ * runs it in a goroutine that watches the pod): no recycler pod yet, create it; a pod of
+ * the name this controller did not create, delete it and fail ("old recycler pod found");
+ * its pod Succeeded, delete it, record VolumeRecycled and make the volume Available (its
+ * claimRef cleared as kube's unbindVolume does); Failed, delete it and mark the volume
+ * Failed with the pod's message; gone before it ended, mark it Failed; else wait for the
+ * pod's next change, which queues the volume.
+ */
+static int
+plan_recycle(struct pv_plan *p, cJSON *volume, const struct pv_recycler *r, char **error)
+{
+	struct pv_state *st = p->c->state;
+	const char *vname = json_string(volume, "metadata.name");
+	const char *namespace = json_string(r->template, "metadata.namespace");
+	char *pod_name = xasprintf("recycler-for-%s", vname);
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_POD]);
+	struct pv_recycling *rec = recycling_find(st, vname);
+	struct pv_object po;
+	char *message;
+
+	sqlite3_bind_text(stmt, 1, namespace, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, pod_name, -1, SQLITE_TRANSIENT);
+	if (pv_read(p->c, stmt, &po, "recycler pod", error) != 0) {
+		free(pod_name);
+		return -1;
+	}
+	if (po.body == NULL) {
+		if (rec != NULL && rec->pod_uid != NULL) {
+			recycling_forget(st, vname);
+			plan_volume_phase(p, volume, "Failed", "Warning", "VolumeFailedRecycle",
+			    "Recycle failed: failed to recycle volume: recycler pod was deleted");
+		} else {
+			struct action *a = action_append(&p->out->writes, &p->out->nwrites);
+
+			recycling_start(st, vname);
+			a->type = ACTION_CREATE;
+			a->verb = "create";
+			a->resource = st->pods;
+			a->namespace = xstrdup(namespace);
+			a->name = xstrdup(pod_name);
+			a->body = recycler_pod(r, volume);
+			a->reason = xasprintf("recycle volume %s (policy Recycle)", vname);
+		}
+		free(pod_name);
+		return 0;
+	}
+	if (rec == NULL || (rec->pod_uid != NULL && strcmp(rec->pod_uid, po.uid) != 0)) {
+		/* Not the pod this controller created: kube's create fails with AlreadyExists,
+		 * it deletes the pod and tries again at the next sync. */
+		recycling_forget(st, vname);
+		plan_delete_pod(p, namespace, pod_name, po.uid,
+		    xstrdup("an old recycler pod of the volume"));
+		plan_volume_phase(p, volume, "Failed", "Warning", "VolumeFailedRecycle",
+		    "Recycle failed: old recycler pod found, will retry later");
+	} else if (strcmp(json_string(po.body, "status.phase"), "Succeeded") == 0) {
+		struct action *a;
+
+		recycling_forget(st, vname);
+		a = plan_delete_pod(p, namespace, pod_name, po.uid,
+		    xstrdup("the recycler pod succeeded"));
+		a->done_reason = "VolumeRecycled";
+		a->done_message = xstrdup("Volume recycled");
+		plan_unbind(p, volume, xasprintf("volume %s recycled", vname));
+	} else if (strcmp(json_string(po.body, "status.phase"), "Failed") == 0) {
+		const char *why = json_string(po.body, "status.message");
+
+		recycling_forget(st, vname);
+		plan_delete_pod(p, namespace, pod_name, po.uid,
+		    xstrdup("the recycler pod failed"));
+		message = xasprintf("Recycle failed: failed to recycle volume: %s", *why != '\0' ?
+		    why : "pod failed, pod.Status.Message unknown");
+		plan_volume_phase(p, volume, "Failed", "Warning", "VolumeFailedRecycle", message);
+		free(message);
+	} else if (rec->pod_uid == NULL) {
+		rec->pod_uid = xstrdup(po.uid);
+	}
+	free(pod_name);
+	pv_object_clear(&po);
+	return 0;
+}
+
 /* kube's reclaimVolume, for a volume whose claim is gone. */
 static int
 plan_reclaim(struct pv_plan *p, cJSON *volume, int claim_cached, char **error)
@@ -1273,9 +1828,8 @@ plan_reclaim(struct pv_plan *p, cJSON *volume, int claim_cached, char **error)
 			return 0;
 		}
 		free(users);
-		if (json_path(volume, "spec.hostPath") != NULL ||
-		    json_path(volume, "spec.nfs") != NULL)
-			return 0;	/* kube's recycler pod: not done, it stays Released */
+		if (volume_recycler(p->c->state, volume) != NULL)
+			return plan_recycle(p, volume, volume_recycler(p->c->state, volume), error);
 		plan_volume_phase(p, volume, "Failed", "Warning", "VolumeFailedRecycle",
 		    "No recycler plugin found for the volume!");
 		return 0;
@@ -1309,28 +1863,6 @@ plan_reclaim(struct pv_plan *p, cJSON *volume, int claim_cached, char **error)
 	return 0;
 }
 
-/* kube's unbindVolume: the claimRef dropped (bound by the controller) or its uid. */
-static void
-plan_unbind(struct pv_plan *p, cJSON *volume)
-{
-	struct pv_state *st = p->c->state;
-	cJSON *body = cJSON_CreateObject(), *spec = cJSON_AddObjectToObject(body, "spec");
-
-	if (has_annotation(volume, ANN_BOUND_BY_CONTROLLER)) {
-		cJSON_AddNullToObject(spec, "claimRef");
-		cJSON_AddNullToObject(cJSON_AddObjectToObject(json_child_object(body, "metadata"),
-		    "annotations"), ANN_BOUND_BY_CONTROLLER);
-	} else {
-		cJSON_AddNullToObject(cJSON_AddObjectToObject(spec, "claimRef"), "uid");
-	}
-	pv_update(p->out, st->volumes, volume, p->volume_rv, NULL, "unbind", body,
-	    xasprintf("claim %s/%s is bound to another volume",
-	    json_string(volume, "spec.claimRef.namespace"),
-	    json_string(volume, "spec.claimRef.name")));
-	p->volume_rv = NULL;
-	plan_volume_phase(p, volume, "Available", NULL, NULL, NULL);
-}
-
 static int
 sync_volume(struct controller *c, const char *key, double now, struct sync_result *out,
     char **error)
@@ -1357,6 +1889,8 @@ sync_volume(struct controller *c, const char *key, double now, struct sync_resul
 	}
 	p.volume_rv = vo.rv;
 	volume = vo.body;
+	if (plan_migration(&p, volume, 0))
+		goto done;
 	ref = json_path(volume, "spec.claimRef");
 	ref_uid = json_string(ref, "uid");
 	phase = json_string(volume, "status.phase");
@@ -1404,7 +1938,9 @@ sync_volume(struct controller *c, const char *key, double now, struct sync_resul
 			plan_volume_phase(&p, volume, "Released", NULL, NULL, NULL);
 		rc = plan_reclaim(&p, volume, 1, error);
 	} else {
-		plan_unbind(&p, volume);
+		plan_unbind(&p, volume, xasprintf("claim %s/%s is bound to another volume",
+		    json_string(volume, "spec.claimRef.namespace"),
+		    json_string(volume, "spec.claimRef.name")));
 	}
 done:
 	pv_object_clear(&co);
@@ -1432,7 +1968,6 @@ pv_handle_event(struct controller *c, const struct informer_event *ev, double no
 	const char *res = ev->resource->name;
 	char *key;
 
-	(void)c;
 	(void)now;
 	if (ev->object == NULL)
 		return;
@@ -1448,6 +1983,8 @@ pv_handle_event(struct controller *c, const struct informer_event *ev, double no
 	} else if (strcmp(res, "persistentvolumes") == 0) {
 		const cJSON *ref = json_path(ev->object, "spec.claimRef");
 
+		if (ev->type == INFORMER_DELETED)
+			recycling_forget(c->state, json_string(ev->object, "metadata.name"));
 		q->add(json_string(ev->object, "metadata.name"), q->arg);
 		if (cJSON_IsObject(ref) && *json_string(ref, "name") != '\0') {
 			key = xasprintf("%s/%s", json_string(ref, "namespace"),
@@ -1455,6 +1992,16 @@ pv_handle_event(struct controller *c, const struct informer_event *ev, double no
 			q->add(key, q->arg);
 			free(key);
 		}
+	} else if (strcmp(res, "pods") == 0) {
+		/* A recycler pod's changes: its volume's recycling goes on. */
+		const struct pv_state *st = c->state;
+		const char *ns = json_string(ev->object, "metadata.namespace");
+		const char *name = json_string(ev->object, "metadata.name");
+
+		if (strncmp(name, "recycler-for-", 13) == 0 && name[13] != '\0' &&
+		    (strcmp(ns, json_string(st->hostpath.template, "metadata.namespace")) == 0 ||
+		    strcmp(ns, json_string(st->nfs.template, "metadata.namespace")) == 0))
+			q->add(name + 13, q->arg);
 	}
 }
 
@@ -1471,6 +2018,110 @@ pv_list_keys(struct controller *c, void (*cb)(const char *key, void *arg), void 
 	    cb, arg, error);
 }
 
+/* --- metrics ------------------------------------------------------------------------- */
+
+/* kube's pv_collector gauges of the volumes, counted from the cache at each scrape. */
+static void
+collect_volumes(struct metrics_family *family, void *arg)
+{
+	struct pv_state *st = arg;
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_PV_COUNTS]);
+
+	while (sqlite3_step(stmt) == SQLITE_ROW) {
+		const char *plugin = (const char *)sqlite3_column_text(stmt, 0);
+		const char *mode = (const char *)sqlite3_column_text(stmt, 1);
+		const char *class = (const char *)sqlite3_column_text(stmt, 2);
+		int bound = sqlite3_column_int(stmt, 3);
+		double n = sqlite3_column_double(stmt, 4);
+		const char *total_labels[] = { plugin, mode, NULL };
+		const char *class_labels[] = { class, NULL };
+
+		if (family == st->total_pv)
+			metrics_gauge_add(metrics_series_get(family, total_labels), n);
+		else if ((family == st->bound_pv) == (bound != 0))
+			metrics_gauge_add(metrics_series_get(family, class_labels), n);
+	}
+	sqlite3_reset(stmt);
+}
+
+/* kube's pv_collector gauges of the claims. */
+static void
+collect_claims(struct metrics_family *family, void *arg)
+{
+	struct pv_state *st = arg;
+	sqlite3_stmt *stmt = controller_stmt(st->stmt[STMT_PVC_COUNTS]);
+
+	while (sqlite3_step(stmt) == SQLITE_ROW) {
+		const char *labels[] = { (const char *)sqlite3_column_text(stmt, 0),
+			(const char *)sqlite3_column_text(stmt, 1),
+			(const char *)sqlite3_column_text(stmt, 2), NULL };
+
+		if ((family == st->bound_pvc) == (sqlite3_column_int(stmt, 3) != 0))
+			metrics_gauge_add(metrics_series_get(family, labels),
+			    sqlite3_column_double(stmt, 4));
+	}
+	sqlite3_reset(stmt);
+}
+
+/* Registers kube's metrics of the binder (pkg/controller/volume/persistentvolume/metrics). */
+static int
+register_metrics(struct pv_state *st, struct metrics_registry *registry, char **error)
+{
+	static const char *const total_labels[] = { "plugin_name", "volume_mode", NULL };
+	static const char *const class_labels[] = { "storage_class", NULL };
+	static const char *const claim_labels[] = { "namespace", "storage_class",
+		"volume_attributes_class", NULL };
+	static const char *const op_labels[] = { "plugin_name", "operation_name", NULL };
+	static const struct metrics_spec specs[] = {
+		{ METRICS_GAUGE, "pv_collector_total_pv_count",
+		    "[ALPHA] Gauge measuring total number of persistent volumes", total_labels,
+		    NULL, 0 },
+		{ METRICS_GAUGE, "pv_collector_bound_pv_count",
+		    "[ALPHA] Gauge measuring number of persistent volume currently bound",
+		    class_labels, NULL, 0 },
+		{ METRICS_GAUGE, "pv_collector_unbound_pv_count",
+		    "[ALPHA] Gauge measuring number of persistent volume currently unbound",
+		    class_labels, NULL, 0 },
+		{ METRICS_GAUGE, "pv_collector_bound_pvc_count",
+		    "[ALPHA] Gauge measuring number of persistent volume claim currently bound",
+		    claim_labels, NULL, 0 },
+		{ METRICS_GAUGE, "pv_collector_unbound_pvc_count",
+		    "[ALPHA] Gauge measuring number of persistent volume claim currently unbound",
+		    claim_labels, NULL, 0 },
+		{ METRICS_COUNTER, "volume_operation_errors_total",
+		    "[ALPHA] Total volume operation errors", op_labels, NULL, 0 },
+		{ METRICS_COUNTER, "volume_operation_total_errors",
+		    "[ALPHA] (Deprecated since 1.36.0) Total volume operation errors", op_labels,
+		    NULL, 0 },
+	};
+	static const struct metrics_spec retro = { METRICS_COUNTER,
+	    "retroactive_storageclass_total", "[ALPHA] Total number of retroactive "
+	    "StorageClass assignments to persistent volume claim", NULL, NULL, 0 };
+	static const struct metrics_spec retro_errors = { METRICS_COUNTER,
+	    "retroactive_storageclass_errors_total", "[ALPHA] Total number of failed "
+	    "retroactive StorageClass assignments to persistent volume claim", NULL, NULL, 0 };
+	struct metrics_family **families[] = { &st->total_pv, &st->bound_pv, &st->unbound_pv,
+	    &st->bound_pvc, &st->unbound_pvc, &st->operation_errors,
+	    &st->operation_errors_deprecated };
+	struct metrics_family *f;
+
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+		if ((*families[i] = metrics_family_register(registry, &specs[i], error)) == NULL)
+			return -1;
+	}
+	for (size_t i = 0; i < 3; i++)
+		metrics_family_set_collector(*families[i], collect_volumes, st);
+	for (size_t i = 3; i < 5; i++)
+		metrics_family_set_collector(*families[i], collect_claims, st);
+	if ((f = metrics_family_register(registry, &retro, error)) == NULL)
+		return -1;
+	st->retroactive = metrics_series_get(f, NULL);
+	if ((f = metrics_family_register(registry, &retro_errors, error)) == NULL)
+		return -1;
+	st->retroactive_errors = metrics_series_get(f, NULL);
+	return 0;
+}
+
 static int
 pv_init(struct controller *c, char **error)
 {
@@ -1481,9 +2132,33 @@ pv_init(struct controller *c, char **error)
 	st->volumes = resource_find("persistentvolumes");
 	if (st->claims == NULL || st->volumes == NULL)
 		return error_set(error, "persistentvolume-binder: unknown resources");
+	st->pods = resource_find("pods");
+	if (st->pods == NULL)
+		return error_set(error, "persistentvolume-binder: unknown resources");
 	st->period = controller_flag_seconds(c, "pvclaimbinder-sync-period");
-	return store_prepare_statements(store_db(c->store), pv_sql, STMT_COUNT, st->stmt,
-	    "persistentvolume-binder", error);
+	st->dynamic_provisioning = controller_flag_bool(c, "enable-dynamic-provisioning");
+	if (controller_flag_bool(c, "enable-hostpath-provisioner"))
+		log_warning("persistentvolume-binder: --enable-hostpath-provisioner: sqlkcm does not "
+		    "provision hostPath volumes; claims of class provisioner "
+		    "kubernetes.io/host-path get ProvisioningFailed");
+	if (recycler_load(&st->hostpath, controller_flag_text(c,
+	    "pv-recycler-pod-template-filepath-hostpath"), error) != 0 ||
+	    recycler_load(&st->nfs, controller_flag_text(c,
+	    "pv-recycler-pod-template-filepath-nfs"), error) != 0)
+		return -1;
+	st->hostpath.minimum_timeout = controller_flag_int(c,
+	    "pv-recycler-minimum-timeout-hostpath");
+	st->hostpath.timeout_increment = controller_flag_int(c,
+	    "pv-recycler-timeout-increment-hostpath");
+	st->nfs.minimum_timeout = controller_flag_int(c, "pv-recycler-minimum-timeout-nfs");
+	st->nfs.timeout_increment = controller_flag_int(c, "pv-recycler-increment-timeout-nfs");
+	if (store_prepare_statements(store_db(c->store), pv_sql, STMT_COUNT, st->stmt,
+	    "persistentvolume-binder", error) != 0)
+		return -1;
+	if (c->config != NULL && c->config->metrics != NULL &&
+	    register_metrics(st, c->config->metrics, error) != 0)
+		return -1;
+	return 0;
 }
 
 static void
@@ -1493,12 +2168,26 @@ pv_fini(struct controller *c)
 
 	if (st == NULL)
 		return;
+	{
+		struct metrics_family *collected[] = { st->total_pv, st->bound_pv,
+		    st->unbound_pv, st->bound_pvc, st->unbound_pvc };
+
+		for (size_t i = 0; i < sizeof collected / sizeof collected[0]; i++)
+			metrics_family_set_collector(collected[i], NULL, NULL);
+	}
 	store_finalize_statements(st->stmt, STMT_COUNT);
 	for (int i = 0; i < st->nreserved; i++) {
 		free(st->reserved[i].volume);
 		free(st->reserved[i].claim);
 	}
 	free(st->reserved);
+	for (int i = 0; i < st->nrecycling; i++) {
+		free(st->recycling[i].volume);
+		free(st->recycling[i].pod_uid);
+	}
+	free(st->recycling);
+	cJSON_Delete(st->hostpath.template);
+	cJSON_Delete(st->nfs.template);
 	free(st);
 	c->state = NULL;
 }
@@ -1510,6 +2199,30 @@ static const char *const pv_resources[] = {
 static const struct controller_flag pv_flags[] = {
 	{ "pvclaimbinder-sync-period", CONTROLLER_FLAG_DURATION, "15s", 0, 0,
 	    "The period for syncing persistent volumes and persistent volume claims" },
+	{ "pv-recycler-pod-template-filepath-nfs", CONTROLLER_FLAG_STRING, "", 0, 0,
+	    "The file path to a pod definition used as a template for NFS persistent volume "
+	    "recycling (JSON)" },
+	{ "pv-recycler-minimum-timeout-nfs", CONTROLLER_FLAG_INT, "300", 0, 2147483647,
+	    "The minimum ActiveDeadlineSeconds to use for an NFS Recycler pod" },
+	{ "pv-recycler-increment-timeout-nfs", CONTROLLER_FLAG_INT, "30", 0, 2147483647,
+	    "the increment of time added per Gi to ActiveDeadlineSeconds for an NFS scrubber "
+	    "pod" },
+	{ "pv-recycler-pod-template-filepath-hostpath", CONTROLLER_FLAG_STRING, "", 0, 0,
+	    "The file path to a pod definition used as a template for HostPath persistent "
+	    "volume recycling (JSON). This is for development and testing only and will not "
+	    "work in a multi-node cluster." },
+	{ "pv-recycler-minimum-timeout-hostpath", CONTROLLER_FLAG_INT, "60", 0, 2147483647,
+	    "The minimum ActiveDeadlineSeconds to use for a HostPath Recycler pod. This is for "
+	    "development and testing only and will not work in a multi-node cluster." },
+	{ "pv-recycler-timeout-increment-hostpath", CONTROLLER_FLAG_INT, "30", 0, 2147483647,
+	    "the increment of time added per Gi to ActiveDeadlineSeconds for a HostPath "
+	    "scrubber pod. This is for development and testing only and will not work in a "
+	    "multi-node cluster." },
+	{ "enable-dynamic-provisioning", CONTROLLER_FLAG_BOOL, "true", 0, 0,
+	    "Enable dynamic provisioning for environments that support it." },
+	{ "enable-hostpath-provisioner", CONTROLLER_FLAG_BOOL, "false", 0, 0,
+	    "Enable HostPath PV provisioning when running without a cloud provider (sqlkcm "
+	    "does not provision hostPath volumes: accepted for kube's command lines)." },
 	{ NULL, 0, NULL, 0, 0, NULL },
 };
 

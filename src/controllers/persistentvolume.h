@@ -10,4 +10,9 @@
 
 extern const struct controller_type persistentvolume_controller_type;
 
+/* The activeDeadlineSeconds of a volume's recycler pod (kube's CalculateTimeoutForVolume):
+ * increment seconds per whole GiB of its capacity, at least minimum. */
+long long persistentvolume_recycler_timeout(long long minimum, long long increment,
+    const cJSON *volume);
+
 #endif

@@ -3,10 +3,13 @@
 # controller and sqlkcm's end in the same states: persistentvolume.t's scenario (static
 # volumes bound by size and class, a claim naming its volume, a pre-bound volume, a class
 # whose provisioner the test plays, a WaitForFirstConsumer claim bound once its pod is
-# scheduled, claims deleted leaving Retain and Delete volumes Released) runs under each,
-# every check of it passing under both, and the end states of the claims (phase, volume,
-# annotations, capacity) and volumes (phase, claimRef, bound-by-controller, policy) are
-# compared, names without the run's prefix.
+# scheduled, claims deleted leaving Retain and Delete volumes Released, Recycle volumes
+# recycled by kube's recycler pod, the test playing its outcome) runs under each, every
+# check of it passing under both, and the end states of the claims (phase, volume,
+# annotations, capacity) and volumes (phase, claimRef, bound-by-controller, policy,
+# message, finalizers), the recycler pod's shape (image, command, volume, deadline) and
+# the volumes' VolumeRecycled and VolumeFailedRecycle events are compared, names without
+# the run's prefix.
 # e2e: locks persistentvolume-binder nodes
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"

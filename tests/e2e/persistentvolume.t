@@ -8,7 +8,12 @@
 # event) until its pod is scheduled onto a kwok node of the test's own (the scheduler sets
 # selected-node, the test provisions, the claim is bound, the pod placed); a claim deleted
 # leaves its Retain volume Released, and its external Delete volume Released for its
-# provisioner. PersistentVolumes and StorageClasses are cluster-scoped: theirs carry the
+# provisioner; the claims of Recycle volumes deleted, a hostPath volume and an NFS one
+# get kube's recycler pod (default/recycler-for-<volume>: kube's image and scrub command,
+# the volume's path or export, activeDeadlineSeconds 60 and 300), whose outcome the test
+# plays by writing the pod's status: Succeeded, the pod is deleted and the volume is
+# Available again with VolumeRecycled; Failed, the pod is deleted and the volume Failed
+# with VolumeFailedRecycle and the pod's message. PersistentVolumes and StorageClasses are cluster-scoped: theirs carry the
 # test's prefix and classes of its own, so no other test's claim matches them.
 #
 # No protection controller runs here: the test removes the kubernetes.io/pvc-protection
@@ -37,6 +42,8 @@ cleanup() {
 		kubectl patch "$v" --type merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1
 	done
 	timeout 60 kubectl delete pv -l "sqlkcm-e2e-pv=$prefix" --wait=false >/dev/null 2>&1
+	timeout 60 kubectl delete pod -n default "recycler-for-$prefix-rec" \
+	    "recycler-for-$prefix-nfs" --grace-period=0 --force >/dev/null 2>&1
 	timeout 60 kubectl delete storageclass -l "sqlkcm-e2e-pv=$prefix" --wait=false \
 	    >/dev/null 2>&1
 	timeout 60 kubectl delete node "$node" --wait=false >/dev/null 2>&1
@@ -65,6 +72,12 @@ volumeBindingMode: Immediate
 apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata: {name: $prefix-other, labels: {sqlkcm-e2e-pv: $prefix}}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: Immediate
+---
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: $prefix-rec, labels: {sqlkcm-e2e-pv: $prefix}}
 provisioner: kubernetes.io/no-provisioner
 volumeBindingMode: Immediate
 ---
@@ -145,6 +158,24 @@ volume "$prefix-medium" 2Gi "$prefix-static"
 volume "$prefix-big" 10Gi "$prefix-static"
 volume "$prefix-gold" 1Gi "$prefix-other"
 volume "$prefix-pre" 3Gi "$prefix-static" c-pre
+# recycle_volume NAME SIZE SOURCE: a Recycle volume of class $prefix-rec.
+recycle_volume() {
+	kubectl apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: $1
+  labels: {sqlkcm-e2e-pv: $prefix}
+spec:
+  capacity: {storage: $2}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Recycle
+  storageClassName: $prefix-rec
+  $3
+EOF
+}
+recycle_volume "$prefix-rec" 1Gi "hostPath: {path: /tmp/$prefix-rec}"
+recycle_volume "$prefix-nfs" 10Gi "nfs: {server: nfs.example, path: /export/$prefix}"
 
 if [ "$cm" = kcm ]; then
 	kcm_start pv --controllers=persistentvolume-binder-controller -v=2
@@ -231,11 +262,59 @@ check "leaves the volume Released for its provisioner to delete" wait_for 60 \
 check "which is not Failed later (no in-tree deleter is tried)" eval \
     'sleep 3; phase_is '"$prefix-dyn"' Released'
 
+# Recycle: kube's recycler pod, whose outcome the test plays.
+pv_event() {
+	kubectl get events -n default --field-selector "involvedObject.name=$1,reason=$2" \
+	    -o jsonpath='{.items[*].message}'
+}
+pod_shape() {
+	kubectl get pod -n default "recycler-for-$1" -o jsonpath='{.spec.containers[0].image} {.spec.containers[0].command} {.spec.containers[0].args} {.spec.containers[0].volumeMounts[0].mountPath} {.spec.volumes[0].name} {.spec.volumes[0].hostPath.path}{.spec.volumes[0].nfs.server}:{.spec.volumes[0].nfs.path} {.spec.activeDeadlineSeconds} {.spec.restartPolicy}' 2>/dev/null
+}
+pod_exists() { kubectl get pod -n default "recycler-for-$1" >/dev/null 2>&1; }
+# pod_ends VOLUME PHASE [MESSAGE]: the recycler pod's status written as a kubelet would.
+pod_ends() {
+	local status="{\"phase\":\"$2\"${3:+,\"message\":\"$3\"}}"
+	kubectl patch pod -n default "recycler-for-$1" --subresource=status --type=merge \
+	    -p "{\"status\":$status}" >/dev/null
+}
+claim c-rec 1Gi "$prefix-rec" "$prefix-rec"
+claim c-nfs 1Gi "$prefix-rec" "$prefix-nfs"
+check "claims of Recycle volumes are bound" wait_for 60 eval \
+    'bound c-rec '"$prefix-rec"' && bound c-nfs '"$prefix-nfs"
+check "the claim of a Recycle hostPath volume deleted" delete_claim c-rec
+check "makes its recycler pod default/recycler-for-<volume>" wait_for 60 pod_exists \
+    "$prefix-rec"
+rec_shape=$(pod_shape "$prefix-rec")
+want_shape='registry.k8s.io/build-image/debian-base:bookworm-v1.0.6 ["/bin/sh"] ["-c","test -e /scrub \u0026\u0026 find /scrub -mindepth 1 -delete \u0026\u0026 test -z \"$(ls -A /scrub)\" || exit 1"] /scrub vol /tmp/'"$prefix"'-rec: 60 Never'
+check "kube's image, scrub command, the volume's path, a 60 s deadline" eval \
+    '[ "$rec_shape" = "$want_shape" ] || { echo "# got  $rec_shape"; echo "# want $want_shape"; false; }'
+check "the volume is Released while the pod runs" eval \
+    'sleep 2; phase_is '"$prefix-rec"' Released'
+pod_ends "$prefix-rec" Succeeded
+check "the pod Succeeded: it is deleted" wait_for 60 eval '! pod_exists '"$prefix-rec"
+check "and the volume is Available again, its claimRef cleared" wait_for 60 eval \
+    'phase_is '"$prefix-rec"' Available && [ -z "$(pv_field '"$prefix-rec"' "{.spec.claimRef}")" ]'
+check "with the event VolumeRecycled" wait_for 30 eval \
+    '[ "$(pv_event '"$prefix-rec"' VolumeRecycled)" = "Volume recycled" ]'
+
+check "the claim of a Recycle NFS volume deleted" delete_claim c-nfs
+check "makes its recycler pod, mounting the export, 30 s per GiB past 300 s" wait_for 60 \
+    eval 'pod_exists '"$prefix-nfs"' && [ "$(pod_shape '"$prefix-nfs"' | awk "{print \$(NF-3), \$(NF-2), \$(NF-1), \$NF}")" = "vol nfs.example:/export/'"$prefix"' 300 Never" ]'
+pod_ends "$prefix-nfs" Failed "scrub failed"
+check "the pod Failed: the volume is Failed with the pod's message" wait_for 60 eval \
+    'phase_is '"$prefix-nfs"' Failed && [ "$(pv_field '"$prefix-nfs"' "{.status.message}")" = "Recycle failed: failed to recycle volume: scrub failed" ]'
+check "with the event VolumeFailedRecycle" wait_for 30 eval \
+    '[ "$(pv_event '"$prefix-nfs"' VolumeFailedRecycle)" = "Recycle failed: failed to recycle volume: scrub failed" ]'
+
 # The end state, for persistentvolume-kcm.t: names without the prefix.
 if [ -n "${E2E_PV_STATE:-}" ]; then
 	{
 		kubectl get pvc -n "$ns" -o jsonpath='{range .items[*]}pvc {.metadata.name} {.status.phase} {.spec.volumeName} {.metadata.annotations.pv\.kubernetes\.io/bind-completed} {.metadata.annotations.pv\.kubernetes\.io/bound-by-controller} {.metadata.annotations.volume\.kubernetes\.io/storage-provisioner} {.status.capacity.storage}{"\n"}{end}'
-		kubectl get pv -l "sqlkcm-e2e-pv=$prefix" -o jsonpath='{range .items[*]}pv {.metadata.name} {.status.phase} {.spec.claimRef.name} {.metadata.annotations.pv\.kubernetes\.io/bound-by-controller} {.spec.persistentVolumeReclaimPolicy}{"\n"}{end}'
+		kubectl get pv -l "sqlkcm-e2e-pv=$prefix" -o jsonpath='{range .items[*]}pv {.metadata.name} {.status.phase} {.spec.claimRef.name} {.metadata.annotations.pv\.kubernetes\.io/bound-by-controller} {.spec.persistentVolumeReclaimPolicy} {.status.message} {.metadata.finalizers}{"\n"}{end}'
+		echo "recycler-pod $rec_shape"
+		for v in "$prefix-rec" "$prefix-nfs"; do
+			echo "events $v $(kubectl get events -n default --field-selector "involvedObject.name=$v" -o jsonpath='{range .items[*]}{.type}/{.reason}/{.message};{end}' | tr ';' '\n' | grep -E '/(VolumeRecycled|VolumeFailedRecycle)/' | sort -u | tr '\n' ';')"
+		done
 	} | sed "s/$prefix/PREFIX/g; s/$driver/DRIVER/g; s/e2e.sqlkcm.io-PREFIX/DRIVER/g" | sort >"$E2E_PV_STATE"
 fi
 

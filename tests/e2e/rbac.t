@@ -1010,12 +1010,13 @@ kubectl delete servicecidr "$ns-cidr" --wait=false >/dev/null 2>&1
 # status written.
 check "rbac-persistentvolume-binder.yaml applies" \
     kubectl apply -f "$manifests/rbac-persistentvolume-binder.yaml"
-check "with it, it may update volumes, claims and their status, not patch them" \
+check "with it, it may update volumes, claims and their status, not patch them, and create and delete (recycler) pods" \
     eval 'cluster_wait_until 30 "the role" can update persistentvolumes &&
      can update persistentvolumes --subresource=status &&
      can update persistentvolumeclaims -n '"$ns"' &&
      can update persistentvolumeclaims --subresource=status -n '"$ns"' &&
-     can watch storageclasses.storage.k8s.io && cannot patch persistentvolumes'
+     can watch storageclasses.storage.k8s.io && cannot patch persistentvolumes &&
+     can create pods -n default && can delete pods -n default'
 kubectl apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: PersistentVolume

@@ -28,6 +28,7 @@
 #include "controllers/persistentvolume.h"
 #include "fixtures.h"
 #include "json.h"
+#include "metrics.h"
 #include "resource.h"
 #include "store.h"
 #include "util.h"
@@ -48,6 +49,7 @@ struct vol {
 	const char *source;	/* the volume source member: NULL gcePersistentDisk */
 	const char *labels;	/* JSON, or NULL */
 	int deleting;
+	const char *finalizers;	/* JSON, or NULL */
 };
 
 /* A claim as kube's newClaim makes it: RWO+ROX, Filesystem; a Bound one has the status of
@@ -80,7 +82,7 @@ struct binder_case {
 
 
 #define V(n, c, u, cl, ph, po, cls, ...) { n, c, u, cl, ph, po, cls, { __VA_ARGS__ }, \
-	NULL, NULL, NULL, 0 }
+	NULL, NULL, NULL, 0, NULL }
 #define C(n, u, r, v, ph, cls, ...) { n, u, r, v, ph, cls, { __VA_ARGS__ }, NULL, NULL, \
 	NULL, NULL }
 
@@ -457,9 +459,10 @@ static const struct binder_case binder_cases[] = {
 	  { { "volume8-12", "1Gi", "uid8-12", "claim8-12", "Released", "Delete", "", { NULL },
 	      NULL, NULL, NULL, 0 } },
 	  { { NULL } }, { { NULL } }, NULL, 1 },
+	/* Its in-tree finalizer given (the migration step's first sync adds it). */
 	{ "8-1 - in-tree volume: no deleter",
 	  { { "volume8-1", "1Gi", "uid8-1", "claim8-1", "Released", "Delete", "", { PB }, NULL,
-	      NULL, NULL, 0 } },
+	      NULL, NULL, 0, "[\"kubernetes.io/pv-controller\"]" } },
 	  { { "volume8-1", "1Gi", "uid8-1", "claim8-1", "Failed", "Delete", "", { PB },
 	      "no volume plugin matched name: kubernetes.io/mock-plugin", NULL, NULL, 0 } },
 	  { { NULL } }, { { NULL } }, "Warning VolumeFailedDelete", 1 },
@@ -473,7 +476,7 @@ static const struct binder_case binder_cases[] = {
 	  NULL, 1, .prov = "vendor.com/my-volume" },
 
 	/* recycle_test.go: no recycler for the volume. */
-	{ "6-8 - recycle: no plugin",
+	{ "6-3 - recycle: no plugin",
 	  { V("volume6-8", "1Gi", "uid6-8", "claim6-8", "Bound", "Recycle", "", NULL) },
 	  { { "volume6-8", "1Gi", "uid6-8", "claim6-8", "Failed", "Recycle", "", { NULL },
 	      "No recycler plugin found for the volume!", NULL, NULL, 0 } },
@@ -546,6 +549,8 @@ vol_new(const struct vol *v, const char *prov)
 		cJSON_AddStringToObject(meta, "deletionTimestamp", "2026-01-01T00:00:00Z");
 	if (v->labels != NULL)
 		cJSON_AddItemToObject(meta, "labels", fixture_parse(v->labels));
+	if (v->finalizers != NULL)
+		cJSON_AddItemToObject(meta, "finalizers", fixture_parse(v->finalizers));
 	for (int i = 0; i < 3 && v->anns[i] != NULL; i++)
 		cJSON_AddStringToObject(json_child_object(meta, "annotations"), v->anns[i],
 		    strcmp(v->anns[i], PB) == 0 ? (prov != NULL ? prov :
@@ -665,8 +670,8 @@ find_object(cJSON *objs, const char *namespace, const char *name)
 }
 
 static void
-apply_writes(const struct binder_case *row, const struct sync_result *r, cJSON *vols,
-    cJSON *claims, struct buf *events)
+apply_writes(const char *row_name, const struct sync_result *r, cJSON *vols,
+    cJSON *claims, struct buf *events, struct buf *pod_writes)
 {
 	int next_rv = 100;
 
@@ -677,14 +682,24 @@ apply_writes(const struct binder_case *row, const struct sync_result *r, cJSON *
 		const char *rv = json_string(a->body, "metadata.resourceVersion");
 		char text[16];
 
-		/* kube's role grants update, not patch: every write is a PUT. */
+		if (strcmp(a->resource->name, "pods") == 0) {
+			/* The recycler pod: created and deleted, as kube's recycler does. */
+			assert_true(a->type == ACTION_CREATE || a->type == ACTION_DELETE);
+			buf_printf(pod_writes, "%s%s %s/%s", pod_writes->len > 0 ? "," : "",
+			    a->verb, a->namespace, a->name);
+			if (a->done_reason != NULL)
+				buf_printf(events, "%s%s %s", events->len > 0 ? "," : "",
+				    a->done_type != NULL ? a->done_type : "Normal", a->done_reason);
+			continue;
+		}
+		/* kube's role grants update, not patch: every other write is a PUT. */
 		assert_int_equal(a->type, ACTION_UPDATE);
 		if (o == NULL)
-			fail_msg("%s: write %d to %s/%s: no such object", row->name, i, a->namespace,
+			fail_msg("%s: write %d to %s/%s: no such object", row_name, i, a->namespace,
 			    a->name);
 		if (*rv != '\0' && strcmp(rv, json_string(o, "metadata.resourceVersion")) != 0)
 			fail_msg("%s: write %d to %s: resourceVersion %s, the object's is %s",
-			    row->name, i, a->name, rv, json_string(o, "metadata.resourceVersion"));
+			    row_name, i, a->name, rv, json_string(o, "metadata.resourceVersion"));
 		if (a->subresource != NULL) {
 			/* A status update writes the status alone. */
 			assert_string_equal(a->subresource, "status");
@@ -697,7 +712,7 @@ apply_writes(const struct binder_case *row, const struct sync_result *r, cJSON *
 
 			if (*rv == '\0')
 				fail_msg("%s: write %d to %s: an update without resourceVersion",
-				    row->name, i, a->name);
+				    row_name, i, a->name);
 			cJSON_DeleteItemFromObjectCaseSensitive(copy, "status");
 			if (status != NULL)
 				cJSON_AddItemToObject(copy, "status", status);
@@ -857,7 +872,14 @@ binder_row(void **state)
 	for (int i = 0; i < w->result.nevents; i++)
 		buf_printf(&events, "%s%s %s", events.len > 0 ? "," : "",
 		    w->result.events[i].type, w->result.events[i].reason);
-	apply_writes(row, &w->result, vols, claims, &events);
+	{
+		struct buf pod_writes = { 0 };
+
+		apply_writes(row->name, &w->result, vols, claims, &events, &pod_writes);
+		if (pod_writes.len > 0)
+			fail_msg("%s: pod writes %s", row->name, pod_writes.data);
+		buf_free(&pod_writes);
+	}
 	if (strcmp(events.data != NULL ? events.data : "", row->events != NULL ? row->events :
 	    "") != 0)
 		fail_msg("%s: events \"%s\", want \"%s\"", row->name,
@@ -871,6 +893,615 @@ binder_row(void **state)
 	cJSON_Delete(vols);
 	cJSON_Delete(claims);
 	ctl_world_free(w);
+}
+
+/* --- the recycler --------------------------------------------------------------------- */
+
+#define HOSTPATH "\"hostPath\":{\"path\":\"/tmp/v\"}"
+#define NFS "\"nfs\":{\"server\":\"nfs.example\",\"path\":\"/export\"}"
+
+/*
+ * kube's recycle_test.go (TestRecycleSync, TestRecycleMultiSync) with the recycler pod
+ * kube's hostPath and NFS plugins run, played: the volume (its claim gone, or another
+ * claim of its name there) is synced, which creates the pod; the pod then ends as each
+ * round of outcomes says ("Succeeded", "Failed", "Failed:MESSAGE", "deleted": gone
+ * before it ended), the volume being synced after each. A row names the pod writes
+ * and events of every round, in order, and the volume at the end.
+ */
+struct recycle_case {
+	const char *name;
+	struct vol vol, evol;
+	struct claim claim;		/* a claim of the volume's claim's name, or none */
+	const char *pods;		/* pods using claims, JSON objects comma-separated */
+	const char *outcomes;		/* comma-separated; NULL: the pod is never created */
+	const char *pod_writes;		/* e.g. "create default/recycler-for-v,delete ..." */
+	const char *events;
+	long long deadline;		/* the pod's activeDeadlineSeconds */
+	const char *source;		/* the pod's volume, as JSON */
+	int old_pod;			/* a pod of the name is there before the first sync */
+};
+
+#define POD_USING(name, claim, phase) "{\"metadata\":{\"name\":\"" name "\"," \
+	"\"namespace\":\"default\",\"uid\":\"uid-" name "\",\"resourceVersion\":\"1\"}," \
+	"\"spec\":{\"nodeName\":\"n\",\"volumes\":[{\"name\":\"v\",\"persistentVolumeClaim\":" \
+	"{\"claimName\":\"" claim "\"}}]},\"status\":{\"phase\":\"" phase "\"}}"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+static const struct recycle_case recycle_cases[] = {
+	{ "6-1 - successful recycle",
+	  { "volume6-1", "1Gi", "uid6-1", "claim6-1", "Bound", "Recycle", "", { BBC }, NULL,
+	    HOSTPATH },
+	  V("volume6-1", "1Gi", "", "", "Available", "Recycle", "", NULL),
+	  { NULL }, NULL, "Succeeded",
+	  "create default/recycler-for-volume6-1,delete default/recycler-for-volume6-1",
+	  "Normal VolumeRecycled", 60, "{\"name\":\"vol\",\"hostPath\":{\"path\":\"/tmp/v\"}}" },
+	{ "6-2 - successful recycle with prebound volume",
+	  { "volume6-2", "1Gi", "uid6-2", "claim6-2", "Bound", "Recycle", "", { NULL }, NULL,
+	    HOSTPATH },
+	  V("volume6-2", "1Gi", "", "claim6-2", "Available", "Recycle", "", NULL),
+	  { NULL }, NULL, "Succeeded",
+	  "create default/recycler-for-volume6-2,delete default/recycler-for-volume6-2",
+	  "Normal VolumeRecycled", 60, "{\"name\":\"vol\",\"hostPath\":{\"path\":\"/tmp/v\"}}" },
+	{ "6-5 - recycle returns error",
+	  { "volume6-5", "1Gi", "uid6-5", "claim6-5", "Bound", "Recycle", "", { NULL }, NULL,
+	    HOSTPATH },
+	  { "volume6-5", "1Gi", "uid6-5", "claim6-5", "Failed", "Recycle", "", { NULL },
+	    "Recycle failed: failed to recycle volume: Mock recycle error" },
+	  { NULL }, NULL, "Failed:Mock recycle error",
+	  "create default/recycler-for-volume6-5,delete default/recycler-for-volume6-5",
+	  "Warning VolumeFailedRecycle", 60,
+	  "{\"name\":\"vol\",\"hostPath\":{\"path\":\"/tmp/v\"}}" },
+	{ "recycler pod failed without a message",
+	  { "volume-r1", "1Gi", "uid-r1", "claim-r1", "Released", "Recycle", "", { NULL },
+	    NULL, HOSTPATH },
+	  { "volume-r1", "1Gi", "uid-r1", "claim-r1", "Failed", "Recycle", "", { NULL },
+	    "Recycle failed: failed to recycle volume: pod failed, pod.Status.Message unknown" },
+	  { NULL }, NULL, "Failed",
+	  "create default/recycler-for-volume-r1,delete default/recycler-for-volume-r1",
+	  "Warning VolumeFailedRecycle", 60,
+	  "{\"name\":\"vol\",\"hostPath\":{\"path\":\"/tmp/v\"}}" },
+	{ "recycler pod deleted before it ended",
+	  { "volume-r2", "1Gi", "uid-r2", "claim-r2", "Released", "Recycle", "", { NULL },
+	    NULL, HOSTPATH },
+	  { "volume-r2", "1Gi", "uid-r2", "claim-r2", "Failed", "Recycle", "", { NULL },
+	    "Recycle failed: failed to recycle volume: recycler pod was deleted" },
+	  { NULL }, NULL, "deleted", "create default/recycler-for-volume-r2",
+	  "Warning VolumeFailedRecycle", 60,
+	  "{\"name\":\"vol\",\"hostPath\":{\"path\":\"/tmp/v\"}}" },
+	{ "an old recycler pod is deleted and the recycle fails, to be tried again",
+	  { "volume-r3", "1Gi", "uid-r3", "claim-r3", "Released", "Recycle", "", { NULL },
+	    NULL, HOSTPATH },
+	  { "volume-r3", "1Gi", "uid-r3", "claim-r3", "Failed", "Recycle", "", { NULL },
+	    "Recycle failed: old recycler pod found, will retry later" },
+	  { NULL }, NULL, NULL, "delete default/recycler-for-volume-r3",
+	  "Warning VolumeFailedRecycle", 0, NULL, 1 },
+	{ "7-1 - recycle returns error, then succeeds",
+	  { "volume7-1", "1Gi", "uid7-1", "claim7-1", "Bound", "Recycle", "", { NULL }, NULL,
+	    HOSTPATH },
+	  V("volume7-1", "1Gi", "", "claim7-1", "Available", "Recycle", "", NULL),
+	  { NULL }, NULL, "Failed:Mock recycle error,Succeeded",
+	  "create default/recycler-for-volume7-1,delete default/recycler-for-volume7-1,"
+	  "create default/recycler-for-volume7-1,delete default/recycler-for-volume7-1",
+	  "Warning VolumeFailedRecycle,Normal VolumeRecycled", 60,
+	  "{\"name\":\"vol\",\"hostPath\":{\"path\":\"/tmp/v\"}}" },
+	{ "6-9 - prebound volume is recycled while the claim exists",
+	  { "volume6-9", "1Gi", "uid6-9", "claim6-9", "Bound", "Recycle", "", { NULL }, NULL,
+	    HOSTPATH },
+	  V("volume6-9", "1Gi", "", "claim6-9", "Available", "Recycle", "", NULL),
+	  C("claim6-9", "uid6-9-x", "10Gi", "", "Pending", NULL, NULL), NULL, "Succeeded",
+	  "create default/recycler-for-volume6-9,delete default/recycler-for-volume6-9",
+	  "Normal VolumeRecycled", 60, "{\"name\":\"vol\",\"hostPath\":{\"path\":\"/tmp/v\"}}" },
+	{ "6-12 - used by pending pod",
+	  { "volume6-12", "1Gi", "uid6-12", "pendingClaim", "Bound", "Recycle", "", { BBC },
+	    NULL, HOSTPATH },
+	  V("volume6-12", "1Gi", "uid6-12", "pendingClaim", "Released", "Recycle", "", BBC),
+	  { NULL }, POD_USING("pendingPod", "pendingClaim", "Pending"), NULL, NULL,
+	  "Normal VolumeFailedRecycle" },
+	{ "6-13 - used by completed pod",
+	  { "volume6-13", "1Gi", "uid6-13", "completedClaim", "Bound", "Recycle", "", { BBC },
+	    NULL, HOSTPATH },
+	  V("volume6-13", "1Gi", "", "", "Available", "Recycle", "", NULL),
+	  { NULL }, POD_USING("completedPod", "completedClaim", "Succeeded"), "Succeeded",
+	  "create default/recycler-for-volume6-13,delete default/recycler-for-volume6-13",
+	  "Normal VolumeRecycled", 60, "{\"name\":\"vol\",\"hostPath\":{\"path\":\"/tmp/v\"}}" },
+	{ "6-14 - seemingly used by running pod",
+	  { "volume6-14", "1Gi", "uid6-14", "runningClaim", "Bound", "Recycle", "", { BBC },
+	    NULL, HOSTPATH },
+	  V("volume6-14", "1Gi", "", "", "Available", "Recycle", "", NULL),
+	  { "runningClaim", "uid6-14-x", "10Gi", "", "Bound", NULL, { NULL } },
+	  POD_USING("runningPod", "runningClaim", "Running"), "Succeeded",
+	  "create default/recycler-for-volume6-14,delete default/recycler-for-volume6-14",
+	  "Normal VolumeRecycled", 60, "{\"name\":\"vol\",\"hostPath\":{\"path\":\"/tmp/v\"}}" },
+	{ "an NFS volume's pod mounts its export, 30 s per GiB past the 300 s minimum",
+	  { "volume-n1", "20Gi", "uid-n1", "claim-n1", "Released", "Recycle", "", { BBC },
+	    NULL, NFS },
+	  V("volume-n1", "20Gi", "", "", "Available", "Recycle", "", NULL),
+	  { NULL }, NULL, "Succeeded",
+	  "create default/recycler-for-volume-n1,delete default/recycler-for-volume-n1",
+	  "Normal VolumeRecycled", 600,
+	  "{\"name\":\"vol\",\"nfs\":{\"server\":\"nfs.example\",\"path\":\"/export\"}}" },
+	{ "a volume of a plugin that cannot recycle fails (6-3)",
+	  V("volume6-3", "1Gi", "uid6-3", "claim6-3", "Bound", "Recycle", "", NULL),
+	  { "volume6-3", "1Gi", "uid6-3", "claim6-3", "Failed", "Recycle", "", { NULL },
+	    "No recycler plugin found for the volume!" },
+	  { NULL }, NULL, NULL, NULL, "Warning VolumeFailedRecycle" },
+};
+#pragma GCC diagnostic pop
+
+/* Caches every object of arr (copies) into r's table. */
+static void
+cache_all(struct ctl_world *w, const struct resource *r, const cJSON *arr)
+{
+	const cJSON *o;
+
+	cJSON_ArrayForEach(o, arr)
+		ctl_cache(w, r, cJSON_Duplicate(o, 1));
+}
+
+/* Syncs volume key, checks the sync asks no live read it should not, applies its writes
+ * to vols and claims (and the cache) and appends its events and pod writes. Returns the
+ * recycler pod the sync created (taken), or NULL. */
+static cJSON *
+recycle_round(struct ctl_world *w, const char *row, const char *key, cJSON *vols,
+    cJSON *claims, struct buf *events, struct buf *pod_writes)
+{
+	cJSON *created = NULL;
+
+	ctl_sync(w, key, NOW);
+	for (int i = 0; i < w->result.nevents; i++)
+		buf_printf(events, "%s%s %s", events->len > 0 ? "," : "",
+		    w->result.events[i].type, w->result.events[i].reason);
+	for (int i = 0; i < w->result.nwrites; i++) {
+		if (w->result.writes[i].type == ACTION_CREATE)
+			created = cJSON_Duplicate(w->result.writes[i].body, 1);
+	}
+	apply_writes(row, &w->result, vols, claims, events, pod_writes);
+	cache_all(w, resource_find("persistentvolumes"), vols);
+	return created;
+}
+
+static void
+recycle_row(void **state)
+{
+	const struct recycle_case *row = *state;
+	struct ctl_world *w = ctl_world_new(&persistentvolume_controller_type, NULL);
+	const struct resource *pods = resource_find("pods");
+	cJSON *vols = cJSON_CreateArray(), *claims = cJSON_CreateArray(), *pod;
+	struct buf events = { 0 }, pod_writes = { 0 };
+	char *outcomes = row->outcomes != NULL ? xstrdup(row->outcomes) : NULL, *next, *o;
+
+	cJSON_AddItemToArray(vols, vol_new(&row->vol, NULL));
+	cache_all(w, resource_find("persistentvolumes"), vols);
+	if (row->claim.name != NULL) {
+		cJSON_AddItemToArray(claims, claim_new(&row->claim, NULL));
+		cache_all(w, resource_find("persistentvolumeclaims"), claims);
+	}
+	if (row->pods != NULL) {
+		char *text = xasprintf("[%s]", row->pods);
+		cJSON *arr = fixture_parse(text);
+
+		cache_all(w, pods, arr);
+		cJSON_Delete(arr);
+		free(text);
+	}
+	if (row->old_pod) {
+		char *text = xasprintf("{\"metadata\":{\"name\":\"recycler-for-%s\","
+		    "\"namespace\":\"default\",\"uid\":\"old\",\"resourceVersion\":\"1\"},"
+		    "\"spec\":{},\"status\":{\"phase\":\"Running\"}}", row->vol.name);
+
+		ctl_cache(w, pods, fixture_parse(text));
+		free(text);
+	}
+	pod = recycle_round(w, row->name, row->vol.name, vols, claims, &events, &pod_writes);
+	for (o = outcomes; o != NULL; o = next) {
+		char *colon;
+
+		next = strchr(o, ',');
+		if (next != NULL)
+			*next++ = '\0';
+		if (pod == NULL)
+			fail_msg("%s: no recycler pod created before outcome %s", row->name, o);
+		if (json_int(pod, "spec.activeDeadlineSeconds", -1) != row->deadline)
+			fail_msg("%s: activeDeadlineSeconds %lld, want %lld", row->name,
+			    json_int(pod, "spec.activeDeadlineSeconds", -1), row->deadline);
+		{
+			char *src = cJSON_PrintUnformatted(cJSON_GetArrayItem(json_path(pod,
+			    "spec.volumes"), 0));
+
+			if (strcmp(src, row->source) != 0)
+				fail_msg("%s: the pod's volume %s, want %s", row->name, src,
+				    row->source);
+			free(src);
+		}
+		/* kube's pod: its image, command and mount. */
+		assert_string_equal(json_string(pod, "metadata.namespace"), "default");
+		assert_string_equal(json_string(cJSON_GetArrayItem(json_path(pod,
+		    "spec.containers"), 0), "image"),
+		    "registry.k8s.io/build-image/debian-base:bookworm-v1.0.6");
+		assert_string_equal(json_string(pod, "spec.restartPolicy"), "Never");
+		assert_null(json_path(pod, "metadata.generateName"));
+		json_set(json_child_object(pod, "metadata"), "uid", cJSON_CreateString("rp"));
+		json_set(json_child_object(pod, "metadata"), "resourceVersion",
+		    cJSON_CreateString("1"));
+		json_set(pod, "status", fixture_parse("{\"phase\":\"Running\"}"));
+		/* The pod runs: the volume waits for it. */
+		ctl_cache(w, pods, cJSON_Duplicate(pod, 1));
+		cJSON_Delete(recycle_round(w, row->name, row->vol.name, vols, claims, &events,
+		    &pod_writes));
+		if (strcmp(o, "deleted") == 0) {
+			ctl_uncache(w, pods, "rp");
+		} else {
+			colon = strchr(o, ':');
+			if (colon != NULL)
+				*colon++ = '\0';
+			json_set(pod, "status", cJSON_CreateObject());
+			cJSON_AddStringToObject(json_child_object(pod, "status"), "phase", o);
+			if (colon != NULL)
+				cJSON_AddStringToObject(json_child_object(pod, "status"), "message",
+				    colon);
+			json_set(json_child_object(pod, "metadata"), "resourceVersion",
+			    cJSON_CreateString("2"));
+			ctl_cache(w, pods, cJSON_Duplicate(pod, 1));
+		}
+		cJSON_Delete(pod);
+		pod = recycle_round(w, row->name, row->vol.name, vols, claims, &events,
+		    &pod_writes);
+		if (pod != NULL)	/* the pod gone: the next round's pod */
+			ctl_uncache(w, pods, "rp");
+		else if (next != NULL && strcmp(o, "deleted") != 0) {
+			ctl_uncache(w, pods, "rp");
+			pod = recycle_round(w, row->name, row->vol.name, vols, claims, &events,
+			    &pod_writes);
+		}
+	}
+	cJSON_Delete(pod);
+	assert_described("pod writes", pod_writes.data != NULL ? pod_writes.data : "",
+	    row->pod_writes);
+	assert_described("events", events.data != NULL ? events.data : "", row->events);
+	check_volume((const struct binder_case *)&(struct binder_case){ .name = row->name },
+	    &row->evol, vols);
+	free(outcomes);
+	buf_free(&events);
+	buf_free(&pod_writes);
+	cJSON_Delete(vols);
+	cJSON_Delete(claims);
+	ctl_world_free(w);
+}
+
+/* kube's CalculateTimeoutForVolume: the increment per whole GiB, at least the minimum. */
+static void
+recycler_timeout_per_gib(void **state)
+{
+	static const struct {
+		long long minimum, increment;
+		const char *cap;
+		long long want;
+	} rows[] = {
+		{ 60, 30, "1Gi", 60 }, { 60, 30, "10Gi", 300 }, { 300, 30, "10Gi", 300 },
+		{ 300, 30, "20Gi", 600 }, { 60, 30, "2.5Gi", 60 }, { 10, 30, "1500Mi", 30 },
+		{ 60, 30, NULL, 60 }, { 0, 30, "1G", 0 }, { 0, 30, "2G", 30 },
+		{ 60, 30, "junk", 60 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(rows); i++) {
+		cJSON *v = fixture_parse("{\"spec\":{\"capacity\":{}}}");
+
+		if (rows[i].cap != NULL)
+			cJSON_AddStringToObject(json_child_object(json_child_object(v, "spec"),
+			    "capacity"), "storage", rows[i].cap);
+		if (persistentvolume_recycler_timeout(rows[i].minimum, rows[i].increment, v) !=
+		    rows[i].want)
+			fail_msg("%lld/%lld %s: %lld, want %lld", rows[i].minimum, rows[i].increment,
+			    rows[i].cap != NULL ? rows[i].cap : "(none)",
+			    persistentvolume_recycler_timeout(rows[i].minimum, rows[i].increment, v),
+			    rows[i].want);
+		cJSON_Delete(v);
+	}
+}
+
+/* --- CSI migration: annotations and finalizers ----------------------------------------- */
+
+#define MT "pv.kubernetes.io/migrated-to"
+#define FIT "kubernetes.io/pv-controller"
+#define FEXT "external-provisioner.volume.kubernetes.io/finalizer"
+#define FCUSTOM "test.volume.kubernetes.io/finalizer"
+
+/* kube's TestAnnealMigrationAnnotations: the provisioner annotation of a volume or claim,
+ * the migrated-to it has and the one it should have (NULL: none). kube's gce-pd is
+ * migrated (to pd.csi.storage.gke.io); rbd is not. */
+struct migration_case {
+	const char *name;
+	int claim;		/* a claim (else a volume, of policy Retain) */
+	const char *key;	/* the provisioner annotation */
+	const char *provisioner;
+	const char *migrated_to, *want;
+	int modified;
+};
+
+static const struct migration_case migration_cases[] = {
+	{ "migration on: a volume gets migrated-to", 0, PB, "kubernetes.io/gce-pd", NULL,
+	  "pd.csi.storage.gke.io", 1 },
+	{ "migration on: a claim gets migrated-to", 1, SP, "kubernetes.io/gce-pd", NULL,
+	  "pd.csi.storage.gke.io", 1 },
+	{ "migration on: a claim of the beta annotation gets migrated-to", 1,
+	  "volume.beta.kubernetes.io/storage-provisioner", "kubernetes.io/gce-pd", NULL,
+	  "pd.csi.storage.gke.io", 1 },
+	{ "migration on: a wrong migrated-to is corrected", 0, PB, "kubernetes.io/gce-pd",
+	  "other.csi.driver", "pd.csi.storage.gke.io", 1 },
+	{ "migration on: the right migrated-to is kept", 1, SP, "kubernetes.io/gce-pd",
+	  "pd.csi.storage.gke.io", "pd.csi.storage.gke.io", 0 },
+	{ "migration off: a volume gets none", 0, PB, "kubernetes.io/rbd", NULL, NULL, 0 },
+	{ "migration off: a claim gets none", 1, SP, "kubernetes.io/rbd", NULL, NULL, 0 },
+	{ "migration off removes migrated-to (rollback) of a volume", 0, PB,
+	  "kubernetes.io/rbd", "rbd.csi.ceph.com", NULL, 1 },
+	{ "migration off removes migrated-to (rollback) of a claim", 1, SP,
+	  "kubernetes.io/rbd", "rbd.csi.ceph.com", NULL, 1 },
+	{ "migration off removes migrated-to (rollback), beta annotation", 1,
+	  "volume.beta.kubernetes.io/storage-provisioner", "kubernetes.io/rbd",
+	  "rbd.csi.ceph.com", NULL, 1 },
+	{ "a statically provisioned volume is left alone", 0, NULL, NULL, "x.csi", "x.csi", 0 },
+	{ "an external provisioner's volume loses a stale migrated-to", 0, PB,
+	  "vendor.com/csi", "vendor.com/csi", NULL, 1 },
+};
+
+/* kube's TestModifyDeletionFinalizers (13-x): a volume's provisioner, policy and
+ * finalizers, and the finalizers it should have. */
+struct finalizer_case {
+	const char *name;
+	const char *provisioner;	/* provisioned-by; NULL: none */
+	const char *migrated_to;
+	const char *policy;
+	const char *have, *want;	/* JSON arrays; NULL: none */
+	int modified;
+};
+
+static const struct finalizer_case finalizer_cases[] = {
+	{ "13-1 an external provisioner's finalizer is kept", "rbd.csi.ceph.com", NULL,
+	  "Delete", "[\"" FEXT "\"]", "[\"" FEXT "\"]", 0 },
+	{ "13-2 an external provisioner's volume gets no finalizer", "rbd.csi.ceph.com", NULL,
+	  "Delete", NULL, NULL, 0 },
+	{ "13-3 an in-tree Delete volume gets the in-tree finalizer after the others",
+	  "kubernetes.io/mock-plugin", NULL, "Delete", "[\"" FCUSTOM "\"]",
+	  "[\"" FCUSTOM "\",\"" FIT "\"]", 1 },
+	{ "13-4 an in-tree Delete volume without finalizers gets the in-tree one",
+	  "kubernetes.io/mock-plugin", NULL, "Delete", NULL, "[\"" FIT "\"]", 1 },
+	{ "13-5 an in-tree volume's external finalizer is replaced by the in-tree one",
+	  "kubernetes.io/mock-plugin", NULL, "Delete", "[\"" FEXT "\"]", "[\"" FIT "\"]", 1 },
+	{ "13-6 the same among other finalizers", "kubernetes.io/mock-plugin", NULL, "Delete",
+	  "[\"" FEXT "\",\"" FCUSTOM "\"]", "[\"" FCUSTOM "\",\"" FIT "\"]", 1 },
+	{ "13-7 a migrated plugin's volume loses the in-tree finalizer",
+	  "kubernetes.io/gce-pd", "pd.csi.storage.gke.io", "Delete",
+	  "[\"" FEXT "\",\"" FIT "\"]", "[\"" FEXT "\"]", 1 },
+	{ "13-10 no provisioner annotation: finalizers kept", NULL, NULL, "Delete",
+	  "[\"" FEXT "\"]", "[\"" FEXT "\"]", 0 },
+	{ "13-11 no provisioner annotation nor finalizers", NULL, NULL, "Delete", NULL, NULL,
+	  0 },
+	{ "13-12 an in-tree Retain volume gets no finalizer", "kubernetes.io/mock-plugin",
+	  NULL, "Retain", NULL, NULL, 0 },
+	{ "13-13 an in-tree Recycle volume gets no finalizer", "kubernetes.io/mock-plugin",
+	  NULL, "Recycle", NULL, NULL, 0 },
+	{ "13-14 an in-tree Retain volume loses the in-tree finalizer",
+	  "kubernetes.io/mock-plugin", NULL, "Retain", "[\"" FIT "\"]", NULL, 1 },
+	{ "an in-tree Recycle volume loses the in-tree finalizer, keeps the others",
+	  "kubernetes.io/nfs", NULL, "Recycle", "[\"" FCUSTOM "\",\"" FIT "\"]",
+	  "[\"" FCUSTOM "\"]", 1 },
+};
+
+/* A volume bound to claim "c" (uid "cu") and that claim, both Bound: a sync of either
+ * writes nothing but what the migration asks. */
+static void
+cache_bound_pair(struct ctl_world *w, cJSON *vol_anns, const char *policy,
+    const char *finalizers, cJSON *claim_anns)
+{
+	cJSON *v = fixture_parse("{\"metadata\":{\"name\":\"v\",\"uid\":\"vu\","
+	    "\"resourceVersion\":\"1\"},\"spec\":{\"capacity\":{\"storage\":\"1Gi\"},"
+	    "\"accessModes\":[\"ReadWriteOnce\"],\"volumeMode\":\"Filesystem\","
+	    "\"storageClassName\":\"\",\"gcePersistentDisk\":{\"pdName\":\"\"},"
+	    "\"claimRef\":{\"kind\":\"PersistentVolumeClaim\",\"namespace\":\"default\","
+	    "\"name\":\"c\",\"uid\":\"cu\"}},\"status\":{\"phase\":\"Bound\"}}");
+	cJSON *c = fixture_parse("{\"metadata\":{\"name\":\"c\",\"namespace\":\"default\","
+	    "\"uid\":\"cu\",\"resourceVersion\":\"1\",\"annotations\":{\"" BC "\":\"yes\"}},"
+	    "\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"volumeMode\":\"Filesystem\","
+	    "\"resources\":{\"requests\":{\"storage\":\"1Gi\"}},\"storageClassName\":\"\","
+	    "\"volumeName\":\"v\"},\"status\":{\"phase\":\"Bound\","
+	    "\"accessModes\":[\"ReadWriteOnce\"],\"capacity\":{\"storage\":\"1Gi\"}}}");
+
+	json_set(json_child_object(v, "spec"), "persistentVolumeReclaimPolicy",
+	    cJSON_CreateString(policy));
+	if (vol_anns != NULL)
+		json_set(json_child_object(v, "metadata"), "annotations", vol_anns);
+	if (finalizers != NULL)
+		json_set(json_child_object(v, "metadata"), "finalizers", fixture_parse(finalizers));
+	if (claim_anns != NULL) {
+		cJSON *a;
+
+		while ((a = claim_anns->child) != NULL) {
+			cJSON_DetachItemViaPointer(claim_anns, a);
+			json_set(json_child_object(json_child_object(c, "metadata"), "annotations"),
+			    a->string, a);
+		}
+		cJSON_Delete(claim_anns);
+	}
+	ctl_cache(w, resource_find("persistentvolumes"), v);
+	ctl_cache(w, resource_find("persistentvolumeclaims"), c);
+}
+
+static void
+migration_row(void **state)
+{
+	const struct migration_case *row = *state;
+	struct ctl_world *w = ctl_world_new(&persistentvolume_controller_type, NULL);
+	cJSON *anns = cJSON_CreateObject();
+	const struct action *a;
+
+	if (row->key != NULL)
+		cJSON_AddStringToObject(anns, row->key, row->provisioner);
+	if (row->migrated_to != NULL)
+		cJSON_AddStringToObject(anns, MT, row->migrated_to);
+	if (row->claim)
+		cache_bound_pair(w, NULL, "Retain", NULL, anns);
+	else
+		cache_bound_pair(w, anns, "Retain", NULL, NULL);
+	ctl_sync(w, row->claim ? "default/c" : "v", NOW);
+	if (w->result.nwrites != row->modified)
+		fail_msg("%s: %d writes, want %d", row->name, w->result.nwrites, row->modified);
+	if (row->modified) {
+		const cJSON *mt;
+
+		a = &w->result.writes[0];
+		assert_int_equal(a->type, ACTION_UPDATE);
+		assert_null(a->subresource);
+		assert_string_equal(json_string(a->body, "metadata.resourceVersion"), "1");
+		assert_string_equal(a->resource->name, row->claim ? "persistentvolumeclaims" :
+		    "persistentvolumes");
+		mt = json_annotation(a->body, MT);
+		if (row->want == NULL ? mt != NULL : (!cJSON_IsString(mt) ||
+		    strcmp(mt->valuestring, row->want) != 0))
+			fail_msg("%s: migrated-to %s, want %s", row->name,
+			    cJSON_IsString(mt) ? mt->valuestring : "(none)",
+			    row->want != NULL ? row->want : "(none)");
+		if (row->key != NULL && json_annotation(a->body, row->key) == NULL)
+			fail_msg("%s: the provisioner annotation is lost", row->name);
+	}
+	ctl_world_free(w);
+}
+
+static void
+finalizer_row(void **state)
+{
+	const struct finalizer_case *row = *state;
+	struct ctl_world *w = ctl_world_new(&persistentvolume_controller_type, NULL);
+	cJSON *anns = cJSON_CreateObject();
+
+	if (row->provisioner != NULL)
+		cJSON_AddStringToObject(anns, PB, row->provisioner);
+	if (row->migrated_to != NULL)
+		cJSON_AddStringToObject(anns, MT, row->migrated_to);
+	cache_bound_pair(w, anns, row->policy, row->have, NULL);
+	ctl_sync(w, "v", NOW);
+	if (w->result.nwrites != row->modified)
+		fail_msg("%s: %d writes, want %d", row->name, w->result.nwrites, row->modified);
+	if (row->modified) {
+		const cJSON *got = json_path(w->result.writes[0].body, "metadata.finalizers");
+		char *text = got != NULL ? cJSON_PrintUnformatted(got) : NULL;
+
+		if (row->want == NULL ? text != NULL : (text == NULL ||
+		    strcmp(text, row->want) != 0))
+			fail_msg("%s: finalizers %s, want %s", row->name,
+			    text != NULL ? text : "(none)", row->want != NULL ? row->want : "(none)");
+		free(text);
+		assert_int_equal(w->result.writes[0].type, ACTION_UPDATE);
+		assert_null(w->result.writes[0].subresource);
+	}
+	ctl_world_free(w);
+}
+
+/* --- metrics ------------------------------------------------------------------------- */
+
+/* kube's pv_collector gauges (its metrics_test.go's collector cases): volumes by plugin
+ * and mode, bound and unbound by class; claims bound and unbound by namespace, class and
+ * volume attributes class; counted from the cache at each scrape, so that a class whose
+ * last volume went is no longer reported. */
+static void
+pv_collector_counts_the_cache(void **state)
+{
+	struct metrics_registry *registry = metrics_registry_new();
+	struct controller_config config = { .metrics = registry };
+	struct ctl_world *w = ctl_world_new(&persistentvolume_controller_type, &config);
+	const struct resource *pvs = resource_find("persistentvolumes");
+	const struct resource *pvcs = resource_find("persistentvolumeclaims");
+	static const char *const want[] = {
+		"pv_collector_bound_pv_count{storage_class=\"a\"} 1\n",
+		"pv_collector_unbound_pv_count{storage_class=\"a\"} 1\n",
+		"pv_collector_unbound_pv_count{storage_class=\"b\"} 2\n",
+		"pv_collector_total_pv_count{plugin_name=\"kubernetes.io/host-path\","
+		    "volume_mode=\"Filesystem\"} 1\n",
+		"pv_collector_total_pv_count{plugin_name=\"kubernetes.io/csi:d.example\","
+		    "volume_mode=\"Block\"} 1\n",
+		"pv_collector_total_pv_count{plugin_name=\"kubernetes.io/nfs\","
+		    "volume_mode=\"Filesystem\"} 1\n",
+		"pv_collector_total_pv_count{plugin_name=\"N/A\",volume_mode=\"Filesystem\"} 1\n",
+		"pv_collector_bound_pvc_count{namespace=\"ns1\",storage_class=\"a\","
+		    "volume_attributes_class=\"\"} 1\n",
+		"pv_collector_unbound_pvc_count{namespace=\"ns1\",storage_class=\"a\","
+		    "volume_attributes_class=\"\"} 1\n",
+		"pv_collector_unbound_pvc_count{namespace=\"ns2\",storage_class=\"old\","
+		    "volume_attributes_class=\"gold\"} 1\n",
+		"retroactive_storageclass_total 0\n",
+		"retroactive_storageclass_errors_total 0\n",
+	};
+	struct buf out = { 0 };
+
+	(void)state;
+	ctl_cache(w, pvs, fixture_parse("{\"metadata\":{\"name\":\"p1\",\"uid\":\"p1\","
+	    "\"resourceVersion\":\"1\"},\"spec\":{\"storageClassName\":\"a\",\"volumeMode\":"
+	    "\"Filesystem\",\"hostPath\":{\"path\":\"/x\"}},\"status\":{\"phase\":\"Bound\"}}"));
+	ctl_cache(w, pvs, fixture_parse("{\"metadata\":{\"name\":\"p2\",\"uid\":\"p2\","
+	    "\"resourceVersion\":\"1\"},\"spec\":{\"storageClassName\":\"a\",\"volumeMode\":"
+	    "\"Block\",\"csi\":{\"driver\":\"d.example\",\"volumeHandle\":\"h\"}},"
+	    "\"status\":{\"phase\":\"Available\"}}"));
+	ctl_cache(w, pvs, fixture_parse("{\"metadata\":{\"name\":\"p3\",\"uid\":\"p3\","
+	    "\"resourceVersion\":\"1\"},\"spec\":{\"storageClassName\":\"b\",\"volumeMode\":"
+	    "\"Filesystem\",\"nfs\":{\"server\":\"s\",\"path\":\"/\"}},"
+	    "\"status\":{\"phase\":\"Released\"}}"));
+	ctl_cache(w, pvs, fixture_parse("{\"metadata\":{\"name\":\"p4\",\"uid\":\"p4\","
+	    "\"resourceVersion\":\"1\"},\"spec\":{\"storageClassName\":\"b\",\"volumeMode\":"
+	    "\"Filesystem\",\"gcePersistentDisk\":{\"pdName\":\"x\"}},"
+	    "\"status\":{\"phase\":\"Failed\"}}"));
+	ctl_cache(w, pvcs, fixture_parse("{\"metadata\":{\"name\":\"c1\",\"namespace\":\"ns1\","
+	    "\"uid\":\"c1\",\"resourceVersion\":\"1\"},\"spec\":{\"storageClassName\":\"a\"},"
+	    "\"status\":{\"phase\":\"Bound\"}}"));
+	ctl_cache(w, pvcs, fixture_parse("{\"metadata\":{\"name\":\"c2\",\"namespace\":\"ns1\","
+	    "\"uid\":\"c2\",\"resourceVersion\":\"1\"},\"spec\":{\"storageClassName\":\"a\"},"
+	    "\"status\":{\"phase\":\"Pending\"}}"));
+	ctl_cache(w, pvcs, fixture_parse("{\"metadata\":{\"name\":\"c3\",\"namespace\":\"ns2\","
+	    "\"uid\":\"c3\",\"resourceVersion\":\"1\",\"annotations\":{"
+	    "\"volume.beta.kubernetes.io/storage-class\":\"old\"}},\"spec\":{"
+	    "\"storageClassName\":\"a\",\"volumeAttributesClassName\":\"gold\"},"
+	    "\"status\":{\"phase\":\"Lost\"}}"));
+	metrics_render(registry, &out);
+	for (size_t i = 0; i < NELEM(want); i++) {
+		if (strstr(out.data, want[i]) == NULL)
+			fail_msg("no %s in:\n%s", want[i], out.data);
+	}
+	assert_non_null(strstr(out.data, "# HELP pv_collector_bound_pv_count [ALPHA] Gauge "
+	    "measuring number of persistent volume currently bound\n"));
+	/* Recounted at each scrape: the bound volume gone, its class is not reported. */
+	ctl_uncache(w, pvs, "p1");
+	buf_reset(&out);
+	metrics_render(registry, &out);
+	assert_null(strstr(out.data, "pv_collector_bound_pv_count"));
+	assert_non_null(strstr(out.data, "pv_collector_unbound_pv_count{storage_class=\"b\"} 2\n"));
+	buf_free(&out);
+	ctl_world_free(w);
+	metrics_registry_free(registry);
+}
+
+/* A default class given to a claim counts in retroactive_storageclass_total once written,
+ * and in both it and _errors_total when the write fails. */
+static void
+retroactive_class_is_counted(void **state)
+{
+	struct metrics_registry *registry = metrics_registry_new();
+	struct controller_config config = { .metrics = registry };
+	struct ctl_world *w = ctl_world_new(&persistentvolume_controller_type, &config);
+	struct claim c = C("claim-d", "uid-d", "1Gi", "", "Pending", NULL, NULL);
+
+	(void)state;
+	ctl_cache(w, resource_find("storageclasses"), class_new("default-sc", "vendor.com/d",
+	    "Immediate", 1));
+	ctl_cache(w, resource_find("persistentvolumeclaims"), claim_new(&c, NULL));
+	ctl_sync(w, "default/claim-d", NOW);
+	assert_int_equal(w->result.nwrites, 1);
+	assert_non_null(w->result.writes[0].count_done);
+	assert_ptr_equal(w->result.writes[0].count_failed[0], w->result.writes[0].count_done);
+	assert_non_null(w->result.writes[0].count_failed[1]);
+	assert_ptr_not_equal(w->result.writes[0].count_failed[1],
+	    w->result.writes[0].count_done);
+	ctl_world_free(w);
+	metrics_registry_free(registry);
 }
 
 /* --- sqlkcm's own --------------------------------------------------------------------- */
@@ -1021,7 +1652,8 @@ volume_reads_use_the_indexes(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[NELEM(binder_cases) + 5];
+	struct CMUnitTest tests[NELEM(binder_cases) + NELEM(migration_cases) +
+	    NELEM(finalizer_cases) + NELEM(recycle_cases) + 8];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(binder_cases); i++) {
@@ -1032,6 +1664,33 @@ main(void)
 		tests[n].initial_state = (void *)&binder_cases[i];
 		n++;
 	}
+	for (size_t i = 0; i < NELEM(recycle_cases); i++) {
+		tests[n].name = recycle_cases[i].name;
+		tests[n].test_func = recycle_row;
+		tests[n].setup_func = NULL;
+		tests[n].teardown_func = NULL;
+		tests[n].initial_state = (void *)&recycle_cases[i];
+		n++;
+	}
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(recycler_timeout_per_gib);
+	for (size_t i = 0; i < NELEM(migration_cases); i++) {
+		tests[n].name = migration_cases[i].name;
+		tests[n].test_func = migration_row;
+		tests[n].setup_func = NULL;
+		tests[n].teardown_func = NULL;
+		tests[n].initial_state = (void *)&migration_cases[i];
+		n++;
+	}
+	for (size_t i = 0; i < NELEM(finalizer_cases); i++) {
+		tests[n].name = finalizer_cases[i].name;
+		tests[n].test_func = finalizer_row;
+		tests[n].setup_func = NULL;
+		tests[n].teardown_func = NULL;
+		tests[n].initial_state = (void *)&finalizer_cases[i];
+		n++;
+	}
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(pv_collector_counts_the_cache);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(retroactive_class_is_counted);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(handlers_queue_claims_and_volumes);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(list_keys_lists_claims_and_volumes);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(view_lists_candidates_in_order);
