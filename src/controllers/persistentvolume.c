@@ -1469,26 +1469,6 @@ sync_bound_claim(struct pv_plan *p, cJSON *claim, char **error)
 	return 0;
 }
 
-/* Marks out stale when the cache has not yet shown the writes of key's last sync (its
- * owner of uid), as the other controllers wait for theirs. */
-static int
-pv_cache_behind(struct controller *c, const char *key, const char *uid,
-    struct sync_result *out, char **error)
-{
-	const char *behind = NULL;
-	int ready = 1;
-
-	if (c->writes == NULL)
-		return 0;
-	if (consistency_ready(c->writes, key, uid, &ready, &behind, error) != 0)
-		return -1;
-	if (!ready) {
-		out->stale = 1;
-		out->stale_resource = xstrdup(behind != NULL ? behind : "?");
-	}
-	return 0;
-}
-
 static int
 sync_claim(struct controller *c, const char *key, double now, struct sync_result *out,
     char **error)
@@ -1498,7 +1478,7 @@ sync_claim(struct controller *c, const char *key, double now, struct sync_result
 	struct pv_plan p = { c, out, NULL, NULL, now };
 	char *namespace;
 	const char *name;
-	int rc;
+	int rc, caught_up;
 
 	out->owner_resource = st->claims;
 	if (controller_key_split(key, &namespace, &name) != 0)
@@ -1512,9 +1492,9 @@ sync_claim(struct controller *c, const char *key, double now, struct sync_result
 	out->owner_uid = xstrdup(co.uid);
 	out->owner = cJSON_Duplicate(co.body, 1);
 	out->requeue_after = st->period;
-	if (pv_cache_behind(c, key, co.uid, out, error) != 0 || out->stale) {
+	if ((caught_up = controller_caught_up(c, key, co.uid, out, error)) <= 0) {
 		pv_object_clear(&co);
-		return out->stale ? 0 : -1;
+		return caught_up;
 	}
 	p.claim_rv = co.rv;
 	if (plan_migration(&p, co.body, 1))
@@ -1873,7 +1853,7 @@ sync_volume(struct controller *c, const char *key, double now, struct sync_resul
 	const cJSON *ref;
 	const char *ref_uid, *phase;
 	cJSON *volume, *claim = NULL;
-	int rc = 0;
+	int rc = 0, caught_up;
 
 	out->owner_resource = st->volumes;
 	if (pv_read_volume(c, key, &vo, error) != 0)
@@ -1883,9 +1863,9 @@ sync_volume(struct controller *c, const char *key, double now, struct sync_resul
 	out->owner_uid = xstrdup(vo.uid);
 	out->owner = cJSON_Duplicate(vo.body, 1);
 	out->requeue_after = st->period;
-	if (pv_cache_behind(c, key, vo.uid, out, error) != 0 || out->stale) {
+	if ((caught_up = controller_caught_up(c, key, vo.uid, out, error)) <= 0) {
 		pv_object_clear(&vo);
-		return out->stale ? 0 : -1;
+		return caught_up;
 	}
 	p.volume_rv = vo.rv;
 	volume = vo.body;
