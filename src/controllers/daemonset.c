@@ -54,6 +54,7 @@
 #include "controllers/replicaset.h"
 #include "expectations.h"
 #include "history.h"
+#include "intstr.h"
 #include "json.h"
 #include "log.h"
 #include "resource.h"
@@ -347,38 +348,6 @@ daemonset_target_node(const cJSON *pod)
 /* --- rolling-update arithmetic --------------------------------------------------------- */
 
 int
-daemonset_scaled_value(const cJSON *v, long long total, int round_up, long long *out,
-    char **error)
-{
-	long long percent;
-	size_t len;
-	char *digits;
-
-	*out = 0;
-	if (v == NULL || cJSON_IsNull(v))
-		return 0;
-	if (cJSON_IsNumber(v)) {
-		*out = (long long)v->valuedouble;
-		return 0;
-	}
-	if (!cJSON_IsString(v) || (len = strlen(v->valuestring)) < 2 ||
-	    v->valuestring[len - 1] != '%')
-		return error_set(error, "invalid value for IntOrString: invalid type: string "
-		    "is not a percentage");
-	digits = xstrndup(v->valuestring, len - 1);
-	if (parse_int(digits, &percent) != 0 || percent < -1000000000LL ||
-	    percent > 1000000000LL) {
-		error_set(error, "invalid value \"%s\": not a percentage", v->valuestring);
-		free(digits);
-		return -1;
-	}
-	free(digits);
-	*out = round_up ? (long long)ceil((double)percent * (double)total / 100.0) :
-	    (long long)floor((double)percent * (double)total / 100.0);
-	return 0;
-}
-
-int
 daemonset_max_counts(const cJSON *ds, long long desired, long long *max_surge,
     long long *max_unavailable, char **error)
 {
@@ -389,9 +358,9 @@ daemonset_max_counts(const cJSON *ds, long long desired, long long *max_surge,
 	*max_surge = *max_unavailable = 0;
 	/* The API defaults the type to RollingUpdate. */
 	if (type[0] == '\0' || strcmp(type, "RollingUpdate") == 0) {
-		if (daemonset_scaled_value(cJSON_GetObjectItemCaseSensitive(rolling,
+		if (intstr_scaled_or_zero(cJSON_GetObjectItemCaseSensitive(rolling,
 		    "maxUnavailable"), desired, 1, max_unavailable, error) != 0 ||
-		    daemonset_scaled_value(cJSON_GetObjectItemCaseSensitive(rolling, "maxSurge"),
+		    intstr_scaled_or_zero(cJSON_GetObjectItemCaseSensitive(rolling, "maxSurge"),
 		    desired, 1, max_surge, error) != 0)
 			return -1;
 	}

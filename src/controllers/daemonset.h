@@ -40,11 +40,6 @@ void daemonset_pin_to_node(cJSON *pod_spec, const char *node);
  * pinned by daemonset_pin_to_node; NULL when neither. */
 const char *daemonset_target_node(const cJSON *pod);
 
-/* kube's GetScaledValueFromIntOrPercent: an integer, or "N%" of total rounded up (round_up)
- * or down; NULL is 0. -1 with *error set for anything else. */
-int daemonset_scaled_value(const cJSON *v, long long total, int round_up, long long *out,
-    char **error);
-
 /* kube's SurgeCount and UnavailableCount for ds with desired nodes, with the fallback
  * of updatedDesiredNodeCounts (both 0 and desired > 0: one unavailable). */
 int daemonset_max_counts(const cJSON *ds, long long desired, long long *max_surge,

@@ -22,14 +22,6 @@ extern const struct controller_type deployment_controller_type;
 /* The revision-history annotation is kept under this many characters. */
 #define DEPLOYMENT_MAX_REVISION_HISTORY_CHARS 2000
 
-/*
- * An int-or-percent (a number, or a string "N%") scaled against total, as kube's
- * GetScaledValueFromIntOrPercent: a percentage rounds up when round_up, else down; an
- * absent value (NULL) is 0. Returns -1 with *error set for anything else ("5", "x%").
- */
-int deployment_scaled_value(const cJSON *value, long long total, int round_up, long long *out,
-    char **error);
-
 /* maxSurge and maxUnavailable of a rolling update for desired replicas (kube's
  * ResolveFenceposts): surge rounds up, unavailable down, both 0 makes unavailable 1. */
 int deployment_resolve_fenceposts(const cJSON *max_surge, const cJSON *max_unavailable,

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "controllers/deployment.h"
+#include "intstr.h"
 #include "json.h"
 #include "timeutil.h"
 #include "util.h"
@@ -127,58 +128,6 @@ int64_parse(const char *s, long long *out)
 /* --- int-or-percent and the fenceposts ----------------------------------------------- */
 
 /* a/100 rounded towards minus infinity, or towards plus infinity when up. */
-static long long
-hundredths(long long a, int up)
-{
-	long long q = a / 100;
-
-	if (a % 100 != 0 && (a > 0) == (up != 0))
-		q += up ? 1 : -1;
-	return q;
-}
-
-int
-deployment_scaled_value(const cJSON *value, long long total, int round_up, long long *out,
-    char **error)
-{
-	const char *s;
-	char *digits;
-	size_t len;
-	long long percent, scaled;
-	int rc;
-
-	*out = 0;
-	if (value == NULL || cJSON_IsNull(value))
-		return 0;
-	if (cJSON_IsNumber(value)) {
-		if (value->valuedouble != floor(value->valuedouble))
-			return error_set(error, "invalid value for IntOrString: %g is not an "
-			    "integer", value->valuedouble);
-		*out = (long long)value->valuedouble;
-		return 0;
-	}
-	if (!cJSON_IsString(value))
-		return error_set(error, "invalid value for IntOrString: %s",
-		    json_kind_name(value));
-	s = value->valuestring;
-	len = strlen(s);
-	if (len == 0 || s[len - 1] != '%')
-		return error_set(error, "invalid value for IntOrString: \"%s\" is not a "
-		    "percentage", s);
-	digits = xstrndup(s, len - 1);
-	rc = int64_parse(digits, &percent);
-	free(digits);
-	if (rc == -1)
-		return error_set(error, "invalid value for IntOrString: \"%s\"", s);
-	/* kube scales in float64; exact integer arithmetic gives the same result for any
-	 * value the float can hold exactly, and refuses what would overflow. */
-	if (__builtin_mul_overflow(percent, total, &scaled))
-		return error_set(error, "invalid value for IntOrString: \"%s\" of %lld is out "
-		    "of range", s, total);
-	*out = hundredths(scaled, round_up);
-	return 0;
-}
-
 int
 deployment_resolve_fenceposts(const cJSON *max_surge, const cJSON *max_unavailable,
     long long desired, long long *surge, long long *unavailable, char **error)
@@ -186,8 +135,8 @@ deployment_resolve_fenceposts(const cJSON *max_surge, const cJSON *max_unavailab
 	long long s, u;
 
 	*surge = *unavailable = 0;
-	if (deployment_scaled_value(max_surge, desired, 1, &s, error) == -1 ||
-	    deployment_scaled_value(max_unavailable, desired, 0, &u, error) == -1)
+	if (intstr_scaled_or_zero(max_surge, desired, 1, &s, error) == -1 ||
+	    intstr_scaled_or_zero(max_unavailable, desired, 0, &u, error) == -1)
 		return -1;
 	/* Validation refuses 0 and 0, but rounding unavailable down can still reach it;
 	 * a rollout that may neither surge nor lose a pod could never move, and surging
@@ -544,7 +493,7 @@ deployment_new_rs_new_replicas(const cJSON *d, const cJSON *const *all, int n,
 		return replicas;
 	/* maxSurge alone, rounded up, without the fencepost rule; an invalid one counts
 	 * as 0 (validation keeps it out). */
-	if (deployment_scaled_value(rolling_parameter(d, "maxSurge"), replicas, 1, &surge,
+	if (intstr_scaled_or_zero(rolling_parameter(d, "maxSurge"), replicas, 1, &surge,
 	    NULL) == -1)
 		surge = 0;
 	for (int i = 0; i < n; i++)

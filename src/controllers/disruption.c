@@ -50,6 +50,7 @@
 #include <time.h>
 
 #include "controllers/disruption.h"
+#include "intstr.h"
 #include "json.h"
 #include "resource.h"
 #include "selector.h"
@@ -140,75 +141,6 @@ struct disruption_state {
 };
 
 /* --- rules ----------------------------------------------------------------------------- */
-
-/* Reads text as Go's strconv.Atoi (an optional sign, decimal digits, within an int). */
-static int
-atoi_go(const char *text, int *out)
-{
-	const char *p = text;
-	long long v = 0;
-	int negative = 0;
-
-	if (*p == '+' || *p == '-')
-		negative = *p++ == '-';
-	if (*p == '\0')
-		return -1;
-	for (; *p != '\0'; p++) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		v = v * 10 + (*p - '0');
-		if (v > 2147483648LL)
-			return -1;
-	}
-	if (negative)
-		v = -v;
-	if (v > 2147483647LL || v < -2147483648LL)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
-int
-disruption_scaled_value(const cJSON *value, long long total, long long *out, char **error)
-{
-	const char *s;
-	char *digits;
-	size_t n;
-	int v;
-
-	if (value == NULL || cJSON_IsNull(value))
-		return error_set(error, "nil value for IntOrString");
-	if (cJSON_IsNumber(value)) {
-		if (value->valuedouble != floor(value->valuedouble) ||
-		    fabs(value->valuedouble) > 2147483647.0)
-			return error_set(error, "invalid value for IntOrString: invalid type:"
-			    " neither int nor percentage");
-		*out = (long long)value->valuedouble;
-		return 0;
-	}
-	if (!cJSON_IsString(value))
-		return error_set(error, "invalid value for IntOrString: invalid type: neither"
-		    " int nor percentage");
-	s = value->valuestring;
-	n = strlen(s);
-	if (n == 0 || s[n - 1] != '%')
-		return error_set(error, "invalid value for IntOrString: invalid type: string is"
-		    " not a percentage");
-	digits = xstrndup(s, n - 1);
-	if (atoi_go(digits, &v) != 0) {
-		error_set(error, "invalid value for IntOrString: invalid value \"%s\":"
-		    " strconv.Atoi: parsing \"%s\": invalid syntax", s, digits);
-		free(digits);
-		return -1;
-	}
-	free(digits);
-	/* In 64 bits, as Go's int: a hostile percentage of a large scale does not overflow
-	 * (|v| < 2^31, |total| < 2^40: the result stays far below 2^63). */
-	if (total > (1LL << 40) || total < -(1LL << 40))
-		return error_set(error, "invalid value for IntOrString: a scale of %lld", total);
-	*out = (long long)ceil((double)v * (double)total / 100.0);
-	return 0;
-}
 
 /* Parses an apiVersion as kube's ParseGroupVersion and returns its group (malloc'd), or
  * NULL with *error set. */
@@ -554,7 +486,7 @@ expected_pod_count(struct disruption_state *st, const cJSON *pdb, const struct p
 	if (max_unavailable != NULL && !cJSON_IsNull(max_unavailable)) {
 		if (expected_scale(st, namespace, pods, npods, expected, unmanaged, error) != 0)
 			return -1;
-		if (disruption_scaled_value(max_unavailable, *expected, &value, error) != 0)
+		if (intstr_scaled_value(max_unavailable, *expected, 1, &value, error) != 0)
 			return -1;
 		*desired = *expected - value;
 		if (*desired < 0)
@@ -565,7 +497,7 @@ expected_pod_count(struct disruption_state *st, const cJSON *pdb, const struct p
 	} else if (min_available != NULL && cJSON_IsString(min_available)) {
 		if (expected_scale(st, namespace, pods, npods, expected, unmanaged, error) != 0)
 			return -1;
-		if (disruption_scaled_value(min_available, *expected, &value, error) != 0)
+		if (intstr_scaled_value(min_available, *expected, 1, &value, error) != 0)
 			return -1;
 		*desired = value;
 	}

@@ -19,10 +19,4 @@ extern const struct controller_type disruption_controller_type;
 #define DISRUPTION_DELETION_TIMEOUT 120.0
 #define DISRUPTION_STALE_TIMEOUT 120.0
 
-/* Resolves an IntOrString (a JSON number, or a string "N%") against total, rounding a
- * percentage up, as kube's GetScaledValueFromIntOrPercent; 0 with *out set, or -1 with
- * *error set to kube's message. */
-int disruption_scaled_value(const cJSON *value, long long total, long long *out,
-    char **error);
-
 #endif

@@ -30,6 +30,7 @@
 #include "controller.h"
 #include "controllers/deployment.h"
 #include "fixtures.h"
+#include "intstr.h"
 #include "json.h"
 #include "resource.h"
 #include "store.h"
@@ -186,7 +187,7 @@ scaled_value_follows_intstr(void **state)
 		cJSON *v = json("%s", c->value);
 		char *error = NULL;
 		long long got;
-		int rc = deployment_scaled_value(v, c->total, c->round_up, &got, &error);
+		int rc = intstr_scaled_or_zero(v, c->total, c->round_up, &got, &error);
 
 		if ((rc == -1) != c->error)
 			fail_msg("%s: returned %d (%s)", c->name, rc,
@@ -207,7 +208,7 @@ scaled_value_of_nothing_is_zero(void **state)
 	long long got = 7;
 
 	(void)state;
-	assert_int_equal(deployment_scaled_value(NULL, 10, 1, &got, NULL), 0);
+	assert_int_equal(intstr_scaled_or_zero(NULL, 10, 1, &got, NULL), 0);
 	assert_int_equal(got, 0);
 }
 

@@ -26,6 +26,7 @@
 #include "controller.h"
 #include "controllers/disruption.h"
 #include "fixtures.h"
+#include "intstr.h"
 #include "json.h"
 #include "resource.h"
 #include "timeutil.h"
@@ -699,7 +700,7 @@ scaled_values(void **state)
 		cJSON *v = fixture_parse(tc->value);
 		char *error = NULL;
 		long long out = -1;
-		int rc = disruption_scaled_value(v, tc->total, &out, &error);
+		int rc = intstr_scaled_value(v, tc->total, 1, &out, &error);
 
 		if (tc->error != NULL) {
 			assert_int_equal(rc, -1);
