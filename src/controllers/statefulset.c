@@ -45,8 +45,9 @@
  *   creates them bare and updates them after the pod's creation; the end is the same.
  * - A pod whose volumes drifted from its claims is not repaired (kube's updateStorage:
  *   the API refuses a change of a pod's volumes anyway); its lost identity labels are.
- * - spec.updateStrategy.rollingUpdate.maxUnavailable is not used: kube 1.36's
- *   MaxUnavailableStatefulSet gate is off by default, and one pod is updated at a time.
+ * - spec.updateStrategy.rollingUpdate.maxUnavailable is used only with
+ *   --feature-gates=MaxUnavailableStatefulSet=true (kube 1.36's gate is off by default):
+ *   otherwise one pod is updated at a time.
  * - A StatefulSet being deleted is left alone (kube still writes its status).
  */
 #include "config.h"
@@ -63,6 +64,8 @@
 #include "controllers/statefulset.h"
 #include "expectations.h"
 #include "history.h"
+#include "featuregate.h"
+#include "intstr.h"
 #include "json.h"
 #include "log.h"
 #include "resource.h"
@@ -301,14 +304,24 @@ static const char *const statefulset_sql[STMT_COUNT] = {
 struct statefulset_state {
 	sqlite3 *db;
 	sqlite3_stmt *stmt[STMT_COUNT];
+	int max_unavailable;	/* the MaxUnavailableStatefulSet gate is on */
 };
 
 static int
 statefulset_init(struct controller *c, char **error)
 {
 	struct statefulset_state *st = xcalloc(1, sizeof *st);
+	const char *gates = controller_flag_text(c, "feature-gates");
+	char *unknown = NULL;
 
 	c->state = st;
+	if (featuregate_check(gates, &unknown, error) != 0)
+		return -1;
+	if (unknown != NULL)
+		log_info("statefulset: --feature-gates: %s: gates no rule of sqlkcm depends on",
+		    unknown);
+	free(unknown);
+	st->max_unavailable = featuregate_enabled(gates, "MaxUnavailableStatefulSet");
 	st->db = store_db(c->store);
 	return store_prepare_statements(st->db, statefulset_sql, STMT_COUNT, st->stmt,
 	    "statefulset controller", error);
@@ -824,8 +837,8 @@ struct sts_plan {
 	struct sync_result creations;	/* pods to create, in order */
 	struct sync_result deletions;	/* pods to delete, in order */
 	int claim_waits;		/* a claim is being deleted: the pod waits */
-	int rolling_deletion;		/* deletions hold the rolling update's, counted
-					 * out of currentReplicas */
+	int rolling_deletion;		/* deletions hold this many of the rolling
+					 * update's, counted out of currentReplicas */
 };
 
 static void
@@ -1206,8 +1219,37 @@ plan_update(struct statefulset_state *st, struct sync_result *out, struct sts_pl
 		stop = monotonic;
 	}
 
-	/* The rolling update, one pod at a time from the highest ordinal. */
-	if (!stop && strcmp(type, "OnDelete") != 0) {
+	/* The rolling update, from the highest ordinal: with MaxUnavailableStatefulSet as
+	 * many old pods at once as maxUnavailable leaves room for, counting every unavailable
+	 * replica (kube's updateStatefulSetAfterInvariantEstablished); without it one at a
+	 * time, each once the pods above it are available. */
+	if (!stop && strcmp(type, "OnDelete") != 0 && st->max_unavailable) {
+		const cJSON *mu = cJSON_GetObjectItemCaseSensitive(rolling, "maxUnavailable");
+		long long max_unavailable = 1, unavailable = 0;
+
+		/* absent: kube's default of 1; a percentage rounds down, to at least 1 */
+		if (mu != NULL && !cJSON_IsNull(mu) &&
+		    intstr_scaled_value(mu, replicas, 0, &max_unavailable, NULL) != 0)
+			max_unavailable = 1;
+		if (max_unavailable < 1)
+			max_unavailable = 1;
+		for (long long t = 0; t < replicas; t++)
+			unavailable += pod_unavailable(slots[t]);
+		for (long long t = replicas - 1; t >= partition && t >= 0 &&
+		    unavailable < max_unavailable; t--) {
+			struct sts_pod *p = slots[t];
+
+			if (p != NULL && strcmp(p->revision, h->update_name) != 0 && !p->deleting) {
+				pod_action(&plan->deletions, ACTION_DELETE, namespace, name, p->name,
+				    p->uid, NULL, xasprintf("rolling update: revision %s, not %s "
+				    "(maxUnavailable %lld)", p->revision, h->update_name,
+				    max_unavailable));
+				c->current--;
+				plan->rolling_deletion++;
+				unavailable++;
+			}
+		}
+	} else if (!stop && strcmp(type, "OnDelete") != 0) {
 		for (long long t = replicas - 1; t >= partition && t >= 0; t--) {
 			struct sts_pod *p = slots[t];
 
@@ -1389,7 +1431,7 @@ statefulset_sync(struct controller *c, const char *key, double now, struct sync_
 	/* The rolling update's deletion counts out of currentReplicas only when it is sent
 	 * (kube sends it in the sync that counts it). */
 	if (plan.rolling_deletion && (!satisfied || plan.creations.nmanage > 0))
-		counts.current++;
+		counts.current += plan.rolling_deletion;
 	if (satisfied) {
 		if (plan.creations.nmanage > 0) {
 			out->creating = 1;
@@ -1627,8 +1669,17 @@ static const char *const statefulset_resources[] = {
 	"statefulsets", "pods", "controllerrevisions", "persistentvolumeclaims", NULL,
 };
 
+static const struct controller_flag statefulset_flags[] = {
+	{ "feature-gates", CONTROLLER_FLAG_STRING, "", 0, 0,
+	  "A set of key=value pairs that describe feature gates for alpha/experimental "
+	  "features; of kube's, sqlkcm follows MaxUnavailableStatefulSet=true|false (default "
+	  "false) and accepts the others" },
+	{ NULL, 0, NULL, 0, 0, NULL },
+};
+
 const struct controller_type statefulset_controller_type = {
 	.name = "statefulset",
+	.flags = statefulset_flags,
 	.resources = statefulset_resources,
 	.default_workers = 5,
 	.workers_flag = "concurrent-statefulset-syncs",

@@ -476,6 +476,89 @@ sync_case(void **state)
 	ctl_world_free(w);
 }
 
+/* kube's TestStatefulSetControlRollingUpdateWithMaxUnavailableInOrderedModeVerifyInvariant
+ * as data, with --feature-gates=MaxUnavailableStatefulSet=true: 6 pods of the current
+ * revision, partition 3, maxUnavailable 2; the pods of the ordinals listed are being
+ * deleted (unavailable, wherever they are); as many old pods at or above the partition
+ * are deleted, highest first, as maxUnavailable leaves room for. kube's test calls the
+ * update step alone; a whole sync gets there past terminating pods with Parallel only
+ * (OrderedReady waits for them first), so the set is Parallel. Then sqlkcm's rows: a
+ * percentage rounds down to at least 1, and without the gate one pod at a time. */
+static const struct max_unavailable_case {
+	const char *terminating;	/* ordinals, space-separated */
+	const char *max_unavailable;	/* JSON; NULL: absent */
+	int gate;
+	const char *want;
+} max_unavailable_cases[] = {
+	{ "", "2", 1, "delete web-5, delete web-4" },
+	{ "5", "2", 1, "delete web-4" },
+	{ "3", "2", 1, "delete web-5" },
+	{ "4", "2", 1, "delete web-5" },
+	{ "5 4", "2", 1, "" },
+	{ "5 3", "2", 1, "" },
+	{ "4 3", "2", 1, "" },
+	{ "5 4 3", "2", 1, "" },
+	{ "2", "2", 1, "delete web-5" },	/* below the partition, counted all the same */
+	{ "1", "2", 1, "delete web-5" },
+	{ "", "\"50%\"", 1, "delete web-5, delete web-4, delete web-3" },
+	{ "", "\"10%\"", 1, "delete web-5" },
+	{ "", NULL, 1, "delete web-5" },
+	{ "", "2", 0, "delete web-5" },
+};
+
+static void
+max_unavailable_case(void **state)
+{
+	const struct max_unavailable_case *tc = *state;
+	const char *flags[] = { tc->gate ? "MaxUnavailableStatefulSet=true" :
+	    "MaxUnavailableStatefulSet=false" };
+	struct controller_config config = { .flags = flags };
+	struct ctl_world *w = ctl_world_new(&statefulset_controller_type, &config);
+	struct set_spec s = { 6, 1, 0, 3, 0, 0, 0, 0, NULL };
+	cJSON *set = set_new(&s);
+	char *got;
+
+	if (tc->max_unavailable != NULL)
+		json_set(json_child_object(json_child_object(json_child_object(set, "spec"),
+		    "updateStrategy"), "rollingUpdate"), "maxUnavailable",
+		    fixture_parse(tc->max_unavailable));
+	ctl_cache(w, resource_find("controllerrevisions"), revision_new("web-old", "v1", 1));
+	ctl_cache(w, resource_find("controllerrevisions"), revision_new("web-new", "v2", 2));
+	for (int i = 0; i < 6; i++) {
+		char token[8];
+
+		snprintf(token, sizeof token, "%d%co", i,
+		    strchr(tc->terminating, '0' + i) != NULL ? 'D' : 'R');
+		ctl_cache(w, resource_find("pods"), pod_from_token(token));
+	}
+	ctl_cache(w, resource_find("statefulsets"), set);
+	ctl_sync(w, "default/web", SYNC_NOW);
+	got = describe(&w->result);
+	assert_described(tc->terminating, got, tc->want);
+	free(got);
+	ctl_world_free(w);
+}
+
+/* A --feature-gates value that is not NAME=BOOL stops the controller's start. */
+static void
+bad_feature_gates_refused(void **state)
+{
+	const char *flags[] = { "MaxUnavailableStatefulSet=maybe" };
+	struct controller_config config = { .flags = flags };
+	struct controller *c;
+	struct store *st = NULL;
+	char *error = NULL;
+
+	(void)state;
+	if (store_open(":memory:", NULL, &st, &error) != 0)
+		fail_msg("store_open: %s", error);
+	c = controller_new(&statefulset_controller_type, st, &config, &error);
+	assert_null(c);
+	assert_non_null(strstr(error, "MaxUnavailableStatefulSet=maybe"));
+	free(error);
+	store_close(st);
+}
+
 /* A pending pod whose claim went missing gets it again (kube's
  * createMissingPersistentVolumeClaims). */
 static void
@@ -910,7 +993,7 @@ int
 main(void)
 {
 	struct CMUnitTest tests[NELEM(ordinal_cases) + NELEM(owner_cases) + NELEM(sync_cases) +
-	    NELEM(status_cases) + 20];
+	    NELEM(status_cases) + NELEM(max_unavailable_cases) + 21];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(ordinal_cases); i++)
@@ -926,6 +1009,12 @@ main(void)
 		    (void *)&sync_cases[i] };
 	tests[n++] = (struct CMUnitTest){ "a pending pod's missing claim is created",
 	    missing_claim_of_a_pending_pod_is_created, NULL, NULL, NULL };
+	for (size_t i = 0; i < NELEM(max_unavailable_cases); i++)
+		tests[n++] = (struct CMUnitTest){ max_unavailable_cases[i].terminating[0] != '\0' ?
+		    max_unavailable_cases[i].terminating : "maxUnavailable, none terminating",
+		    max_unavailable_case, NULL, NULL, (void *)&max_unavailable_cases[i] };
+	tests[n++] = (struct CMUnitTest){ "a malformed --feature-gates is refused",
+	    bad_feature_gates_refused, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "a claim being deleted fails the pod's creation",
 	    claim_being_deleted_fails_the_creation, NULL, NULL, NULL };
 	tests[n++] = (struct CMUnitTest){ "the pod and claim made are kube's",

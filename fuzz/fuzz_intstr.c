@@ -1,12 +1,13 @@
 /*
- * fuzz_disruption_intorstr.c - the disruption controller's reader of a budget's
- * minAvailable and maxUnavailable (an IntOrString: a number, or "N%" resolved against a
+ * fuzz_intstr.c - the kit's IntOrString reader (intstr.c: a budget's minAvailable, a
+ * rolling update's maxSurge and maxUnavailable: a number, or "N%" resolved against a
  * scale) from arbitrary bytes.
  *
  * The first two bytes of the input set the scale (0..65535), the rest is the value: read
- * as JSON when it parses, else taken as a string. Invariants: a result comes with no
- * error and an error with no result; a percentage from 0% to 100% of the scale is within
- * 0..scale. Any broken one aborts.
+ * as JSON when it parses, else taken as a string. Invariants, rounding up and down: a
+ * result comes with no error and an error with no result; both roundings agree on whether
+ * it is an error, and down is never above up; a percentage from 0% to 100% of the scale
+ * is within 0..scale. Any broken one aborts.
  */
 #include "config.h"
 
@@ -17,13 +18,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "controllers/disruption.h"
+#include "intstr.h"
 #include "util.h"
 
 static void
 fail(const char *what)
 {
-	fprintf(stderr, "fuzz_disruption_intorstr: %s\n", what);
+	fprintf(stderr, "fuzz_intstr: %s\n", what);
 	abort();
 }
 
@@ -32,8 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	long long total, out = -12345;
-	char *text, *error = NULL, *end;
+	long long total, out = -12345, down = -12345;
+	char *text, *error = NULL, *down_error = NULL, *end;
 	cJSON *value;
 	long percent;
 	int rc;
@@ -45,11 +46,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	value = cJSON_Parse(text);
 	if (value == NULL)
 		value = cJSON_CreateString(text);
-	rc = disruption_scaled_value(value, total, &out, &error);
+	rc = intstr_scaled_value(value, total, 1, &out, &error);
 	if (rc == 0 && error != NULL)
 		fail("a result with an error");
-	if (rc != 0 && (error == NULL || out != -12345))
+	if (rc != 0 && (error == NULL || out != 0))
 		fail("an error without its message, or with a result");
+	if ((intstr_scaled_value(value, total, 0, &down, &down_error) != 0) != (rc != 0))
+		fail("rounding down and up disagree on an error");
+	if (rc == 0 && down > out)
+		fail("rounded down above rounded up");
+	free(down_error);
 	if (rc == 0 && cJSON_IsString(value) && value->valuestring[0] >= '0' &&
 	    value->valuestring[0] <= '9') {
 		percent = strtol(value->valuestring, &end, 10);
