@@ -312,7 +312,56 @@ struct pv_state {
 	struct metrics_family *total_pv, *bound_pv, *unbound_pv, *bound_pvc, *unbound_pvc;
 	struct metrics_family *operation_errors, *operation_errors_deprecated;
 	struct metrics_series *retroactive, *retroactive_errors;
+	struct metrics_family *operation_seconds;
+	/* kube's operationTimestamps: when each provisioning (by claim key) or deletion (by
+	 * volume name) handed to a provisioner began, for volume_operation_total_seconds. */
+	struct pv_operation {
+		char *key, *plugin;
+		const char *operation;	/* "provision" or "delete" */
+		double start;
+	} *operations;
+	int noperations;
 };
+
+/* kube's OperationStartTimeCache.AddIfNotExist (daemon only: the metric is its). */
+static void
+operation_begin(struct pv_state *st, const char *key, const char *plugin,
+    const char *operation, double now)
+{
+	if (st->operation_seconds == NULL)
+		return;
+	for (int i = 0; i < st->noperations; i++) {
+		if (strcmp(st->operations[i].key, key) == 0)
+			return;
+	}
+	st->operations = xrealloc(st->operations, (size_t)(st->noperations + 1) *
+	    sizeof *st->operations);
+	st->operations[st->noperations++] = (struct pv_operation){ xstrdup(key),
+	    xstrdup(plugin), operation, now };
+}
+
+/* kube's RecordMetric on success (observe, if key's operation began, how long it took)
+ * or its Delete (observe nothing). */
+static void
+operation_end(struct pv_state *st, const char *key, double now, int observe)
+{
+	for (int i = 0; i < st->noperations; i++) {
+		struct pv_operation *o = &st->operations[i];
+
+		if (strcmp(o->key, key) != 0)
+			continue;
+		if (observe) {
+			const char *labels[] = { o->plugin, o->operation, NULL };
+
+			metrics_histogram_observe(metrics_series_get(st->operation_seconds,
+			    labels), now >= o->start ? now - o->start : 0);
+		}
+		free(o->key);
+		free(o->plugin);
+		st->operations[i] = st->operations[--st->noperations];
+		return;
+	}
+}
 
 /* Forgets the reservations older than PV_RESERVE_SECONDS at now. */
 static void
@@ -1274,6 +1323,13 @@ plan_provision(struct pv_plan *p, cJSON *claim, char **error)
 	    "provisioner '%s' or manually by the system administrator. If volume creation is "
 	    "delayed, please verify that the provisioner is running and correctly registered.",
 	    provisioner);
+	{
+		char *claim_key = xasprintf("%s/%s", json_string(claim, "metadata.namespace"),
+		    json_string(claim, "metadata.name"));
+
+		operation_begin(st, claim_key, provisioner, "provision", p->now);
+		free(claim_key);
+	}
 	if (strcmp(annotation_text(claim, ANN_STORAGE_PROVISIONER), provisioner) == 0 &&
 	    has_annotation(claim, ANN_STORAGE_PROVISIONER)) {
 		sync_result_add_event(p->out, "Normal", "ExternalProvisioning", message);
@@ -1382,11 +1438,15 @@ sync_unbound_claim(struct pv_plan *p, cJSON *claim, char **error)
 			return 0;
 		}
 		/* Kept from the other claims until the cache shows it bound. */
-		if (!cJSON_IsObject(json_path(volume, "spec.claimRef"))) {
+		{
 			char *claim_key = xasprintf("%s/%s", json_string(claim,
 			    "metadata.namespace"), json_string(claim, "metadata.name"));
 
-			reserve(st, json_string(volume, "metadata.name"), claim_key, p->now);
+			if (!cJSON_IsObject(json_path(volume, "spec.claimRef")))
+				reserve(st, json_string(volume, "metadata.name"), claim_key,
+				    p->now);
+			/* the end of a provisioning and binding (kube's RecordMetric) */
+			operation_end(st, claim_key, p->now, 1);
 			free(claim_key);
 		}
 		/* Its cached resourceVersion, which no write of the plan changes. */
@@ -1819,9 +1879,15 @@ plan_reclaim(struct pv_plan *p, cJSON *volume, int claim_cached, char **error)
 		char *message = NULL;
 
 		if (*by != '\0') {
-			if (strncmp(by, "kubernetes.io/", 14) != 0 || migrated_driver(by) != NULL ||
-			    strcmp(by, "kubernetes.io/host-path") == 0)
-				return 0;	/* the external provisioner's; host-path: not done */
+			if (strncmp(by, "kubernetes.io/", 14) != 0 || migrated_driver(by) != NULL) {
+				/* the external provisioner's (kube's timestamp of a deletion) */
+				operation_begin(p->c->state, json_string(volume, "metadata.name"),
+				    migrated_driver(by) != NULL ? migrated_driver(by) : by, "delete",
+				    p->now);
+				return 0;
+			}
+			if (strcmp(by, "kubernetes.io/host-path") == 0)
+				return 0;	/* host-path: not done */
 			message = strcmp(by, "kubernetes.io/nfs") == 0 ?
 			    xstrdup("no deletable volume plugin matched") :
 			    xasprintf("no volume plugin matched name: %s", by);
@@ -1948,7 +2014,6 @@ pv_handle_event(struct controller *c, const struct informer_event *ev, double no
 	const char *res = ev->resource->name;
 	char *key;
 
-	(void)now;
 	if (ev->object == NULL)
 		return;
 	if (strcmp(res, "persistentvolumeclaims") == 0) {
@@ -1957,14 +2022,19 @@ pv_handle_event(struct controller *c, const struct informer_event *ev, double no
 		key = xasprintf("%s/%s", json_string(ev->object, "metadata.namespace"),
 		    json_string(ev->object, "metadata.name"));
 		q->add(key, q->arg);
+		if (ev->type == INFORMER_DELETED)	/* an unfinished provisioning */
+			operation_end(c->state, key, now, 0);
 		free(key);
 		if (ev->type == INFORMER_DELETED && *volume != '\0')
 			q->add(volume, q->arg);
 	} else if (strcmp(res, "persistentvolumes") == 0) {
 		const cJSON *ref = json_path(ev->object, "spec.claimRef");
 
-		if (ev->type == INFORMER_DELETED)
+		if (ev->type == INFORMER_DELETED) {
 			recycling_forget(c->state, json_string(ev->object, "metadata.name"));
+			/* the end of a deletion (kube's deleteVolume) */
+			operation_end(c->state, json_string(ev->object, "metadata.name"), now, 1);
+		}
 		q->add(json_string(ev->object, "metadata.name"), q->arg);
 		if (cJSON_IsObject(ref) && *json_string(ref, "name") != '\0') {
 			key = xasprintf("%s/%s", json_string(ref, "namespace"),
@@ -2077,6 +2147,11 @@ register_metrics(struct pv_state *st, struct metrics_registry *registry, char **
 	static const struct metrics_spec retro = { METRICS_COUNTER,
 	    "retroactive_storageclass_total", "[ALPHA] Total number of retroactive "
 	    "StorageClass assignments to persistent volume claim", NULL, NULL, 0 };
+	static const double buckets[] = { .1, .25, .5, 1, 2.5, 5, 10, 15, 25, 50, 120, 300,
+		600 };
+	static const struct metrics_spec seconds = { METRICS_HISTOGRAM,
+	    "volume_operation_total_seconds", "[ALPHA] Storage operation end to end duration "
+	    "in seconds", op_labels, buckets, sizeof buckets / sizeof buckets[0] };
 	static const struct metrics_spec retro_errors = { METRICS_COUNTER,
 	    "retroactive_storageclass_errors_total", "[ALPHA] Total number of failed "
 	    "retroactive StorageClass assignments to persistent volume claim", NULL, NULL, 0 };
@@ -2099,6 +2174,8 @@ register_metrics(struct pv_state *st, struct metrics_registry *registry, char **
 	if ((f = metrics_family_register(registry, &retro_errors, error)) == NULL)
 		return -1;
 	st->retroactive_errors = metrics_series_get(f, NULL);
+	if ((st->operation_seconds = metrics_family_register(registry, &seconds, error)) == NULL)
+		return -1;
 	return 0;
 }
 
@@ -2156,6 +2233,11 @@ pv_fini(struct controller *c)
 			metrics_family_set_collector(collected[i], NULL, NULL);
 	}
 	store_finalize_statements(st->stmt, STMT_COUNT);
+	for (int i = 0; i < st->noperations; i++) {
+		free(st->operations[i].key);
+		free(st->operations[i].plugin);
+	}
+	free(st->operations);
 	for (int i = 0; i < st->nreserved; i++) {
 		free(st->reserved[i].volume);
 		free(st->reserved[i].claim);

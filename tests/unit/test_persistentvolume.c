@@ -1479,6 +1479,81 @@ pv_collector_counts_the_cache(void **state)
 	metrics_registry_free(registry);
 }
 
+/* volume_operation_total_seconds: a provisioning timed from its hand-over to the
+ * provisioner until the claim binds to the volume made (kube's operationTimestamps, 12-1);
+ * one whose claim is deleted first is forgotten (5-8); a deletion handed to the
+ * provisioner timed until the volume is gone. */
+static void
+provisioning_is_timed(void **state)
+{
+	struct metrics_registry *registry = metrics_registry_new();
+	struct controller_config config = { .metrics = registry };
+	struct ctl_world *w = ctl_world_new(&persistentvolume_controller_type, &config);
+	struct claim c = C("claim-p", "uid-p", "1Gi", "", "Pending", "fast");
+	struct claim gone = C("claim-q", "uid-q", "1Gi", "", "Pending", "fast");
+	struct vol v = V("volume-p", "1Gi", "uid-p", "claim-p", "Available", "Delete", "fast");
+	struct buf out = { 0 };
+
+	(void)state;
+	ctl_cache(w, resource_find("storageclasses"), class_new("fast", "vendor.com/fast",
+	    "Immediate", 0));
+	ctl_cache(w, resource_find("persistentvolumeclaims"), claim_new(&c, NULL));
+	ctl_cache(w, resource_find("persistentvolumeclaims"), claim_new(&gone, NULL));
+	ctl_sync(w, "default/claim-p", NOW);	/* handed over */
+	ctl_sync(w, "default/claim-q", NOW);
+	ctl_tell(w, INFORMER_DELETED, resource_find("persistentvolumeclaims"),
+	    claim_new(&gone, NULL), NULL);
+	ctl_cache(w, resource_find("persistentvolumes"), vol_new(&v, "vendor.com/fast"));
+	ctl_sync(w, "default/claim-p", NOW + 7);	/* the volume found: bound */
+	metrics_render(registry, &out);
+	if (strstr(out.data, "volume_operation_total_seconds_count{operation_name="
+	    "\"provision\",plugin_name=\"vendor.com/fast\"} 1\n") == NULL ||
+	    strstr(out.data, "volume_operation_total_seconds_sum{operation_name="
+	    "\"provision\",plugin_name=\"vendor.com/fast\"} 7\n") == NULL ||
+	    strstr(out.data, "volume_operation_total_seconds_bucket{operation_name="
+	    "\"provision\",plugin_name=\"vendor.com/fast\",le=\"5\"} 0\n") == NULL)
+		fail_msg("no provisioning of 7 s in:\n%s", out.data);
+	/* bound again: not timed twice */
+	ctl_sync(w, "default/claim-p", NOW + 9);
+	buf_free(&out);
+	metrics_render(registry, &out);
+	assert_non_null(strstr(out.data, "volume_operation_total_seconds_count{operation_name="
+	    "\"provision\",plugin_name=\"vendor.com/fast\"} 1\n"));
+	buf_free(&out);
+	/* claim-q, deleted before it bound, made again: timed from its new hand-over */
+	{
+		struct vol q = V("volume-q", "1Gi", "uid-q", "claim-q", "Available", "Delete",
+		    "fast");
+
+		ctl_sync(w, "default/claim-q", NOW + 20);
+		ctl_cache(w, resource_find("persistentvolumes"), vol_new(&q, "vendor.com/fast"));
+		ctl_sync(w, "default/claim-q", NOW + 21);
+		metrics_render(registry, &out);
+		if (strstr(out.data, "volume_operation_total_seconds_sum{operation_name="
+		    "\"provision\",plugin_name=\"vendor.com/fast\"} 8\n") == NULL)
+			fail_msg("claim-q's provisioning not 1 s");
+		buf_free(&out);
+	}
+	/* a Released volume of Delete handed to its provisioner, timed until it is gone */
+	{
+		struct vol r = V("volume-r", "1Gi", "uid-x", "claim-x", "Released", "Delete",
+		    "fast", PB);
+		cJSON *released = vol_new(&r, "vendor.com/fast");
+
+		ctl_cache(w, resource_find("persistentvolumes"), cJSON_Duplicate(released, 1));
+		ctl_sync(w, "volume-r", NOW + 10);
+		ctl_tell_at(w, INFORMER_DELETED, resource_find("persistentvolumes"), released,
+		    NULL, NOW + 13);
+		metrics_render(registry, &out);
+		if (strstr(out.data, "volume_operation_total_seconds_sum{operation_name="
+		    "\"delete\",plugin_name=\"vendor.com/fast\"} 3\n") == NULL)
+			fail_msg("no deletion of 3 s");
+		buf_free(&out);
+	}
+	ctl_world_free(w);
+	metrics_registry_free(registry);
+}
+
 /* A default class given to a claim counts in retroactive_storageclass_total once written,
  * and in both it and _errors_total when the write fails. */
 static void
@@ -1653,7 +1728,7 @@ int
 main(void)
 {
 	struct CMUnitTest tests[NELEM(binder_cases) + NELEM(migration_cases) +
-	    NELEM(finalizer_cases) + NELEM(recycle_cases) + 8];
+	    NELEM(finalizer_cases) + NELEM(recycle_cases) + 9];
 	size_t n = 0;
 
 	for (size_t i = 0; i < NELEM(binder_cases); i++) {
@@ -1691,6 +1766,7 @@ main(void)
 	}
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(pv_collector_counts_the_cache);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(retroactive_class_is_counted);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(provisioning_is_timed);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(handlers_queue_claims_and_volumes);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(list_keys_lists_claims_and_volumes);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(view_lists_candidates_in_order);
