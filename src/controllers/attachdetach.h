@@ -1,6 +1,7 @@
 /*
  * attachdetach.h - the attach/detach controller (kube's attachdetach-controller), for CSI
- * volumes: VolumeAttachments for the volumes pods use on managed nodes, and the nodes'
+ * volumes and in-tree ones migrated to CSI: VolumeAttachments for the volumes pods use on
+ * managed nodes, their detach by kube's reconciler rules, and the nodes'
  * status.volumesAttached.
  */
 #ifndef SQLKCM_CONTROLLERS_ATTACHDETACH_H
